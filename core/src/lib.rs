@@ -1,0 +1,21 @@
+//! Ferrite's protocol engine for Model Context Protocol servers.
+//!
+//! - [`protocol`]: revisions, JSON-RPC framing and the MCP message model.
+//! - [`server`]: registration and dispatch, per-connection state and the per-request
+//!   context. It performs no I/O: transports feed it messages.
+//! - [`transport`]: stdio (and the in-process `handle_raw` on [`Server`]).
+//!
+//! Every language surface (C, Python, Node) is a thin adapter over this crate.
+
+#![warn(missing_docs)]
+
+pub mod protocol;
+pub mod server;
+pub mod transport;
+
+pub use protocol::model::*;
+pub use protocol::{code, ErrorObject, Message, ProtocolVersion, RequestId};
+pub use server::{
+    BoxFuture, ConfigError, ConnectionState, HandlerError, Peer, PeerError, RequestContext, Server,
+    ServerBuilder, ServerMode,
+};

@@ -1,0 +1,487 @@
+//! JSON-RPC 2.0 framing: ids, errors, and the classification of an inbound payload.
+//!
+//! Parsing is deliberately two-step: first the payload is checked against the JSON-RPC
+//! envelope (so a malformed message gets the exact error code the spec asks for, with id
+//! `null` when no id could be read), and only then are `params` interpreted by the method.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
+use serde_json::{Map, Value};
+
+/// JSON-RPC error codes used by MCP.
+pub mod code {
+    /// Invalid JSON was received.
+    pub const PARSE_ERROR: i32 = -32700;
+    /// The JSON sent is not a valid request object.
+    pub const INVALID_REQUEST: i32 = -32600;
+    /// The method does not exist, or sits behind a capability the server did not declare.
+    pub const METHOD_NOT_FOUND: i32 = -32601;
+    /// Invalid method parameters.
+    pub const INVALID_PARAMS: i32 = -32602;
+    /// Internal JSON-RPC error.
+    pub const INTERNAL_ERROR: i32 = -32603;
+    /// Resource not found (handshake revisions); also used for "not initialized" by the
+    /// lifecycle gate.
+    pub const RESOURCE_NOT_FOUND: i32 = -32002;
+    /// 2026-07-28: a header is missing, malformed, or disagrees with the body.
+    pub const HEADER_MISMATCH: i32 = -32020;
+    /// 2026-07-28: the request needs a client capability the client did not declare.
+    pub const MISSING_REQUIRED_CLIENT_CAPABILITY: i32 = -32021;
+    /// 2026-07-28: the requested protocol version is not supported.
+    pub const UNSUPPORTED_PROTOCOL_VERSION: i32 = -32022;
+    /// 2025-11-25: URL-mode elicitation required.
+    pub const URL_ELICITATION_REQUIRED: i32 = -32042;
+}
+
+/// A request id: a string or an integer, never null.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum RequestId {
+    /// An integer id.
+    Number(i64),
+    /// A string id.
+    String(String),
+}
+
+impl RequestId {
+    fn from_value(v: &Value) -> Option<RequestId> {
+        match v {
+            Value::String(s) => Some(RequestId::String(s.clone())),
+            Value::Number(n) => n.as_i64().map(RequestId::Number),
+            _ => None,
+        }
+    }
+
+    /// The id as a JSON value.
+    pub fn to_value(&self) -> Value {
+        match self {
+            RequestId::Number(n) => Value::from(*n),
+            RequestId::String(s) => Value::from(s.as_str()),
+        }
+    }
+}
+
+impl fmt::Display for RequestId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RequestId::Number(n) => write!(f, "{n}"),
+            RequestId::String(s) => f.write_str(s),
+        }
+    }
+}
+
+impl From<i64> for RequestId {
+    fn from(n: i64) -> Self {
+        RequestId::Number(n)
+    }
+}
+
+impl From<&str> for RequestId {
+    fn from(s: &str) -> Self {
+        RequestId::String(s.to_owned())
+    }
+}
+
+/// A JSON-RPC error object.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, thiserror::Error)]
+#[error("JSON-RPC error {code}: {message}")]
+pub struct ErrorObject {
+    /// The error code (see [`code`]).
+    pub code: i32,
+    /// A short description.
+    pub message: String,
+    /// Additional information.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub data: Option<Value>,
+}
+
+impl ErrorObject {
+    /// An error with a code and message.
+    pub fn new(code: i32, message: impl Into<String>) -> Self {
+        ErrorObject {
+            code,
+            message: message.into(),
+            data: None,
+        }
+    }
+    /// Attach `data`.
+    pub fn with_data(mut self, data: Value) -> Self {
+        self.data = Some(data);
+        self
+    }
+    /// -32700.
+    pub fn parse_error(message: impl Into<String>) -> Self {
+        Self::new(code::PARSE_ERROR, message)
+    }
+    /// -32600.
+    pub fn invalid_request(message: impl Into<String>) -> Self {
+        Self::new(code::INVALID_REQUEST, message)
+    }
+    /// -32601.
+    pub fn method_not_found(method: &str) -> Self {
+        Self::new(
+            code::METHOD_NOT_FOUND,
+            format!("Method not found: {method}"),
+        )
+    }
+    /// -32602.
+    pub fn invalid_params(message: impl Into<String>) -> Self {
+        Self::new(code::INVALID_PARAMS, message)
+    }
+    /// -32603.
+    pub fn internal(message: impl Into<String>) -> Self {
+        Self::new(code::INTERNAL_ERROR, message)
+    }
+}
+
+/// An inbound request.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Request {
+    /// The request id.
+    pub id: RequestId,
+    /// The method name.
+    pub method: String,
+    /// The params (`None` when absent).
+    pub params: Option<Value>,
+}
+
+/// An inbound notification.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Notification {
+    /// The method name.
+    pub method: String,
+    /// The params (`None` when absent).
+    pub params: Option<Value>,
+}
+
+/// A response from the peer to a request this side sent.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Response {
+    /// The id of the request it answers.
+    pub id: RequestId,
+    /// The result, or the error.
+    pub outcome: Result<Value, ErrorObject>,
+}
+
+/// One well-formed JSON-RPC message.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Message {
+    /// A request (has an id and a method).
+    Request(Request),
+    /// A notification (a method and no id).
+    Notification(Notification),
+    /// A response (an id and a result or an error).
+    Response(Response),
+}
+
+impl Message {
+    /// Build a request message.
+    pub fn request(
+        id: impl Into<RequestId>,
+        method: impl Into<String>,
+        params: Option<Value>,
+    ) -> Self {
+        Message::Request(Request {
+            id: id.into(),
+            method: method.into(),
+            params,
+        })
+    }
+    /// Build a notification message.
+    pub fn notification(method: impl Into<String>, params: Option<Value>) -> Self {
+        Message::Notification(Notification {
+            method: method.into(),
+            params,
+        })
+    }
+}
+
+/// An element that could not be read as a JSON-RPC message, with the id when one was found.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Invalid {
+    /// The id, when the element had a usable one.
+    pub id: Option<RequestId>,
+    /// The error to answer with.
+    pub error: ErrorObject,
+}
+
+/// One element of an inbound payload: a message, or why it is not one.
+pub type Parsed = Result<Message, Invalid>;
+
+/// A whole inbound payload.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Payload {
+    /// A single element.
+    Single(Parsed),
+    /// A JSON array (a batch); may be empty.
+    Batch(Vec<Parsed>),
+}
+
+/// Parse raw text into a payload. Invalid JSON is a `-32700` element with no id.
+pub fn parse_payload(text: &str) -> Payload {
+    let trimmed = text.trim_start();
+    if trimmed.starts_with('[') {
+        match serde_json::from_str::<Vec<Value>>(trimmed) {
+            Ok(items) => Payload::Batch(items.into_iter().map(classify).collect()),
+            Err(e) => Payload::Single(Err(Invalid {
+                id: None,
+                error: ErrorObject::parse_error(format!("Parse error: {e}")),
+            })),
+        }
+    } else {
+        match serde_json::from_str::<Value>(trimmed) {
+            Ok(v) => Payload::Single(classify(v)),
+            Err(e) => Payload::Single(Err(Invalid {
+                id: None,
+                error: ErrorObject::parse_error(format!("Parse error: {e}")),
+            })),
+        }
+    }
+}
+
+/// Classify one JSON value as a JSON-RPC message.
+pub fn classify(value: Value) -> Parsed {
+    let Value::Object(mut obj) = value else {
+        return Err(Invalid {
+            id: None,
+            error: ErrorObject::invalid_request(
+                "Invalid Request: a JSON-RPC message must be an object",
+            ),
+        });
+    };
+    // Read the id first, so that later errors can carry it.
+    let id_field = obj.remove("id");
+    let id = match &id_field {
+        None => None,
+        Some(v) => match RequestId::from_value(v) {
+            Some(id) => Some(id),
+            None => {
+                return Err(Invalid {
+                    id: None,
+                    error: ErrorObject::invalid_request(
+                        "Invalid Request: id must be a string or an integer",
+                    ),
+                })
+            }
+        },
+    };
+    let invalid = |id: Option<RequestId>, msg: &str| {
+        Err(Invalid {
+            id,
+            error: ErrorObject::invalid_request(format!("Invalid Request: {msg}")),
+        })
+    };
+    match obj.get("jsonrpc") {
+        Some(Value::String(s)) if s == "2.0" => {}
+        _ => return invalid(id, "jsonrpc must be \"2.0\""),
+    }
+    match obj.remove("method") {
+        Some(Value::String(method)) => {
+            let params = match obj.remove("params") {
+                None => None,
+                Some(p @ (Value::Object(_) | Value::Array(_))) => Some(p),
+                Some(Value::Null) => None,
+                Some(_) => return invalid(id, "params must be an object or an array"),
+            };
+            Ok(match id {
+                Some(id) => Message::Request(Request { id, method, params }),
+                None => Message::Notification(Notification { method, params }),
+            })
+        }
+        Some(_) => invalid(id, "method must be a string"),
+        None => {
+            let Some(id) = id else {
+                return invalid(
+                    None,
+                    "a message needs a method, or an id with a result or an error",
+                );
+            };
+            if let Some(result) = obj.remove("result") {
+                Ok(Message::Response(Response {
+                    id,
+                    outcome: Ok(result),
+                }))
+            } else if let Some(err) = obj.remove("error") {
+                match serde_json::from_value::<ErrorObject>(err) {
+                    Ok(e) => Ok(Message::Response(Response {
+                        id,
+                        outcome: Err(e),
+                    })),
+                    Err(_) => invalid(Some(id), "malformed error object"),
+                }
+            } else {
+                invalid(Some(id), "a response needs a result or an error")
+            }
+        }
+    }
+}
+
+/// An outbound response: a serialized result or an error, for one request id.
+///
+/// The result is kept as raw JSON so that it is serialized exactly once on the hot path.
+#[derive(Debug, Clone)]
+pub struct OutboundResponse {
+    /// The id being answered; `None` only for errors about unreadable messages (`id: null`).
+    pub id: Option<RequestId>,
+    /// The serialized result, or the error.
+    pub outcome: Result<Box<RawValue>, ErrorObject>,
+}
+
+impl OutboundResponse {
+    /// A successful response.
+    pub fn result(id: RequestId, result: Box<RawValue>) -> Self {
+        OutboundResponse {
+            id: Some(id),
+            outcome: Ok(result),
+        }
+    }
+    /// An error response.
+    pub fn error(id: Option<RequestId>, error: ErrorObject) -> Self {
+        OutboundResponse {
+            id,
+            outcome: Err(error),
+        }
+    }
+    /// The result parsed as a JSON value (for tests and in-process callers).
+    pub fn result_value(&self) -> Option<Value> {
+        self.outcome
+            .as_ref()
+            .ok()
+            .and_then(|r| serde_json::from_str(r.get()).ok())
+    }
+    /// The error, if this is an error response.
+    pub fn error_object(&self) -> Option<&ErrorObject> {
+        self.outcome.as_ref().err()
+    }
+    /// Serialize to wire text (no trailing newline).
+    pub fn to_json_string(&self) -> String {
+        #[derive(Serialize)]
+        struct Wire<'a> {
+            jsonrpc: &'static str,
+            id: &'a Option<RequestId>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            result: Option<&'a RawValue>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            error: Option<&'a ErrorObject>,
+        }
+        let (result, error) = match &self.outcome {
+            Ok(r) => (Some(&**r), None),
+            Err(e) => (None, Some(e)),
+        };
+        let wire = Wire {
+            jsonrpc: "2.0",
+            id: &self.id,
+            result,
+            error,
+        };
+        // Serializing plain structs of strings and raw JSON cannot fail.
+        serde_json::to_string(&wire).unwrap_or_default()
+    }
+    /// The response as a JSON value.
+    pub fn to_value(&self) -> Value {
+        serde_json::from_str(&self.to_json_string()).unwrap_or(Value::Null)
+    }
+}
+
+/// Serialize a notification to wire text.
+pub fn notification_text(method: &str, params: Option<&Value>) -> String {
+    #[derive(Serialize)]
+    struct Wire<'a> {
+        jsonrpc: &'static str,
+        method: &'a str,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        params: Option<&'a Value>,
+    }
+    serde_json::to_string(&Wire {
+        jsonrpc: "2.0",
+        method,
+        params,
+    })
+    .unwrap_or_default()
+}
+
+/// Serialize a request to wire text.
+pub fn request_text(id: &RequestId, method: &str, params: Option<&Value>) -> String {
+    #[derive(Serialize)]
+    struct Wire<'a> {
+        jsonrpc: &'static str,
+        id: &'a RequestId,
+        method: &'a str,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        params: Option<&'a Value>,
+    }
+    serde_json::to_string(&Wire {
+        jsonrpc: "2.0",
+        id,
+        method,
+        params,
+    })
+    .unwrap_or_default()
+}
+
+/// Params as an object map; `None` params read as an empty object. Arrays are refused.
+pub fn params_object(params: Option<&Value>) -> Result<Option<&Map<String, Value>>, ErrorObject> {
+    match params {
+        None => Ok(None),
+        Some(Value::Object(m)) => Ok(Some(m)),
+        Some(_) => Err(ErrorObject::invalid_params("params must be an object")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn classifies_request_notification_response() {
+        let r = classify(json!({"jsonrpc":"2.0","id":1,"method":"ping"})).unwrap();
+        assert!(matches!(
+            r,
+            Message::Request(Request {
+                id: RequestId::Number(1),
+                ..
+            })
+        ));
+        let n = classify(json!({"jsonrpc":"2.0","method":"notifications/initialized"})).unwrap();
+        assert!(matches!(n, Message::Notification(_)));
+        let s = classify(json!({"jsonrpc":"2.0","id":"a","result":{}})).unwrap();
+        assert!(matches!(
+            s,
+            Message::Response(Response { outcome: Ok(_), .. })
+        ));
+    }
+
+    #[test]
+    fn bad_envelopes_are_invalid_request() {
+        for v in [
+            json!({"id":1,"method":"ping"}),
+            json!({"jsonrpc":"1.0","id":1,"method":"ping"}),
+            json!({"jsonrpc":"2.0","id":null,"method":"ping"}),
+            json!({"jsonrpc":"2.0","id":1.5,"method":"ping"}),
+            json!({"jsonrpc":"2.0","id":true,"method":"ping"}),
+            json!({"jsonrpc":"2.0","id":1,"method":7}),
+            json!({"jsonrpc":"2.0","id":1,"method":"x","params":3}),
+            json!({"jsonrpc":"2.0"}),
+            json!(42),
+        ] {
+            let e = classify(v.clone()).unwrap_err();
+            assert_eq!(e.error.code, code::INVALID_REQUEST, "{v}");
+        }
+    }
+
+    #[test]
+    fn parse_error_has_no_id() {
+        match parse_payload("{not json") {
+            Payload::Single(Err(inv)) => {
+                assert_eq!(inv.error.code, code::PARSE_ERROR);
+                assert!(inv.id.is_none());
+            }
+            other => panic!("{other:?}"),
+        }
+        let out = OutboundResponse::error(None, ErrorObject::parse_error("x")).to_value();
+        assert_eq!(out["id"], Value::Null);
+    }
+}

@@ -1,0 +1,249 @@
+//! Per-peer mutable state.
+//!
+//! A [`Server`](super::Server) holds only registrations; everything that belongs to one peer
+//! lives here, so concurrent peers sharing a server never see each other's negotiated
+//! version, capabilities, log level, subscriptions or in-flight requests. Whoever owns the
+//! peer owns its `ConnectionState`: the stdio loop (one for the process), the HTTP session
+//! manager (one per session), or the request itself (stateless).
+
+use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Mutex, MutexGuard};
+
+use tokio_util::sync::CancellationToken;
+
+use crate::protocol::model::{ClientCapabilities, Implementation, LoggingLevel};
+use crate::protocol::{ProtocolVersion, RequestId};
+
+/// What the handshake established, and the lifecycle flags.
+#[derive(Debug, Clone)]
+struct Negotiated {
+    version: Option<ProtocolVersion>,
+    client_capabilities: ClientCapabilities,
+    client_info: Option<Implementation>,
+    log_level: LoggingLevel,
+    initialize_processed: bool,
+    initialized: bool,
+}
+
+/// The mutable state of one MCP peer (a stdio process, an HTTP session, or one stateless
+/// request).
+#[derive(Debug)]
+pub struct ConnectionState {
+    id: String,
+    negotiated: Mutex<Negotiated>,
+    subscriptions: Mutex<HashSet<String>>,
+    in_flight: Mutex<HashMap<RequestId, CancellationToken>>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    // A panic while holding one of these short critical sections leaves consistent data.
+    m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+static NEXT_CONNECTION: AtomicU64 = AtomicU64::new(1);
+
+impl ConnectionState {
+    /// A fresh state with the given stable connection id (for HTTP, the session id).
+    pub fn new(id: impl Into<String>) -> Self {
+        ConnectionState {
+            id: id.into(),
+            negotiated: Mutex::new(Negotiated {
+                version: None,
+                client_capabilities: ClientCapabilities::default(),
+                client_info: None,
+                log_level: LoggingLevel::Info,
+                initialize_processed: false,
+                initialized: false,
+            }),
+            subscriptions: Mutex::new(HashSet::new()),
+            in_flight: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// A fresh state with a process-unique id such as `conn-3`.
+    pub fn with_generated_id() -> Self {
+        Self::new(format!(
+            "conn-{}",
+            NEXT_CONNECTION.fetch_add(1, Ordering::Relaxed)
+        ))
+    }
+
+    /// A state for a request that arrives without a handshake (stateless), at `version` and
+    /// with the given client capabilities.
+    pub fn transient(
+        id: impl Into<String>,
+        version: ProtocolVersion,
+        caps: ClientCapabilities,
+    ) -> Self {
+        let s = Self::new(id);
+        {
+            let mut n = lock(&s.negotiated);
+            n.version = Some(version);
+            n.client_capabilities = caps;
+        }
+        s
+    }
+
+    /// The stable id of this connection.
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// The negotiated revision, if `initialize` ran.
+    pub fn negotiated_version(&self) -> Option<ProtocolVersion> {
+        lock(&self.negotiated).version
+    }
+
+    /// The revision in effect: the negotiated one, or the latest handshake revision for a
+    /// peer that skipped `initialize`.
+    pub fn effective_version(&self) -> ProtocolVersion {
+        self.negotiated_version()
+            .unwrap_or(ProtocolVersion::LATEST_HANDSHAKE)
+    }
+
+    /// The capabilities the client declared (empty when unknown).
+    pub fn client_capabilities(&self) -> ClientCapabilities {
+        lock(&self.negotiated).client_capabilities.clone()
+    }
+
+    /// Whether the client declared a capability (dotted path, see
+    /// [`ClientCapabilities::supports`]).
+    pub fn client_supports(&self, capability: &str) -> bool {
+        lock(&self.negotiated)
+            .client_capabilities
+            .supports(capability)
+    }
+
+    /// The client's `clientInfo`, if it sent one.
+    pub fn client_info(&self) -> Option<Implementation> {
+        lock(&self.negotiated).client_info.clone()
+    }
+
+    /// The minimum log level the client asked for (default `info`).
+    pub fn log_level(&self) -> LoggingLevel {
+        lock(&self.negotiated).log_level
+    }
+
+    /// Set the minimum log level.
+    pub fn set_log_level(&self, level: LoggingLevel) {
+        lock(&self.negotiated).log_level = level;
+    }
+
+    /// Whether an `initialize` was processed.
+    pub fn initialize_processed(&self) -> bool {
+        lock(&self.negotiated).initialize_processed
+    }
+
+    /// Whether the client sent `notifications/initialized`.
+    pub fn is_initialized(&self) -> bool {
+        lock(&self.negotiated).initialized
+    }
+
+    /// Record a processed `initialize`. Returns false (and changes nothing) when one was
+    /// already processed.
+    pub(crate) fn record_initialize(
+        &self,
+        version: ProtocolVersion,
+        caps: ClientCapabilities,
+        info: Option<Implementation>,
+    ) -> bool {
+        let mut n = lock(&self.negotiated);
+        if n.initialize_processed {
+            return false;
+        }
+        n.initialize_processed = true;
+        n.version = Some(version);
+        n.client_capabilities = caps;
+        n.client_info = info;
+        true
+    }
+
+    /// Record `notifications/initialized`.
+    pub(crate) fn mark_initialized(&self) {
+        lock(&self.negotiated).initialized = true;
+    }
+
+    /// Subscribe to updates of `uri`.
+    pub fn subscribe(&self, uri: &str) {
+        lock(&self.subscriptions).insert(uri.to_owned());
+    }
+
+    /// Unsubscribe from `uri`; whether it was subscribed.
+    pub fn unsubscribe(&self, uri: &str) -> bool {
+        lock(&self.subscriptions).remove(uri)
+    }
+
+    /// Whether this connection is subscribed to `uri`.
+    pub fn is_subscribed(&self, uri: &str) -> bool {
+        lock(&self.subscriptions).contains(uri)
+    }
+
+    /// Register an in-flight request and return its cancellation token.
+    pub(crate) fn begin_request(&self, id: &RequestId) -> CancellationToken {
+        let token = CancellationToken::new();
+        lock(&self.in_flight).insert(id.clone(), token.clone());
+        token
+    }
+
+    /// Forget an in-flight request.
+    pub(crate) fn end_request(&self, id: &RequestId) {
+        lock(&self.in_flight).remove(id);
+    }
+
+    /// Cancel the in-flight request `id`; whether one was found.
+    pub fn cancel_request(&self, id: &RequestId) -> bool {
+        match lock(&self.in_flight).get(id) {
+            Some(token) => {
+                token.cancel();
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Cancel every in-flight request (the peer went away).
+    pub fn cancel_all(&self) {
+        for token in lock(&self.in_flight).values() {
+            token.cancel();
+        }
+    }
+
+    /// How many requests are in flight.
+    pub fn in_flight_count(&self) -> usize {
+        lock(&self.in_flight).len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn second_initialize_is_refused() {
+        let c = ConnectionState::new("c");
+        assert!(c.record_initialize(
+            ProtocolVersion::V2025_06_18,
+            ClientCapabilities::default(),
+            None
+        ));
+        assert!(!c.record_initialize(
+            ProtocolVersion::V2024_11_05,
+            ClientCapabilities::default(),
+            None
+        ));
+        assert_eq!(c.negotiated_version(), Some(ProtocolVersion::V2025_06_18));
+    }
+
+    #[test]
+    fn cancellation_is_scoped_to_the_connection() {
+        let a = ConnectionState::new("a");
+        let b = ConnectionState::new("b");
+        let id = RequestId::Number(1);
+        let ta = a.begin_request(&id);
+        let tb = b.begin_request(&id);
+        assert!(a.cancel_request(&id));
+        assert!(ta.is_cancelled());
+        assert!(!tb.is_cancelled());
+    }
+}

@@ -1,0 +1,332 @@
+//! The per-request context, and the transport's side of it (the [`Peer`]).
+//!
+//! A handler gets a [`RequestContext`] built for its request alone: the request id, the
+//! revision in effect for this request, the connection's state, the progress token, the
+//! cancellation token, and the channel back to the client. Nothing in it is shared with a
+//! concurrent request, so one request can never flip another's version or cancellation.
+
+use std::sync::Arc;
+
+use serde_json::{json, Map, Value};
+use tokio_util::sync::CancellationToken;
+
+use super::connection::ConnectionState;
+use super::handler::BoxFuture;
+use crate::protocol::jsonrpc::notification_text;
+use crate::protocol::model::{
+    ClientCapabilities, CreateMessageParams, CreateMessageResult, ElicitResult, ListRootsResult,
+    LoggingLevel,
+};
+use crate::protocol::{ErrorObject, ProtocolVersion, RequestId, Response};
+
+/// Why a server-to-client request did not produce a result.
+#[derive(Debug, Clone, thiserror::Error)]
+#[non_exhaustive]
+pub enum PeerError {
+    /// This transport cannot carry server-to-client requests (in-process, or stateless).
+    #[error("this transport has no server-to-client request channel")]
+    NoChannel,
+    /// The server is stateless, so it cannot correlate a server-to-client request.
+    #[error("server-to-client requests need a stateful server")]
+    Stateless,
+    /// The client did not declare the capability the request needs.
+    #[error("the client did not declare the {0} capability")]
+    MissingCapability(String),
+    /// The connection closed before the client answered.
+    #[error("the connection closed before the client answered")]
+    Closed,
+    /// The client answered with an error.
+    #[error("client error {}: {}", .0.code, .0.message)]
+    Rpc(ErrorObject),
+    /// The client's answer did not have the expected shape.
+    #[error("malformed answer from the client: {0}")]
+    Malformed(String),
+}
+
+/// The transport's channel to one client: where notifications and server-to-client requests
+/// go while a request is handled (stdio: the process's stdout; HTTP: that POST's stream).
+pub trait Peer: Send + Sync + 'static {
+    /// Send one serialized JSON-RPC message (a notification) to the client.
+    fn send(&self, frame: String);
+
+    /// Send a request to the client and wait for its answer.
+    fn request(
+        &self,
+        method: &str,
+        params: Option<Value>,
+    ) -> BoxFuture<'static, Result<Value, PeerError>> {
+        let _ = (method, params);
+        Box::pin(async { Err(PeerError::NoChannel) })
+    }
+
+    /// Whether [`Peer::request`] can reach the client.
+    fn can_request(&self) -> bool {
+        false
+    }
+
+    /// A response from the client to a request this peer sent. Returns whether it was
+    /// expected.
+    fn on_response(&self, response: Response) -> bool {
+        let _ = response;
+        false
+    }
+}
+
+/// A peer that drops everything: in-process use without a channel back.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct NullPeer;
+
+impl Peer for NullPeer {
+    fn send(&self, _frame: String) {}
+}
+
+pub(crate) struct ContextInner {
+    pub(crate) request_id: RequestId,
+    pub(crate) version: ProtocolVersion,
+    pub(crate) connection: Arc<ConnectionState>,
+    pub(crate) progress_token: Option<Value>,
+    pub(crate) meta: Option<Map<String, Value>>,
+    pub(crate) cancel: CancellationToken,
+    pub(crate) peer: Arc<dyn Peer>,
+    pub(crate) logging_enabled: bool,
+    pub(crate) stateless: bool,
+}
+
+/// Everything a handler can know and do about the request it serves.
+#[derive(Clone)]
+pub struct RequestContext {
+    pub(crate) inner: Arc<ContextInner>,
+}
+
+impl std::fmt::Debug for RequestContext {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RequestContext")
+            .field("request_id", &self.inner.request_id)
+            .field("version", &self.inner.version)
+            .field("connection", &self.inner.connection.id())
+            .finish_non_exhaustive()
+    }
+}
+
+impl RequestContext {
+    /// The id of the request being handled.
+    pub fn request_id(&self) -> &RequestId {
+        &self.inner.request_id
+    }
+
+    /// The protocol revision in effect for this request.
+    pub fn protocol_version(&self) -> ProtocolVersion {
+        self.inner.version
+    }
+
+    /// A stable, non-empty identifier of this request's connection or session.
+    pub fn connection_id(&self) -> &str {
+        self.inner.connection.id()
+    }
+
+    /// The connection's state.
+    pub fn connection(&self) -> &Arc<ConnectionState> {
+        &self.inner.connection
+    }
+
+    /// The request's `_meta.progressToken`, if any.
+    pub fn progress_token(&self) -> Option<&Value> {
+        self.inner.progress_token.as_ref()
+    }
+
+    /// The request's `_meta`, if any.
+    pub fn meta(&self) -> Option<&Map<String, Value>> {
+        self.inner.meta.as_ref()
+    }
+
+    /// Whether the client cancelled this request (`notifications/cancelled`). Handlers
+    /// should stop work when it turns true; the late response is suppressed regardless.
+    pub fn is_cancelled(&self) -> bool {
+        self.inner.cancel.is_cancelled()
+    }
+
+    /// Resolves when the request is cancelled.
+    pub async fn cancelled(&self) {
+        self.inner.cancel.cancelled().await
+    }
+
+    /// The request's cancellation token.
+    pub fn cancellation_token(&self) -> &CancellationToken {
+        &self.inner.cancel
+    }
+
+    /// Whether the request comes from a stateless server (no server-to-client requests).
+    pub fn is_stateless(&self) -> bool {
+        self.inner.stateless
+    }
+
+    /// Whether the client declared a capability, by dotted path (`"sampling"`,
+    /// `"elicitation.url"`, `"roots.listChanged"`).
+    pub fn client_supports(&self, capability: &str) -> bool {
+        self.inner.connection.client_supports(capability)
+    }
+
+    /// The client's declared capabilities.
+    pub fn client_capabilities(&self) -> ClientCapabilities {
+        self.inner.connection.client_capabilities()
+    }
+
+    /// Send a notification related to this request, written before the request's response.
+    pub fn notify(&self, method: &str, params: Option<Value>) {
+        self.inner
+            .peer
+            .send(notification_text(method, params.as_ref()));
+    }
+
+    /// Emit `notifications/message`, unless the server has no logging capability or the
+    /// level is below the client's minimum (RFC 5424 order). Returns whether it was sent.
+    pub fn log(&self, level: LoggingLevel, data: Value, logger: Option<&str>) -> bool {
+        if !self.inner.logging_enabled || level < self.inner.connection.log_level() {
+            return false;
+        }
+        let mut params = json!({ "level": level.as_str(), "data": data });
+        if let Some(l) = logger {
+            params["logger"] = Value::from(l);
+        }
+        self.notify("notifications/message", Some(params));
+        true
+    }
+
+    /// `log` at debug level with a text message.
+    pub fn debug(&self, message: &str) -> bool {
+        self.log(LoggingLevel::Debug, Value::from(message), None)
+    }
+    /// `log` at info level with a text message.
+    pub fn info(&self, message: &str) -> bool {
+        self.log(LoggingLevel::Info, Value::from(message), None)
+    }
+    /// `log` at warning level with a text message.
+    pub fn warning(&self, message: &str) -> bool {
+        self.log(LoggingLevel::Warning, Value::from(message), None)
+    }
+    /// `log` at error level with a text message.
+    pub fn error(&self, message: &str) -> bool {
+        self.log(LoggingLevel::Error, Value::from(message), None)
+    }
+
+    /// Emit `notifications/progress`. A no-op (returning false) when the request carried no
+    /// progress token. `message` is sent only from 2025-03-26 on.
+    pub fn report_progress(
+        &self,
+        progress: f64,
+        total: Option<f64>,
+        message: Option<&str>,
+    ) -> bool {
+        let Some(token) = &self.inner.progress_token else {
+            return false;
+        };
+        let mut params = Map::new();
+        params.insert("progressToken".into(), token.clone());
+        params.insert("progress".into(), json!(progress));
+        if let Some(t) = total {
+            params.insert("total".into(), json!(t));
+        }
+        if let Some(m) = message {
+            if self.inner.version >= ProtocolVersion::V2025_03_26 {
+                params.insert("message".into(), Value::from(m));
+            }
+        }
+        self.notify("notifications/progress", Some(Value::Object(params)));
+        true
+    }
+
+    /// Integer-step progress: `done` of `total`.
+    pub fn report_progress_steps(&self, done: u64, total: u64) -> bool {
+        let Some(token) = &self.inner.progress_token else {
+            return false;
+        };
+        self.notify(
+            "notifications/progress",
+            Some(json!({"progressToken": token, "progress": done, "total": total})),
+        );
+        true
+    }
+
+    /// Send a request to the client and wait for its result. Fails on a stateless server,
+    /// on a transport without a channel back, or when the client answers with an error.
+    pub async fn send_request(
+        &self,
+        method: &str,
+        params: Option<Value>,
+    ) -> Result<Value, PeerError> {
+        if self.inner.stateless {
+            return Err(PeerError::Stateless);
+        }
+        if !self.inner.peer.can_request() {
+            return Err(PeerError::NoChannel);
+        }
+        self.inner.peer.request(method, params).await
+    }
+
+    fn require(&self, capability: &str) -> Result<(), PeerError> {
+        if self.inner.stateless {
+            return Err(PeerError::Stateless);
+        }
+        if !self.client_supports(capability) {
+            return Err(PeerError::MissingCapability(capability.to_owned()));
+        }
+        Ok(())
+    }
+
+    /// `sampling/createMessage`: ask the client's LLM. Needs the client's `sampling`.
+    pub async fn sample(
+        &self,
+        params: CreateMessageParams,
+    ) -> Result<CreateMessageResult, PeerError> {
+        self.require("sampling")?;
+        if params.tools.is_some() {
+            self.require("sampling.tools")?;
+        }
+        let params =
+            serde_json::to_value(params).map_err(|e| PeerError::Malformed(e.to_string()))?;
+        let v = self
+            .send_request("sampling/createMessage", Some(params))
+            .await?;
+        serde_json::from_value(v).map_err(|e| PeerError::Malformed(e.to_string()))
+    }
+
+    /// `elicitation/create` in form mode. Needs the client's `elicitation` (form).
+    pub async fn elicit(
+        &self,
+        message: &str,
+        requested_schema: Value,
+    ) -> Result<ElicitResult, PeerError> {
+        self.require("elicitation")?;
+        let v = self
+            .send_request(
+                "elicitation/create",
+                Some(json!({"message": message, "requestedSchema": requested_schema})),
+            )
+            .await?;
+        serde_json::from_value(v).map_err(|e| PeerError::Malformed(e.to_string()))
+    }
+
+    /// `elicitation/create` in URL mode (2025-11-25). Needs the client's `elicitation.url`.
+    pub async fn elicit_url(
+        &self,
+        message: &str,
+        url: &str,
+        elicitation_id: &str,
+    ) -> Result<ElicitResult, PeerError> {
+        self.require("elicitation.url")?;
+        let v = self
+            .send_request(
+                "elicitation/create",
+                Some(json!({"mode": "url", "message": message, "url": url, "elicitationId": elicitation_id})),
+            )
+            .await?;
+        serde_json::from_value(v).map_err(|e| PeerError::Malformed(e.to_string()))
+    }
+
+    /// `roots/list`. Needs the client's `roots`.
+    pub async fn list_roots(&self) -> Result<ListRootsResult, PeerError> {
+        self.require("roots")?;
+        let v = self.send_request("roots/list", None).await?;
+        serde_json::from_value(v).map_err(|e| PeerError::Malformed(e.to_string()))
+    }
+}

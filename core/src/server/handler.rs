@@ -1,0 +1,186 @@
+//! The handler traits a server calls, and the error a handler returns.
+//!
+//! Each kind of handler is a trait with a blanket implementation for async closures, so Rust
+//! users register closures while the language bindings implement the trait on a struct that
+//! wraps a host callback (a C function pointer, a Python callable, a JS function): the core
+//! never knows which language it serves.
+
+use std::collections::BTreeMap;
+use std::future::Future;
+use std::pin::Pin;
+
+use serde_json::{Map, Value};
+
+use super::context::RequestContext;
+use crate::protocol::model::{
+    CallToolResult, CompleteRequest, CompleteResult, GetPromptResult, ReadResourceResult,
+};
+use crate::protocol::ErrorObject;
+
+/// A boxed, sendable future.
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// Why a handler failed.
+///
+/// A tool's `Failed` becomes a result with `isError: true` (a tool execution error the model
+/// can read); for other handlers it becomes `-32603`. `Rpc` is a protocol error, sent as the
+/// JSON-RPC error it carries, for any handler.
+#[derive(Debug, Clone, thiserror::Error)]
+#[non_exhaustive]
+pub enum HandlerError {
+    /// The handler failed; the message says why.
+    #[error("{0}")]
+    Failed(String),
+    /// A protocol error to send as is.
+    #[error(transparent)]
+    Rpc(#[from] ErrorObject),
+}
+
+impl HandlerError {
+    /// A failure with a message.
+    pub fn failed(message: impl Into<String>) -> Self {
+        HandlerError::Failed(message.into())
+    }
+}
+
+impl From<String> for HandlerError {
+    fn from(s: String) -> Self {
+        HandlerError::Failed(s)
+    }
+}
+
+impl From<&str> for HandlerError {
+    fn from(s: &str) -> Self {
+        HandlerError::Failed(s.to_owned())
+    }
+}
+
+impl From<super::context::PeerError> for HandlerError {
+    fn from(e: super::context::PeerError) -> Self {
+        match e {
+            super::context::PeerError::Rpc(obj) => {
+                HandlerError::Failed(format!("client returned an error: {}", obj.message))
+            }
+            other => HandlerError::Failed(other.to_string()),
+        }
+    }
+}
+
+/// The result type of handlers.
+pub type HandlerResult<T> = Result<T, HandlerError>;
+
+/// Handles `tools/call` for one tool. `arguments` is always a JSON object.
+pub trait ToolHandler: Send + Sync + 'static {
+    /// Run the tool.
+    fn call(
+        &self,
+        arguments: Value,
+        ctx: RequestContext,
+    ) -> BoxFuture<'static, HandlerResult<CallToolResult>>;
+}
+
+impl<F, Fut> ToolHandler for F
+where
+    F: Fn(Value, RequestContext) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = HandlerResult<CallToolResult>> + Send + 'static,
+{
+    fn call(
+        &self,
+        arguments: Value,
+        ctx: RequestContext,
+    ) -> BoxFuture<'static, HandlerResult<CallToolResult>> {
+        Box::pin(self(arguments, ctx))
+    }
+}
+
+/// Variables captured from a resource template (empty for a direct resource).
+pub type TemplateVariables = BTreeMap<String, String>;
+
+/// Reads a resource (direct, or a template match with its captured variables).
+pub trait ResourceHandler: Send + Sync + 'static {
+    /// Read `uri`.
+    fn read(
+        &self,
+        uri: String,
+        variables: TemplateVariables,
+        ctx: RequestContext,
+    ) -> BoxFuture<'static, HandlerResult<ReadResourceResult>>;
+}
+
+impl<F, Fut> ResourceHandler for F
+where
+    F: Fn(String, TemplateVariables, RequestContext) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = HandlerResult<ReadResourceResult>> + Send + 'static,
+{
+    fn read(
+        &self,
+        uri: String,
+        variables: TemplateVariables,
+        ctx: RequestContext,
+    ) -> BoxFuture<'static, HandlerResult<ReadResourceResult>> {
+        Box::pin(self(uri, variables, ctx))
+    }
+}
+
+/// Produces a prompt's messages. `arguments` maps argument names to string values.
+pub trait PromptHandler: Send + Sync + 'static {
+    /// Get the prompt.
+    fn get(
+        &self,
+        arguments: Map<String, Value>,
+        ctx: RequestContext,
+    ) -> BoxFuture<'static, HandlerResult<GetPromptResult>>;
+}
+
+impl<F, Fut> PromptHandler for F
+where
+    F: Fn(Map<String, Value>, RequestContext) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = HandlerResult<GetPromptResult>> + Send + 'static,
+{
+    fn get(
+        &self,
+        arguments: Map<String, Value>,
+        ctx: RequestContext,
+    ) -> BoxFuture<'static, HandlerResult<GetPromptResult>> {
+        Box::pin(self(arguments, ctx))
+    }
+}
+
+/// Answers `completion/complete` (globally, or for one reference and argument).
+pub trait CompletionHandler: Send + Sync + 'static {
+    /// Complete.
+    fn complete(
+        &self,
+        request: CompleteRequest,
+        ctx: RequestContext,
+    ) -> BoxFuture<'static, HandlerResult<CompleteResult>>;
+}
+
+impl<F, Fut> CompletionHandler for F
+where
+    F: Fn(CompleteRequest, RequestContext) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = HandlerResult<CompleteResult>> + Send + 'static,
+{
+    fn complete(
+        &self,
+        request: CompleteRequest,
+        ctx: RequestContext,
+    ) -> BoxFuture<'static, HandlerResult<CompleteResult>> {
+        Box::pin(self(request, ctx))
+    }
+}
+
+/// Observes notifications from the client (`method`, `params`).
+pub trait NotificationObserver: Send + Sync + 'static {
+    /// Called for each client notification, after the server processed it.
+    fn notify(&self, method: &str, params: Option<&Value>);
+}
+
+impl<F> NotificationObserver for F
+where
+    F: Fn(&str, Option<&Value>) + Send + Sync + 'static,
+{
+    fn notify(&self, method: &str, params: Option<&Value>) {
+        self(method, params)
+    }
+}

@@ -1,0 +1,6 @@
+//! Transports: drivers that move bytes between a peer and [`Server::handle`](crate::Server).
+//!
+//! - [`stdio`]: newline-delimited JSON-RPC on stdin/stdout (or any async byte pair).
+//! - in-process: [`Server::handle_raw`](crate::Server::handle_raw), no transport at all.
+
+pub mod stdio;

@@ -1,0 +1,538 @@
+//! The Rust everything server: the whole conformance fixture surface (see
+//! `examples/SURFACE.md`), plus the `add` and `echo` tools the benchmarks call.
+//!
+//! Run it from the repository root with `cargo run --release --example everything`
+//! (stdio). `--stateless` builds a stateless server.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use base64::Engine as _;
+use ferrite_core::server::TemplateVariables;
+use ferrite_core::transport::stdio;
+use ferrite_core::{
+    CallToolResult, CompletionReference, Content, CreateMessageParams, GetPromptResult,
+    HandlerError, Implementation, Prompt, PromptArgument, PromptMessage, ReadResourceResult,
+    RequestContext, Resource, ResourceContents, ResourceTemplate, Role, Server, Tool,
+};
+use serde_json::{json, Map, Value};
+
+/// A 1x1 PNG.
+const PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
+
+/// A short silent 8 kHz mono 16-bit WAV, base64.
+fn wav_base64() -> String {
+    let samples = 800u32; // 0.1 s
+    let data_len = samples * 2;
+    let mut b = Vec::with_capacity(44 + data_len as usize);
+    b.extend_from_slice(b"RIFF");
+    b.extend_from_slice(&(36 + data_len).to_le_bytes());
+    b.extend_from_slice(b"WAVEfmt ");
+    b.extend_from_slice(&16u32.to_le_bytes());
+    b.extend_from_slice(&1u16.to_le_bytes()); // PCM
+    b.extend_from_slice(&1u16.to_le_bytes()); // mono
+    b.extend_from_slice(&8000u32.to_le_bytes());
+    b.extend_from_slice(&16000u32.to_le_bytes());
+    b.extend_from_slice(&2u16.to_le_bytes());
+    b.extend_from_slice(&16u16.to_le_bytes());
+    b.extend_from_slice(b"data");
+    b.extend_from_slice(&data_len.to_le_bytes());
+    b.resize(44 + data_len as usize, 0);
+    base64::engine::general_purpose::STANDARD.encode(b)
+}
+
+/// `echo`'s arguments; the typed layer derives its input schema from this struct.
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct EchoArgs {
+    /// The text to echo back.
+    text: String,
+}
+
+fn no_args() -> Value {
+    Tool::no_arguments_schema()
+}
+
+fn tool(name: &str, description: &str, schema: Value) -> Tool {
+    Tool::new(name, schema).with_description(description)
+}
+
+fn fixed(
+    result: CallToolResult,
+) -> impl Fn(Value) -> Result<CallToolResult, HandlerError> + Send + Sync + 'static {
+    move |_args| Ok(result.clone())
+}
+
+fn str_arg<'a>(args: &'a Value, key: &str) -> &'a str {
+    args.get(key).and_then(Value::as_str).unwrap_or_default()
+}
+
+fn register_tools(server: &Server) -> Result<(), Box<dyn std::error::Error>> {
+    server.add_tool(
+        Tool::new("add", json!({"type":"object","properties":{"a":{"type":"integer"},"b":{"type":"integer"}},"required":["a","b"]}))
+            .with_description("Add two integers and return their sum")
+            .with_output_schema(json!({"type":"object","properties":{"sum":{"type":"integer"}},"required":["sum"]})),
+        |args: Value, _ctx: RequestContext| async move {
+            let a = args.get("a").and_then(Value::as_i64).unwrap_or_default();
+            let b = args.get("b").and_then(Value::as_i64).unwrap_or_default();
+            let sum = a.checked_add(b).ok_or_else(|| HandlerError::failed("integer overflow"))?;
+            Ok(CallToolResult {
+                content: vec![Content::text(sum.to_string())],
+                structured_content: Some(json!({ "sum": sum })),
+                ..Default::default()
+            })
+        },
+    )?;
+    server.typed_tool(
+        "echo",
+        "Echo the text back",
+        |args: EchoArgs, _ctx| async move { Ok(args.text) },
+    )?;
+    server.add_tool_fn(
+        tool(
+            "test_simple_text",
+            "Returns a simple text response",
+            no_args(),
+        ),
+        fixed(CallToolResult::text(
+            "This is a simple text response for testing.",
+        )),
+    )?;
+    server.add_tool_fn(
+        tool("test_image_content", "Returns an image (PNG)", no_args()),
+        fixed(CallToolResult::success(vec![Content::image(
+            PNG,
+            "image/png",
+        )])),
+    )?;
+    server.add_tool_fn(
+        tool("test_audio_content", "Returns audio (WAV)", no_args()),
+        fixed(CallToolResult::success(vec![Content::audio(
+            wav_base64(),
+            "audio/wav",
+        )])),
+    )?;
+    server.add_tool_fn(
+        tool(
+            "test_embedded_resource",
+            "Returns an embedded resource",
+            no_args(),
+        ),
+        fixed(CallToolResult::success(vec![Content::resource(
+            ResourceContents::text(
+                "test://embedded-resource",
+                Some("text/plain"),
+                "This is an embedded resource content.",
+            ),
+        )])),
+    )?;
+    server.add_tool_fn(
+        tool(
+            "test_multiple_content_types",
+            "Returns text, an image and a resource",
+            no_args(),
+        ),
+        fixed(CallToolResult::success(vec![
+            Content::text("Multiple content types test:"),
+            Content::image(PNG, "image/png"),
+            Content::resource(ResourceContents::text(
+                "test://mixed-content-resource",
+                Some("application/json"),
+                r#"{"test":"data","value":123}"#,
+            )),
+        ])),
+    )?;
+    server.add_tool(
+        tool(
+            "test_tool_with_logging",
+            "Logs three messages while it runs",
+            no_args(),
+        ),
+        |_args: Value, ctx: RequestContext| async move {
+            for (i, msg) in [
+                "Tool execution started",
+                "Tool processing data",
+                "Tool execution completed",
+            ]
+            .iter()
+            .enumerate()
+            {
+                if i > 0 {
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                }
+                ctx.info(msg);
+            }
+            Ok(CallToolResult::text(
+                "Tool with logging executed successfully",
+            ))
+        },
+    )?;
+    server.add_tool(
+        tool(
+            "test_tool_with_progress",
+            "Reports progress 0, 50, 100 of 100",
+            no_args(),
+        ),
+        |_args: Value, ctx: RequestContext| async move {
+            for (i, p) in [0.0, 50.0, 100.0].into_iter().enumerate() {
+                if i > 0 {
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                }
+                ctx.report_progress(p, Some(100.0), None);
+            }
+            Ok(CallToolResult::text(
+                "Tool with progress executed successfully",
+            ))
+        },
+    )?;
+    server.add_tool_fn(
+        tool(
+            "test_error_handling",
+            "Always fails with isError",
+            no_args(),
+        ),
+        |_| {
+            Err(HandlerError::failed(
+                "This tool intentionally returns an error for testing",
+            ))
+        },
+    )?;
+    server.add_tool(
+        tool(
+            "test_sampling",
+            "Asks the client's LLM to answer a prompt",
+            json!({"type":"object","properties":{"prompt":{"type":"string","description":"The prompt to send"}},"required":["prompt"]}),
+        ),
+        |args: Value, ctx: RequestContext| async move {
+            let reply = ctx.sample(CreateMessageParams::user_text(str_arg(&args, "prompt"), 100)).await?;
+            Ok(CallToolResult::text(format!("LLM response: {}", reply.text().unwrap_or_default())))
+        },
+    )?;
+    server.add_tool(
+        tool(
+            "test_elicitation",
+            "Asks the user for a username and an email",
+            json!({"type":"object","properties":{"message":{"type":"string","description":"The message to show the user"}},"required":["message"]}),
+        ),
+        |args: Value, ctx: RequestContext| async move {
+            let schema = json!({
+                "type": "object",
+                "properties": {
+                    "username": {"type": "string", "description": "User's response"},
+                    "email": {"type": "string", "description": "User's email address"}
+                },
+                "required": ["username", "email"]
+            });
+            let r = ctx.elicit(str_arg(&args, "message"), schema).await?;
+            let action = serde_json::to_value(r.action).unwrap_or_default();
+            let content = r.content.map(Value::Object).unwrap_or(Value::Null);
+            Ok(CallToolResult::text(format!("User response: {} {}", action.as_str().unwrap_or_default(), content)))
+        },
+    )?;
+    let elicit_form = |description: &'static str, message: &'static str, schema: Value| {
+        move |_args: Value, ctx: RequestContext| {
+            let schema = schema.clone();
+            async move {
+                let r = ctx.elicit(message, schema).await?;
+                let action = serde_json::to_value(r.action).unwrap_or_default();
+                let content = r
+                    .content
+                    .map(Value::Object)
+                    .unwrap_or_else(|| Value::Object(Map::new()));
+                let _ = description;
+                Ok(CallToolResult::text(format!(
+                    "Elicitation completed: action={}, content={}",
+                    action.as_str().unwrap_or_default(),
+                    content
+                )))
+            }
+        }
+    };
+    server.add_tool(
+        tool("test_elicitation_sep1034_defaults", "Elicits fields with default values (SEP-1034)", no_args()),
+        elicit_form(
+            "defaults",
+            "Please review and update the form fields with defaults",
+            json!({
+                "type": "object",
+                "properties": {
+                    "name": {"type": "string", "description": "User name", "default": "John Doe"},
+                    "age": {"type": "integer", "description": "User age", "default": 30},
+                    "score": {"type": "number", "description": "User score", "default": 95.5},
+                    "status": {"type": "string", "description": "User status", "enum": ["active", "inactive", "pending"], "default": "active"},
+                    "verified": {"type": "boolean", "description": "Verification status", "default": true}
+                },
+                "required": []
+            }),
+        ),
+    )?;
+    server.add_tool(
+        tool("test_elicitation_sep1330_enums", "Elicits every enum schema variant (SEP-1330)", no_args()),
+        elicit_form(
+            "enums",
+            "Please select options from the enum fields",
+            json!({
+                "type": "object",
+                "properties": {
+                    "untitledSingle": {"type": "string", "description": "Select one option", "enum": ["option1", "option2", "option3"]},
+                    "titledSingle": {"type": "string", "description": "Select one option with titles", "oneOf": [
+                        {"const": "value1", "title": "First Option"},
+                        {"const": "value2", "title": "Second Option"},
+                        {"const": "value3", "title": "Third Option"}
+                    ]},
+                    "legacyEnum": {"type": "string", "description": "Select one option (legacy)", "enum": ["opt1", "opt2", "opt3"], "enumNames": ["Option One", "Option Two", "Option Three"]},
+                    "untitledMulti": {"type": "array", "description": "Select multiple options", "minItems": 1, "maxItems": 3, "items": {"type": "string", "enum": ["option1", "option2", "option3"]}},
+                    "titledMulti": {"type": "array", "description": "Select multiple options with titles", "minItems": 1, "maxItems": 3, "items": {"anyOf": [
+                        {"const": "value1", "title": "First Choice"},
+                        {"const": "value2", "title": "Second Choice"},
+                        {"const": "value3", "title": "Third Choice"}
+                    ]}}
+                },
+                "required": []
+            }),
+        ),
+    )?;
+    server.add_tool(
+        tool(
+            "json_schema_2020_12_tool",
+            "A tool whose input schema uses JSON Schema 2020-12 features",
+            json!({
+                "$schema": "https://json-schema.org/draft/2020-12/schema",
+                "type": "object",
+                "$defs": {
+                    "address": {
+                        "type": "object",
+                        "properties": {"street": {"type": "string"}, "city": {"type": "string"}}
+                    }
+                },
+                "properties": {
+                    "name": {"type": "string"},
+                    "address": {"$ref": "#/$defs/address"}
+                },
+                "additionalProperties": false
+            }),
+        ),
+        |args: Value, _ctx: RequestContext| async move {
+            Ok(CallToolResult::text(format!(
+                "JSON Schema 2020-12 tool called with: {args}"
+            )))
+        },
+    )?;
+    server.add_tool_fn(
+        tool(
+            "test_reconnection",
+            "Closes the SSE stream mid-call (HTTP); completes at once on stdio",
+            no_args(),
+        ),
+        fixed(CallToolResult::text("Reconnection test completed")),
+    )?;
+    let cancelled = Arc::new(AtomicU64::new(0));
+    let counter = cancelled.clone();
+    server.add_tool(
+        tool(
+            "test_slow",
+            "Waits ms milliseconds, stopping early when cancelled",
+            json!({"type":"object","properties":{"ms":{"type":"integer","minimum":0}},"required":["ms"]}),
+        ),
+        move |args: Value, ctx: RequestContext| {
+            let counter = counter.clone();
+            async move {
+                let ms = args.get("ms").and_then(Value::as_u64).unwrap_or(0);
+                let deadline = tokio::time::Instant::now() + Duration::from_millis(ms);
+                while tokio::time::Instant::now() < deadline {
+                    if ctx.is_cancelled() {
+                        counter.fetch_add(1, Ordering::SeqCst);
+                        return Ok(CallToolResult::text("cancelled"));
+                    }
+                    tokio::time::sleep(Duration::from_millis(10)).await;
+                }
+                Ok(CallToolResult::text(format!("completed after {ms} ms")))
+            }
+        },
+    )?;
+    server.add_tool_fn(
+        tool(
+            "test_cancellation_count",
+            "How many test_slow calls observed cancellation",
+            no_args(),
+        ),
+        move |_| {
+            Ok(CallToolResult::text(
+                cancelled.load(Ordering::SeqCst).to_string(),
+            ))
+        },
+    )?;
+    Ok(())
+}
+
+fn register_resources(server: &Server) -> Result<(), Box<dyn std::error::Error>> {
+    server.add_text_resource(
+        Resource::new("test://static-text", "static-text")
+            .with_description("A static text resource")
+            .with_mime_type("text/plain"),
+        "This is the content of the static text resource.",
+    );
+    server.add_resource(
+        Resource::new("test://static-binary", "static-binary")
+            .with_description("A static PNG image")
+            .with_mime_type("image/png"),
+        |uri: String, _vars: TemplateVariables, _ctx: RequestContext| async move {
+            Ok(ReadResourceResult {
+                contents: vec![ResourceContents::blob(uri, Some("image/png"), PNG)],
+                meta: None,
+            })
+        },
+    );
+    server.add_text_resource(
+        Resource::new("test://watched-resource", "watched-resource")
+            .with_description("A resource clients can subscribe to")
+            .with_mime_type("text/plain"),
+        "Watched resource content",
+    );
+    server.add_resource_template(
+        ResourceTemplate::new("test://template/{id}/data", "template")
+            .with_description("Data for an id")
+            .with_mime_type("application/json"),
+        |uri: String, vars: TemplateVariables, _ctx: RequestContext| async move {
+            let id = vars.get("id").cloned().unwrap_or_default();
+            let text =
+                json!({"id": id, "templateTest": true, "data": format!("Data for ID: {id}")})
+                    .to_string();
+            Ok(ReadResourceResult {
+                contents: vec![ResourceContents::text(uri, Some("application/json"), text)],
+                meta: None,
+            })
+        },
+    )?;
+    Ok(())
+}
+
+fn register_prompts(server: &Server) {
+    server.add_prompt(
+        Prompt::new("test_simple_prompt").with_description("A simple prompt without arguments"),
+        |_args: Map<String, Value>, _ctx: RequestContext| async move {
+            Ok(GetPromptResult {
+                messages: vec![PromptMessage::user_text(
+                    "This is a simple prompt for testing.",
+                )],
+                ..Default::default()
+            })
+        },
+    );
+    server.add_prompt(
+        Prompt::new("test_prompt_with_arguments")
+            .with_description("A prompt with two arguments")
+            .with_arguments(vec![
+                PromptArgument::new("arg1", Some("First test argument"), true),
+                PromptArgument::new("arg2", Some("Second test argument"), true),
+            ]),
+        |args: Map<String, Value>, _ctx: RequestContext| async move {
+            let get = |k: &str| {
+                args.get(k)
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_owned()
+            };
+            let text = format!(
+                "Prompt with arguments: arg1='{}', arg2='{}'",
+                get("arg1"),
+                get("arg2")
+            );
+            Ok(GetPromptResult {
+                messages: vec![PromptMessage::user_text(text)],
+                ..Default::default()
+            })
+        },
+    );
+    server.add_prompt(
+        Prompt::new("test_prompt_with_embedded_resource")
+            .with_description("A prompt that embeds a resource")
+            .with_arguments(vec![PromptArgument::new(
+                "resourceUri",
+                Some("URI of the resource to embed"),
+                true,
+            )]),
+        |args: Map<String, Value>, _ctx: RequestContext| async move {
+            let uri = args
+                .get("resourceUri")
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            Ok(GetPromptResult {
+                messages: vec![
+                    PromptMessage {
+                        role: Role::User,
+                        content: Content::resource(ResourceContents::text(
+                            uri,
+                            Some("text/plain"),
+                            "Embedded resource content for testing.",
+                        )),
+                    },
+                    PromptMessage::user_text("Please process the embedded resource above."),
+                ],
+                ..Default::default()
+            })
+        },
+    );
+    server.add_prompt(
+        Prompt::new("test_prompt_with_image").with_description("A prompt with an image"),
+        |_args: Map<String, Value>, _ctx: RequestContext| async move {
+            Ok(GetPromptResult {
+                messages: vec![
+                    PromptMessage {
+                        role: Role::User,
+                        content: Content::image(PNG, "image/png"),
+                    },
+                    PromptMessage::user_text("Please analyze the image above."),
+                ],
+                ..Default::default()
+            })
+        },
+    );
+    server.set_argument_candidates(
+        CompletionReference::Prompt {
+            name: "test_prompt_with_arguments".into(),
+        },
+        "arg1",
+        ["paris", "park", "party", "pasta", "zebra"]
+            .map(String::from)
+            .to_vec(),
+    );
+}
+
+/// Build the everything server.
+fn build(stateless: bool) -> Result<Server, Box<dyn std::error::Error>> {
+    let info = Implementation::new("ferrite-everything", "0.1.0");
+    let builder = Server::builder(info)
+        .instructions("Ferrite's everything server: the MCP conformance fixture surface.");
+    let server = if stateless {
+        builder.stateless()
+    } else {
+        builder.stateful()
+    }
+    .build();
+    register_tools(&server)?;
+    register_resources(&server)?;
+    register_prompts(&server);
+    server.enable_logging();
+    if !stateless {
+        server.enable_resource_subscriptions()?;
+    }
+    Ok(server)
+}
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let stateless = args.iter().any(|a| a == "--stateless");
+    if let Some(i) = args.iter().position(|a| a == "--port") {
+        let port = args.get(i + 1).map(String::as_str).unwrap_or("?");
+        eprintln!("everything: Streamable HTTP (--port {port}) is not implemented yet; serving stdio only");
+        std::process::exit(2);
+    }
+    let server = build(stateless)?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?;
+    runtime.block_on(stdio::serve_stdio(&server))?;
+    Ok(())
+}
