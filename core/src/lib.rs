@@ -16,6 +16,6 @@ pub mod transport;
 pub use protocol::model::*;
 pub use protocol::{code, ErrorObject, Message, ProtocolVersion, RequestId};
 pub use server::{
-    BoxFuture, ConfigError, ConnectionState, HandlerError, Peer, PeerError, RequestContext, Server,
-    ServerBuilder, ServerMode,
+    BoxFuture, ConfigError, ConnectionState, HandlerError, Peer, PeerError, RequestContext, Server, ServerBuilder,
+    ServerMode,
 };

@@ -12,9 +12,9 @@ use base64::Engine as _;
 use ferrite_core::server::TemplateVariables;
 use ferrite_core::transport::stdio;
 use ferrite_core::{
-    CallToolResult, CompletionReference, Content, CreateMessageParams, GetPromptResult,
-    HandlerError, Implementation, Prompt, PromptArgument, PromptMessage, ReadResourceResult,
-    RequestContext, Resource, ResourceContents, ResourceTemplate, Role, Server, Tool,
+    CallToolResult, CompletionReference, Content, CreateMessageParams, GetPromptResult, HandlerError, Implementation,
+    Prompt, PromptArgument, PromptMessage, ReadResourceResult, RequestContext, Resource, ResourceContents,
+    ResourceTemplate, Role, Server, Tool,
 };
 use serde_json::{json, Map, Value};
 
@@ -57,9 +57,7 @@ fn tool(name: &str, description: &str, schema: Value) -> Tool {
     Tool::new(name, schema).with_description(description)
 }
 
-fn fixed(
-    result: CallToolResult,
-) -> impl Fn(Value) -> Result<CallToolResult, HandlerError> + Send + Sync + 'static {
+fn fixed(result: CallToolResult) -> impl Fn(Value) -> Result<CallToolResult, HandlerError> + Send + Sync + 'static {
     move |_args| Ok(result.clone())
 }
 
@@ -69,9 +67,12 @@ fn str_arg<'a>(args: &'a Value, key: &str) -> &'a str {
 
 fn register_tools(server: &Server) -> Result<(), Box<dyn std::error::Error>> {
     server.add_tool(
-        Tool::new("add", json!({"type":"object","properties":{"a":{"type":"integer"},"b":{"type":"integer"}},"required":["a","b"]}))
-            .with_description("Add two integers and return their sum")
-            .with_output_schema(json!({"type":"object","properties":{"sum":{"type":"integer"}},"required":["sum"]})),
+        Tool::new(
+            "add",
+            json!({"type":"object","properties":{"a":{"type":"integer"},"b":{"type":"integer"}},"required":["a","b"]}),
+        )
+        .with_description("Add two integers and return their sum")
+        .with_output_schema(json!({"type":"object","properties":{"sum":{"type":"integer"}},"required":["sum"]})),
         |args: Value, _ctx: RequestContext| async move {
             let a = args.get("a").and_then(Value::as_i64).unwrap_or_default();
             let b = args.get("b").and_then(Value::as_i64).unwrap_or_default();
@@ -83,55 +84,29 @@ fn register_tools(server: &Server) -> Result<(), Box<dyn std::error::Error>> {
             })
         },
     )?;
-    server.typed_tool(
-        "echo",
-        "Echo the text back",
-        |args: EchoArgs, _ctx| async move { Ok(args.text) },
-    )?;
+    server.typed_tool("echo", "Echo the text back", |args: EchoArgs, _ctx| async move { Ok(args.text) })?;
     server.add_tool_fn(
-        tool(
-            "test_simple_text",
-            "Returns a simple text response",
-            no_args(),
-        ),
-        fixed(CallToolResult::text(
-            "This is a simple text response for testing.",
-        )),
+        tool("test_simple_text", "Returns a simple text response", no_args()),
+        fixed(CallToolResult::text("This is a simple text response for testing.")),
     )?;
     server.add_tool_fn(
         tool("test_image_content", "Returns an image (PNG)", no_args()),
-        fixed(CallToolResult::success(vec![Content::image(
-            PNG,
-            "image/png",
-        )])),
+        fixed(CallToolResult::success(vec![Content::image(PNG, "image/png")])),
     )?;
     server.add_tool_fn(
         tool("test_audio_content", "Returns audio (WAV)", no_args()),
-        fixed(CallToolResult::success(vec![Content::audio(
-            wav_base64(),
-            "audio/wav",
-        )])),
+        fixed(CallToolResult::success(vec![Content::audio(wav_base64(), "audio/wav")])),
     )?;
     server.add_tool_fn(
-        tool(
-            "test_embedded_resource",
-            "Returns an embedded resource",
-            no_args(),
-        ),
-        fixed(CallToolResult::success(vec![Content::resource(
-            ResourceContents::text(
-                "test://embedded-resource",
-                Some("text/plain"),
-                "This is an embedded resource content.",
-            ),
-        )])),
+        tool("test_embedded_resource", "Returns an embedded resource", no_args()),
+        fixed(CallToolResult::success(vec![Content::resource(ResourceContents::text(
+            "test://embedded-resource",
+            Some("text/plain"),
+            "This is an embedded resource content.",
+        ))])),
     )?;
     server.add_tool_fn(
-        tool(
-            "test_multiple_content_types",
-            "Returns text, an image and a resource",
-            no_args(),
-        ),
+        tool("test_multiple_content_types", "Returns text, an image and a resource", no_args()),
         fixed(CallToolResult::success(vec![
             Content::text("Multiple content types test:"),
             Content::image(PNG, "image/png"),
@@ -143,36 +118,21 @@ fn register_tools(server: &Server) -> Result<(), Box<dyn std::error::Error>> {
         ])),
     )?;
     server.add_tool(
-        tool(
-            "test_tool_with_logging",
-            "Logs three messages while it runs",
-            no_args(),
-        ),
+        tool("test_tool_with_logging", "Logs three messages while it runs", no_args()),
         |_args: Value, ctx: RequestContext| async move {
-            for (i, msg) in [
-                "Tool execution started",
-                "Tool processing data",
-                "Tool execution completed",
-            ]
-            .iter()
-            .enumerate()
+            for (i, msg) in
+                ["Tool execution started", "Tool processing data", "Tool execution completed"].iter().enumerate()
             {
                 if i > 0 {
                     tokio::time::sleep(Duration::from_millis(50)).await;
                 }
                 ctx.info(msg);
             }
-            Ok(CallToolResult::text(
-                "Tool with logging executed successfully",
-            ))
+            Ok(CallToolResult::text("Tool with logging executed successfully"))
         },
     )?;
     server.add_tool(
-        tool(
-            "test_tool_with_progress",
-            "Reports progress 0, 50, 100 of 100",
-            no_args(),
-        ),
+        tool("test_tool_with_progress", "Reports progress 0, 50, 100 of 100", no_args()),
         |_args: Value, ctx: RequestContext| async move {
             for (i, p) in [0.0, 50.0, 100.0].into_iter().enumerate() {
                 if i > 0 {
@@ -180,23 +140,12 @@ fn register_tools(server: &Server) -> Result<(), Box<dyn std::error::Error>> {
                 }
                 ctx.report_progress(p, Some(100.0), None);
             }
-            Ok(CallToolResult::text(
-                "Tool with progress executed successfully",
-            ))
+            Ok(CallToolResult::text("Tool with progress executed successfully"))
         },
     )?;
-    server.add_tool_fn(
-        tool(
-            "test_error_handling",
-            "Always fails with isError",
-            no_args(),
-        ),
-        |_| {
-            Err(HandlerError::failed(
-                "This tool intentionally returns an error for testing",
-            ))
-        },
-    )?;
+    server.add_tool_fn(tool("test_error_handling", "Always fails with isError", no_args()), |_| {
+        Err(HandlerError::failed("This tool intentionally returns an error for testing"))
+    })?;
     server.add_tool(
         tool(
             "test_sampling",
@@ -235,10 +184,7 @@ fn register_tools(server: &Server) -> Result<(), Box<dyn std::error::Error>> {
             async move {
                 let r = ctx.elicit(message, schema).await?;
                 let action = serde_json::to_value(r.action).unwrap_or_default();
-                let content = r
-                    .content
-                    .map(Value::Object)
-                    .unwrap_or_else(|| Value::Object(Map::new()));
+                let content = r.content.map(Value::Object).unwrap_or_else(|| Value::Object(Map::new()));
                 let _ = description;
                 Ok(CallToolResult::text(format!(
                     "Elicitation completed: action={}, content={}",
@@ -313,17 +259,11 @@ fn register_tools(server: &Server) -> Result<(), Box<dyn std::error::Error>> {
             }),
         ),
         |args: Value, _ctx: RequestContext| async move {
-            Ok(CallToolResult::text(format!(
-                "JSON Schema 2020-12 tool called with: {args}"
-            )))
+            Ok(CallToolResult::text(format!("JSON Schema 2020-12 tool called with: {args}")))
         },
     )?;
     server.add_tool_fn(
-        tool(
-            "test_reconnection",
-            "Closes the SSE stream mid-call (HTTP); completes at once on stdio",
-            no_args(),
-        ),
+        tool("test_reconnection", "Closes the SSE stream mid-call (HTTP); completes at once on stdio", no_args()),
         fixed(CallToolResult::text("Reconnection test completed")),
     )?;
     let cancelled = Arc::new(AtomicU64::new(0));
@@ -351,16 +291,8 @@ fn register_tools(server: &Server) -> Result<(), Box<dyn std::error::Error>> {
         },
     )?;
     server.add_tool_fn(
-        tool(
-            "test_cancellation_count",
-            "How many test_slow calls observed cancellation",
-            no_args(),
-        ),
-        move |_| {
-            Ok(CallToolResult::text(
-                cancelled.load(Ordering::SeqCst).to_string(),
-            ))
-        },
+        tool("test_cancellation_count", "How many test_slow calls observed cancellation", no_args()),
+        move |_| Ok(CallToolResult::text(cancelled.load(Ordering::SeqCst).to_string())),
     )?;
     Ok(())
 }
@@ -377,10 +309,7 @@ fn register_resources(server: &Server) -> Result<(), Box<dyn std::error::Error>>
             .with_description("A static PNG image")
             .with_mime_type("image/png"),
         |uri: String, _vars: TemplateVariables, _ctx: RequestContext| async move {
-            Ok(ReadResourceResult {
-                contents: vec![ResourceContents::blob(uri, Some("image/png"), PNG)],
-                meta: None,
-            })
+            Ok(ReadResourceResult { contents: vec![ResourceContents::blob(uri, Some("image/png"), PNG)], meta: None })
         },
     );
     server.add_text_resource(
@@ -395,9 +324,7 @@ fn register_resources(server: &Server) -> Result<(), Box<dyn std::error::Error>>
             .with_mime_type("application/json"),
         |uri: String, vars: TemplateVariables, _ctx: RequestContext| async move {
             let id = vars.get("id").cloned().unwrap_or_default();
-            let text =
-                json!({"id": id, "templateTest": true, "data": format!("Data for ID: {id}")})
-                    .to_string();
+            let text = json!({"id": id, "templateTest": true, "data": format!("Data for ID: {id}")}).to_string();
             Ok(ReadResourceResult {
                 contents: vec![ResourceContents::text(uri, Some("application/json"), text)],
                 meta: None,
@@ -412,51 +339,28 @@ fn register_prompts(server: &Server) {
         Prompt::new("test_simple_prompt").with_description("A simple prompt without arguments"),
         |_args: Map<String, Value>, _ctx: RequestContext| async move {
             Ok(GetPromptResult {
-                messages: vec![PromptMessage::user_text(
-                    "This is a simple prompt for testing.",
-                )],
+                messages: vec![PromptMessage::user_text("This is a simple prompt for testing.")],
                 ..Default::default()
             })
         },
     );
     server.add_prompt(
-        Prompt::new("test_prompt_with_arguments")
-            .with_description("A prompt with two arguments")
-            .with_arguments(vec![
-                PromptArgument::new("arg1", Some("First test argument"), true),
-                PromptArgument::new("arg2", Some("Second test argument"), true),
-            ]),
+        Prompt::new("test_prompt_with_arguments").with_description("A prompt with two arguments").with_arguments(vec![
+            PromptArgument::new("arg1", Some("First test argument"), true),
+            PromptArgument::new("arg2", Some("Second test argument"), true),
+        ]),
         |args: Map<String, Value>, _ctx: RequestContext| async move {
-            let get = |k: &str| {
-                args.get(k)
-                    .and_then(Value::as_str)
-                    .unwrap_or_default()
-                    .to_owned()
-            };
-            let text = format!(
-                "Prompt with arguments: arg1='{}', arg2='{}'",
-                get("arg1"),
-                get("arg2")
-            );
-            Ok(GetPromptResult {
-                messages: vec![PromptMessage::user_text(text)],
-                ..Default::default()
-            })
+            let get = |k: &str| args.get(k).and_then(Value::as_str).unwrap_or_default().to_owned();
+            let text = format!("Prompt with arguments: arg1='{}', arg2='{}'", get("arg1"), get("arg2"));
+            Ok(GetPromptResult { messages: vec![PromptMessage::user_text(text)], ..Default::default() })
         },
     );
     server.add_prompt(
         Prompt::new("test_prompt_with_embedded_resource")
             .with_description("A prompt that embeds a resource")
-            .with_arguments(vec![PromptArgument::new(
-                "resourceUri",
-                Some("URI of the resource to embed"),
-                true,
-            )]),
+            .with_arguments(vec![PromptArgument::new("resourceUri", Some("URI of the resource to embed"), true)]),
         |args: Map<String, Value>, _ctx: RequestContext| async move {
-            let uri = args
-                .get("resourceUri")
-                .and_then(Value::as_str)
-                .unwrap_or_default();
+            let uri = args.get("resourceUri").and_then(Value::as_str).unwrap_or_default();
             Ok(GetPromptResult {
                 messages: vec![
                     PromptMessage {
@@ -478,10 +382,7 @@ fn register_prompts(server: &Server) {
         |_args: Map<String, Value>, _ctx: RequestContext| async move {
             Ok(GetPromptResult {
                 messages: vec![
-                    PromptMessage {
-                        role: Role::User,
-                        content: Content::image(PNG, "image/png"),
-                    },
+                    PromptMessage { role: Role::User, content: Content::image(PNG, "image/png") },
                     PromptMessage::user_text("Please analyze the image above."),
                 ],
                 ..Default::default()
@@ -489,27 +390,18 @@ fn register_prompts(server: &Server) {
         },
     );
     server.set_argument_candidates(
-        CompletionReference::Prompt {
-            name: "test_prompt_with_arguments".into(),
-        },
+        CompletionReference::Prompt { name: "test_prompt_with_arguments".into() },
         "arg1",
-        ["paris", "park", "party", "pasta", "zebra"]
-            .map(String::from)
-            .to_vec(),
+        ["paris", "park", "party", "pasta", "zebra"].map(String::from).to_vec(),
     );
 }
 
 /// Build the everything server.
 fn build(stateless: bool) -> Result<Server, Box<dyn std::error::Error>> {
     let info = Implementation::new("ferrite-everything", "0.1.0");
-    let builder = Server::builder(info)
-        .instructions("Ferrite's everything server: the MCP conformance fixture surface.");
-    let server = if stateless {
-        builder.stateless()
-    } else {
-        builder.stateful()
-    }
-    .build();
+    let builder =
+        Server::builder(info).instructions("Ferrite's everything server: the MCP conformance fixture surface.");
+    let server = if stateless { builder.stateless() } else { builder.stateful() }.build();
     register_tools(&server)?;
     register_resources(&server)?;
     register_prompts(&server);
@@ -529,10 +421,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         std::process::exit(2);
     }
     let server = build(stateless)?;
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()?;
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
     runtime.block_on(stdio::serve_stdio(&server))?;
     Ok(())
 }

@@ -100,11 +100,7 @@ pub struct ErrorObject {
 impl ErrorObject {
     /// An error with a code and message.
     pub fn new(code: i32, message: impl Into<String>) -> Self {
-        ErrorObject {
-            code,
-            message: message.into(),
-            data: None,
-        }
+        ErrorObject { code, message: message.into(), data: None }
     }
     /// Attach `data`.
     pub fn with_data(mut self, data: Value) -> Self {
@@ -121,10 +117,7 @@ impl ErrorObject {
     }
     /// -32601.
     pub fn method_not_found(method: &str) -> Self {
-        Self::new(
-            code::METHOD_NOT_FOUND,
-            format!("Method not found: {method}"),
-        )
+        Self::new(code::METHOD_NOT_FOUND, format!("Method not found: {method}"))
     }
     /// -32602.
     pub fn invalid_params(message: impl Into<String>) -> Self {
@@ -178,23 +171,12 @@ pub enum Message {
 
 impl Message {
     /// Build a request message.
-    pub fn request(
-        id: impl Into<RequestId>,
-        method: impl Into<String>,
-        params: Option<Value>,
-    ) -> Self {
-        Message::Request(Request {
-            id: id.into(),
-            method: method.into(),
-            params,
-        })
+    pub fn request(id: impl Into<RequestId>, method: impl Into<String>, params: Option<Value>) -> Self {
+        Message::Request(Request { id: id.into(), method: method.into(), params })
     }
     /// Build a notification message.
     pub fn notification(method: impl Into<String>, params: Option<Value>) -> Self {
-        Message::Notification(Notification {
-            method: method.into(),
-            params,
-        })
+        Message::Notification(Notification { method: method.into(), params })
     }
 }
 
@@ -225,18 +207,16 @@ pub fn parse_payload(text: &str) -> Payload {
     if trimmed.starts_with('[') {
         match serde_json::from_str::<Vec<Value>>(trimmed) {
             Ok(items) => Payload::Batch(items.into_iter().map(classify).collect()),
-            Err(e) => Payload::Single(Err(Invalid {
-                id: None,
-                error: ErrorObject::parse_error(format!("Parse error: {e}")),
-            })),
+            Err(e) => {
+                Payload::Single(Err(Invalid { id: None, error: ErrorObject::parse_error(format!("Parse error: {e}")) }))
+            }
         }
     } else {
         match serde_json::from_str::<Value>(trimmed) {
             Ok(v) => Payload::Single(classify(v)),
-            Err(e) => Payload::Single(Err(Invalid {
-                id: None,
-                error: ErrorObject::parse_error(format!("Parse error: {e}")),
-            })),
+            Err(e) => {
+                Payload::Single(Err(Invalid { id: None, error: ErrorObject::parse_error(format!("Parse error: {e}")) }))
+            }
         }
     }
 }
@@ -246,9 +226,7 @@ pub fn classify(value: Value) -> Parsed {
     let Value::Object(mut obj) = value else {
         return Err(Invalid {
             id: None,
-            error: ErrorObject::invalid_request(
-                "Invalid Request: a JSON-RPC message must be an object",
-            ),
+            error: ErrorObject::invalid_request("Invalid Request: a JSON-RPC message must be an object"),
         });
     };
     // Read the id first, so that later errors can carry it.
@@ -260,18 +238,13 @@ pub fn classify(value: Value) -> Parsed {
             None => {
                 return Err(Invalid {
                     id: None,
-                    error: ErrorObject::invalid_request(
-                        "Invalid Request: id must be a string or an integer",
-                    ),
+                    error: ErrorObject::invalid_request("Invalid Request: id must be a string or an integer"),
                 })
             }
         },
     };
     let invalid = |id: Option<RequestId>, msg: &str| {
-        Err(Invalid {
-            id,
-            error: ErrorObject::invalid_request(format!("Invalid Request: {msg}")),
-        })
+        Err(Invalid { id, error: ErrorObject::invalid_request(format!("Invalid Request: {msg}")) })
     };
     match obj.get("jsonrpc") {
         Some(Value::String(s)) if s == "2.0" => {}
@@ -293,22 +266,13 @@ pub fn classify(value: Value) -> Parsed {
         Some(_) => invalid(id, "method must be a string"),
         None => {
             let Some(id) = id else {
-                return invalid(
-                    None,
-                    "a message needs a method, or an id with a result or an error",
-                );
+                return invalid(None, "a message needs a method, or an id with a result or an error");
             };
             if let Some(result) = obj.remove("result") {
-                Ok(Message::Response(Response {
-                    id,
-                    outcome: Ok(result),
-                }))
+                Ok(Message::Response(Response { id, outcome: Ok(result) }))
             } else if let Some(err) = obj.remove("error") {
                 match serde_json::from_value::<ErrorObject>(err) {
-                    Ok(e) => Ok(Message::Response(Response {
-                        id,
-                        outcome: Err(e),
-                    })),
+                    Ok(e) => Ok(Message::Response(Response { id, outcome: Err(e) })),
                     Err(_) => invalid(Some(id), "malformed error object"),
                 }
             } else {
@@ -332,24 +296,15 @@ pub struct OutboundResponse {
 impl OutboundResponse {
     /// A successful response.
     pub fn result(id: RequestId, result: Box<RawValue>) -> Self {
-        OutboundResponse {
-            id: Some(id),
-            outcome: Ok(result),
-        }
+        OutboundResponse { id: Some(id), outcome: Ok(result) }
     }
     /// An error response.
     pub fn error(id: Option<RequestId>, error: ErrorObject) -> Self {
-        OutboundResponse {
-            id,
-            outcome: Err(error),
-        }
+        OutboundResponse { id, outcome: Err(error) }
     }
     /// The result parsed as a JSON value (for tests and in-process callers).
     pub fn result_value(&self) -> Option<Value> {
-        self.outcome
-            .as_ref()
-            .ok()
-            .and_then(|r| serde_json::from_str(r.get()).ok())
+        self.outcome.as_ref().ok().and_then(|r| serde_json::from_str(r.get()).ok())
     }
     /// The error, if this is an error response.
     pub fn error_object(&self) -> Option<&ErrorObject> {
@@ -370,12 +325,7 @@ impl OutboundResponse {
             Ok(r) => (Some(&**r), None),
             Err(e) => (None, Some(e)),
         };
-        let wire = Wire {
-            jsonrpc: "2.0",
-            id: &self.id,
-            result,
-            error,
-        };
+        let wire = Wire { jsonrpc: "2.0", id: &self.id, result, error };
         // Serializing plain structs of strings and raw JSON cannot fail.
         serde_json::to_string(&wire).unwrap_or_default()
     }
@@ -394,12 +344,7 @@ pub fn notification_text(method: &str, params: Option<&Value>) -> String {
         #[serde(skip_serializing_if = "Option::is_none")]
         params: Option<&'a Value>,
     }
-    serde_json::to_string(&Wire {
-        jsonrpc: "2.0",
-        method,
-        params,
-    })
-    .unwrap_or_default()
+    serde_json::to_string(&Wire { jsonrpc: "2.0", method, params }).unwrap_or_default()
 }
 
 /// Serialize a request to wire text.
@@ -412,13 +357,7 @@ pub fn request_text(id: &RequestId, method: &str, params: Option<&Value>) -> Str
         #[serde(skip_serializing_if = "Option::is_none")]
         params: Option<&'a Value>,
     }
-    serde_json::to_string(&Wire {
-        jsonrpc: "2.0",
-        id,
-        method,
-        params,
-    })
-    .unwrap_or_default()
+    serde_json::to_string(&Wire { jsonrpc: "2.0", id, method, params }).unwrap_or_default()
 }
 
 /// Params as an object map; `None` params read as an empty object. Arrays are refused.
@@ -438,20 +377,11 @@ mod tests {
     #[test]
     fn classifies_request_notification_response() {
         let r = classify(json!({"jsonrpc":"2.0","id":1,"method":"ping"})).unwrap();
-        assert!(matches!(
-            r,
-            Message::Request(Request {
-                id: RequestId::Number(1),
-                ..
-            })
-        ));
+        assert!(matches!(r, Message::Request(Request { id: RequestId::Number(1), .. })));
         let n = classify(json!({"jsonrpc":"2.0","method":"notifications/initialized"})).unwrap();
         assert!(matches!(n, Message::Notification(_)));
         let s = classify(json!({"jsonrpc":"2.0","id":"a","result":{}})).unwrap();
-        assert!(matches!(
-            s,
-            Message::Response(Response { outcome: Ok(_), .. })
-        ));
+        assert!(matches!(s, Message::Response(Response { outcome: Ok(_), .. })));
     }
 
     #[test]

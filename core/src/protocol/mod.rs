@@ -4,7 +4,5 @@ pub mod jsonrpc;
 pub mod model;
 pub mod version;
 
-pub use jsonrpc::{
-    code, ErrorObject, Message, Notification, OutboundResponse, Request, RequestId, Response,
-};
+pub use jsonrpc::{code, ErrorObject, Message, Notification, OutboundResponse, Request, RequestId, Response};
 pub use version::ProtocolVersion;

@@ -73,11 +73,7 @@ pub struct Implementation {
 impl Implementation {
     /// An implementation with a name and version.
     pub fn new(name: impl Into<String>, version: impl Into<String>) -> Self {
-        Implementation {
-            name: name.into(),
-            version: version.into(),
-            ..Default::default()
-        }
+        Implementation { name: name.into(), version: version.into(), ..Default::default() }
     }
 }
 
@@ -162,11 +158,7 @@ impl ResourceContents {
         }
     }
     /// Blob contents from already-encoded base64.
-    pub fn blob(
-        uri: impl Into<String>,
-        mime_type: Option<&str>,
-        base64: impl Into<String>,
-    ) -> Self {
+    pub fn blob(uri: impl Into<String>, mime_type: Option<&str>, base64: impl Into<String>) -> Self {
         ResourceContents::Blob {
             uri: uri.into(),
             mime_type: mime_type.map(str::to_owned),
@@ -243,37 +235,19 @@ pub enum Content {
 impl Content {
     /// A text block.
     pub fn text(text: impl Into<String>) -> Self {
-        Content::Text {
-            text: text.into(),
-            annotations: None,
-            meta: None,
-        }
+        Content::Text { text: text.into(), annotations: None, meta: None }
     }
     /// An image block from base64 data.
     pub fn image(base64: impl Into<String>, mime_type: impl Into<String>) -> Self {
-        Content::Image {
-            data: base64.into(),
-            mime_type: mime_type.into(),
-            annotations: None,
-            meta: None,
-        }
+        Content::Image { data: base64.into(), mime_type: mime_type.into(), annotations: None, meta: None }
     }
     /// An audio block from base64 data.
     pub fn audio(base64: impl Into<String>, mime_type: impl Into<String>) -> Self {
-        Content::Audio {
-            data: base64.into(),
-            mime_type: mime_type.into(),
-            annotations: None,
-            meta: None,
-        }
+        Content::Audio { data: base64.into(), mime_type: mime_type.into(), annotations: None, meta: None }
     }
     /// An embedded resource block.
     pub fn resource(contents: ResourceContents) -> Self {
-        Content::Resource {
-            resource: contents,
-            annotations: None,
-            meta: None,
-        }
+        Content::Resource { resource: contents, annotations: None, meta: None }
     }
     /// A resource link block.
     pub fn resource_link(resource: Resource) -> Self {
@@ -420,10 +394,7 @@ pub struct CallToolResult {
 impl CallToolResult {
     /// A successful result with the given content.
     pub fn success(content: Vec<Content>) -> Self {
-        CallToolResult {
-            content,
-            ..Default::default()
-        }
+        CallToolResult { content, ..Default::default() }
     }
     /// A successful result with one text block.
     pub fn text(text: impl Into<String>) -> Self {
@@ -431,20 +402,12 @@ impl CallToolResult {
     }
     /// A failed result (`isError: true`) with one text block.
     pub fn error(text: impl Into<String>) -> Self {
-        CallToolResult {
-            content: vec![Content::text(text)],
-            is_error: Some(true),
-            ..Default::default()
-        }
+        CallToolResult { content: vec![Content::text(text)], is_error: Some(true), ..Default::default() }
     }
     /// A successful result with structured content, also serialized as a text block.
     pub fn structured(value: Value) -> Self {
         let text = value.to_string();
-        CallToolResult {
-            content: vec![Content::text(text)],
-            structured_content: Some(value),
-            ..Default::default()
-        }
+        CallToolResult { content: vec![Content::text(text)], structured_content: Some(value), ..Default::default() }
     }
     /// Whether this result reports a failure.
     pub fn is_error(&self) -> bool {
@@ -494,11 +457,7 @@ pub struct Resource {
 impl Resource {
     /// A resource with a URI and a name.
     pub fn new(uri: impl Into<String>, name: impl Into<String>) -> Self {
-        Resource {
-            uri: uri.into(),
-            name: name.into(),
-            ..Default::default()
-        }
+        Resource { uri: uri.into(), name: name.into(), ..Default::default() }
     }
     /// Set the description.
     pub fn with_description(mut self, d: impl Into<String>) -> Self {
@@ -554,11 +513,7 @@ pub struct ResourceTemplate {
 impl ResourceTemplate {
     /// A template with a URI template and a name.
     pub fn new(uri_template: impl Into<String>, name: impl Into<String>) -> Self {
-        ResourceTemplate {
-            uri_template: uri_template.into(),
-            name: name.into(),
-            ..Default::default()
-        }
+        ResourceTemplate { uri_template: uri_template.into(), name: name.into(), ..Default::default() }
     }
     /// Set the description.
     pub fn with_description(mut self, d: impl Into<String>) -> Self {
@@ -648,10 +603,7 @@ pub struct Prompt {
 impl Prompt {
     /// A prompt with a name.
     pub fn new(name: impl Into<String>) -> Self {
-        Prompt {
-            name: name.into(),
-            ..Default::default()
-        }
+        Prompt { name: name.into(), ..Default::default() }
     }
     /// Set the description.
     pub fn with_description(mut self, d: impl Into<String>) -> Self {
@@ -693,10 +645,7 @@ pub struct PromptMessage {
 impl PromptMessage {
     /// A user message with text.
     pub fn user_text(text: impl Into<String>) -> Self {
-        PromptMessage {
-            role: Role::User,
-            content: Content::text(text),
-        }
+        PromptMessage { role: Role::User, content: Content::text(text) }
     }
 }
 
@@ -771,23 +720,12 @@ impl CompleteResult {
         let total = values.len();
         let has_more = total > 100;
         values.truncate(100);
-        CompleteResult {
-            completion: Completion {
-                values,
-                total: Some(total as u64),
-                has_more: Some(has_more),
-            },
-        }
+        CompleteResult { completion: Completion { values, total: Some(total as u64), has_more: Some(has_more) } }
     }
     /// The candidates that start with `prefix`.
     pub fn prefix_match<S: AsRef<str>>(candidates: &[S], prefix: &str) -> Self {
         Self::from_values(
-            candidates
-                .iter()
-                .map(AsRef::as_ref)
-                .filter(|c| c.starts_with(prefix))
-                .map(str::to_owned)
-                .collect(),
+            candidates.iter().map(AsRef::as_ref).filter(|c| c.starts_with(prefix)).map(str::to_owned).collect(),
         )
     }
 }
@@ -1074,9 +1012,7 @@ impl CreateMessageResult {
     /// The text of the first text block, if any.
     pub fn text(&self) -> Option<&str> {
         let block = match &self.content {
-            Value::Array(a) => a
-                .iter()
-                .find(|b| b.get("type").and_then(Value::as_str) == Some("text"))?,
+            Value::Array(a) => a.iter().find(|b| b.get("type").and_then(Value::as_str) == Some("text"))?,
             v => v,
         };
         block.get("text").and_then(Value::as_str)
@@ -1123,15 +1059,9 @@ mod tests {
 
     #[test]
     fn content_blocks_use_spec_tags() {
-        assert_eq!(
-            serde_json::to_value(Content::text("a")).unwrap(),
-            json!({"type":"text","text":"a"})
-        );
+        assert_eq!(serde_json::to_value(Content::text("a")).unwrap(), json!({"type":"text","text":"a"}));
         let link = Content::resource_link(Resource::new("test://x", "x"));
-        assert_eq!(
-            serde_json::to_value(link).unwrap(),
-            json!({"type":"resource_link","uri":"test://x","name":"x"})
-        );
+        assert_eq!(serde_json::to_value(link).unwrap(), json!({"type":"resource_link","uri":"test://x","name":"x"}));
         let emb = Content::resource(ResourceContents::text("u", Some("text/plain"), "t"));
         assert_eq!(
             serde_json::to_value(emb).unwrap(),
@@ -1141,10 +1071,8 @@ mod tests {
 
     #[test]
     fn client_capability_paths() {
-        let caps: ClientCapabilities = serde_json::from_value(
-            json!({"sampling":{}, "elicitation":{}, "roots":{"listChanged":true}}),
-        )
-        .unwrap();
+        let caps: ClientCapabilities =
+            serde_json::from_value(json!({"sampling":{}, "elicitation":{}, "roots":{"listChanged":true}})).unwrap();
         assert!(caps.supports("sampling"));
         assert!(caps.supports("elicitation"));
         assert!(caps.supports("elicitation.form"));

@@ -102,10 +102,7 @@ impl FromStr for ProtocolVersion {
     type Err = UnsupportedVersion;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        ProtocolVersion::ALL
-            .into_iter()
-            .find(|v| v.as_str() == s)
-            .ok_or_else(|| UnsupportedVersion(s.to_owned()))
+        ProtocolVersion::ALL.into_iter().find(|v| v.as_str() == s).ok_or_else(|| UnsupportedVersion(s.to_owned()))
     }
 }
 
@@ -128,45 +125,24 @@ mod tests {
 
     #[test]
     fn negotiation_echoes_supported_and_counter_offers_latest() {
-        assert_eq!(
-            ProtocolVersion::negotiate("2024-11-05"),
-            ProtocolVersion::V2024_11_05
-        );
-        assert_eq!(
-            ProtocolVersion::negotiate("2025-06-18"),
-            ProtocolVersion::V2025_06_18
-        );
+        assert_eq!(ProtocolVersion::negotiate("2024-11-05"), ProtocolVersion::V2024_11_05);
+        assert_eq!(ProtocolVersion::negotiate("2025-06-18"), ProtocolVersion::V2025_06_18);
         // Unknown strings are never ordered: a "future" date is not echoed.
-        assert_eq!(
-            ProtocolVersion::negotiate("2099-01-01"),
-            ProtocolVersion::V2025_11_25
-        );
-        assert_eq!(
-            ProtocolVersion::negotiate("garbage"),
-            ProtocolVersion::V2025_11_25
-        );
+        assert_eq!(ProtocolVersion::negotiate("2099-01-01"), ProtocolVersion::V2025_11_25);
+        assert_eq!(ProtocolVersion::negotiate("garbage"), ProtocolVersion::V2025_11_25);
         // The stateless revision is not negotiated through initialize.
-        assert_eq!(
-            ProtocolVersion::negotiate("2026-07-28"),
-            ProtocolVersion::V2025_11_25
-        );
+        assert_eq!(ProtocolVersion::negotiate("2026-07-28"), ProtocolVersion::V2025_11_25);
     }
 
     #[test]
     fn only_2025_03_26_allows_batches() {
-        let allowed: Vec<_> = ProtocolVersion::ALL
-            .into_iter()
-            .filter(|v| v.allows_batches())
-            .collect();
+        let allowed: Vec<_> = ProtocolVersion::ALL.into_iter().filter(|v| v.allows_batches()).collect();
         assert_eq!(allowed, vec![ProtocolVersion::V2025_03_26]);
     }
 
     #[test]
     fn parse_rejects_unknown() {
         assert!("2025-13-01".parse::<ProtocolVersion>().is_err());
-        assert_eq!(
-            "2025-03-26".parse::<ProtocolVersion>().unwrap(),
-            ProtocolVersion::V2025_03_26
-        );
+        assert_eq!("2025-03-26".parse::<ProtocolVersion>().unwrap(), ProtocolVersion::V2025_03_26);
     }
 }

@@ -63,19 +63,12 @@ impl ConnectionState {
 
     /// A fresh state with a process-unique id such as `conn-3`.
     pub fn with_generated_id() -> Self {
-        Self::new(format!(
-            "conn-{}",
-            NEXT_CONNECTION.fetch_add(1, Ordering::Relaxed)
-        ))
+        Self::new(format!("conn-{}", NEXT_CONNECTION.fetch_add(1, Ordering::Relaxed)))
     }
 
     /// A state for a request that arrives without a handshake (stateless), at `version` and
     /// with the given client capabilities.
-    pub fn transient(
-        id: impl Into<String>,
-        version: ProtocolVersion,
-        caps: ClientCapabilities,
-    ) -> Self {
+    pub fn transient(id: impl Into<String>, version: ProtocolVersion, caps: ClientCapabilities) -> Self {
         let s = Self::new(id);
         {
             let mut n = lock(&s.negotiated);
@@ -98,8 +91,7 @@ impl ConnectionState {
     /// The revision in effect: the negotiated one, or the latest handshake revision for a
     /// peer that skipped `initialize`.
     pub fn effective_version(&self) -> ProtocolVersion {
-        self.negotiated_version()
-            .unwrap_or(ProtocolVersion::LATEST_HANDSHAKE)
+        self.negotiated_version().unwrap_or(ProtocolVersion::LATEST_HANDSHAKE)
     }
 
     /// The capabilities the client declared (empty when unknown).
@@ -110,9 +102,7 @@ impl ConnectionState {
     /// Whether the client declared a capability (dotted path, see
     /// [`ClientCapabilities::supports`]).
     pub fn client_supports(&self, capability: &str) -> bool {
-        lock(&self.negotiated)
-            .client_capabilities
-            .supports(capability)
+        lock(&self.negotiated).client_capabilities.supports(capability)
     }
 
     /// The client's `clientInfo`, if it sent one.
@@ -222,16 +212,8 @@ mod tests {
     #[test]
     fn second_initialize_is_refused() {
         let c = ConnectionState::new("c");
-        assert!(c.record_initialize(
-            ProtocolVersion::V2025_06_18,
-            ClientCapabilities::default(),
-            None
-        ));
-        assert!(!c.record_initialize(
-            ProtocolVersion::V2024_11_05,
-            ClientCapabilities::default(),
-            None
-        ));
+        assert!(c.record_initialize(ProtocolVersion::V2025_06_18, ClientCapabilities::default(), None));
+        assert!(!c.record_initialize(ProtocolVersion::V2024_11_05, ClientCapabilities::default(), None));
         assert_eq!(c.negotiated_version(), Some(ProtocolVersion::V2025_06_18));
     }
 

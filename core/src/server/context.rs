@@ -14,8 +14,7 @@ use super::connection::ConnectionState;
 use super::handler::BoxFuture;
 use crate::protocol::jsonrpc::notification_text;
 use crate::protocol::model::{
-    ClientCapabilities, CreateMessageParams, CreateMessageResult, ElicitResult, ListRootsResult,
-    LoggingLevel,
+    ClientCapabilities, CreateMessageParams, CreateMessageResult, ElicitResult, ListRootsResult, LoggingLevel,
 };
 use crate::protocol::{ErrorObject, ProtocolVersion, RequestId, Response};
 
@@ -50,11 +49,7 @@ pub trait Peer: Send + Sync + 'static {
     fn send(&self, frame: String);
 
     /// Send a request to the client and wait for its answer.
-    fn request(
-        &self,
-        method: &str,
-        params: Option<Value>,
-    ) -> BoxFuture<'static, Result<Value, PeerError>> {
+    fn request(&self, method: &str, params: Option<Value>) -> BoxFuture<'static, Result<Value, PeerError>> {
         let _ = (method, params);
         Box::pin(async { Err(PeerError::NoChannel) })
     }
@@ -173,9 +168,7 @@ impl RequestContext {
 
     /// Send a notification related to this request, written before the request's response.
     pub fn notify(&self, method: &str, params: Option<Value>) {
-        self.inner
-            .peer
-            .send(notification_text(method, params.as_ref()));
+        self.inner.peer.send(notification_text(method, params.as_ref()));
     }
 
     /// Emit `notifications/message`, unless the server has no logging capability or the
@@ -211,12 +204,7 @@ impl RequestContext {
 
     /// Emit `notifications/progress`. A no-op (returning false) when the request carried no
     /// progress token. `message` is sent only from 2025-03-26 on.
-    pub fn report_progress(
-        &self,
-        progress: f64,
-        total: Option<f64>,
-        message: Option<&str>,
-    ) -> bool {
+    pub fn report_progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) -> bool {
         let Some(token) = &self.inner.progress_token else {
             return false;
         };
@@ -240,20 +228,13 @@ impl RequestContext {
         let Some(token) = &self.inner.progress_token else {
             return false;
         };
-        self.notify(
-            "notifications/progress",
-            Some(json!({"progressToken": token, "progress": done, "total": total})),
-        );
+        self.notify("notifications/progress", Some(json!({"progressToken": token, "progress": done, "total": total})));
         true
     }
 
     /// Send a request to the client and wait for its result. Fails on a stateless server,
     /// on a transport without a channel back, or when the client answers with an error.
-    pub async fn send_request(
-        &self,
-        method: &str,
-        params: Option<Value>,
-    ) -> Result<Value, PeerError> {
+    pub async fn send_request(&self, method: &str, params: Option<Value>) -> Result<Value, PeerError> {
         if self.inner.stateless {
             return Err(PeerError::Stateless);
         }
@@ -274,45 +255,27 @@ impl RequestContext {
     }
 
     /// `sampling/createMessage`: ask the client's LLM. Needs the client's `sampling`.
-    pub async fn sample(
-        &self,
-        params: CreateMessageParams,
-    ) -> Result<CreateMessageResult, PeerError> {
+    pub async fn sample(&self, params: CreateMessageParams) -> Result<CreateMessageResult, PeerError> {
         self.require("sampling")?;
         if params.tools.is_some() {
             self.require("sampling.tools")?;
         }
-        let params =
-            serde_json::to_value(params).map_err(|e| PeerError::Malformed(e.to_string()))?;
-        let v = self
-            .send_request("sampling/createMessage", Some(params))
-            .await?;
+        let params = serde_json::to_value(params).map_err(|e| PeerError::Malformed(e.to_string()))?;
+        let v = self.send_request("sampling/createMessage", Some(params)).await?;
         serde_json::from_value(v).map_err(|e| PeerError::Malformed(e.to_string()))
     }
 
     /// `elicitation/create` in form mode. Needs the client's `elicitation` (form).
-    pub async fn elicit(
-        &self,
-        message: &str,
-        requested_schema: Value,
-    ) -> Result<ElicitResult, PeerError> {
+    pub async fn elicit(&self, message: &str, requested_schema: Value) -> Result<ElicitResult, PeerError> {
         self.require("elicitation")?;
         let v = self
-            .send_request(
-                "elicitation/create",
-                Some(json!({"message": message, "requestedSchema": requested_schema})),
-            )
+            .send_request("elicitation/create", Some(json!({"message": message, "requestedSchema": requested_schema})))
             .await?;
         serde_json::from_value(v).map_err(|e| PeerError::Malformed(e.to_string()))
     }
 
     /// `elicitation/create` in URL mode (2025-11-25). Needs the client's `elicitation.url`.
-    pub async fn elicit_url(
-        &self,
-        message: &str,
-        url: &str,
-        elicitation_id: &str,
-    ) -> Result<ElicitResult, PeerError> {
+    pub async fn elicit_url(&self, message: &str, url: &str, elicitation_id: &str) -> Result<ElicitResult, PeerError> {
         self.require("elicitation.url")?;
         let v = self
             .send_request(

@@ -21,9 +21,8 @@ use super::pagination;
 use super::{read, ConnectionState, Peer, RequestContext, Server};
 use crate::protocol::jsonrpc::{parse_payload, Invalid, Payload};
 use crate::protocol::model::{
-    CallToolResult, ClientCapabilities, CompleteRequest, CompleteResult, CompletionReference,
-    ForVersion as _, Implementation, InitializeResult, LoggingLevel, Prompt, Resource,
-    ResourceTemplate, Tool,
+    CallToolResult, ClientCapabilities, CompleteRequest, CompleteResult, CompletionReference, ForVersion as _,
+    Implementation, InitializeResult, LoggingLevel, Prompt, Resource, ResourceTemplate, Tool,
 };
 use crate::protocol::{
     code, ErrorObject, Message, Notification, OutboundResponse, ProtocolVersion, Request, RequestId,
@@ -55,25 +54,15 @@ fn params_map(params: Option<Value>, method: &str) -> Result<Map<String, Value>,
     match params {
         None | Some(Value::Null) => Ok(Map::new()),
         Some(Value::Object(m)) => Ok(m),
-        Some(_) => Err(ErrorObject::invalid_params(format!(
-            "{method}: params must be an object"
-        ))),
+        Some(_) => Err(ErrorObject::invalid_params(format!("{method}: params must be an object"))),
     }
 }
 
-fn required_str(
-    m: &mut Map<String, Value>,
-    key: &str,
-    method: &str,
-) -> Result<String, ErrorObject> {
+fn required_str(m: &mut Map<String, Value>, key: &str, method: &str) -> Result<String, ErrorObject> {
     match m.remove(key) {
         Some(Value::String(s)) => Ok(s),
-        Some(_) => Err(ErrorObject::invalid_params(format!(
-            "{method}: {key} must be a string"
-        ))),
-        None => Err(ErrorObject::invalid_params(format!(
-            "{method}: missing required parameter {key}"
-        ))),
+        Some(_) => Err(ErrorObject::invalid_params(format!("{method}: {key} must be a string"))),
+        None => Err(ErrorObject::invalid_params(format!("{method}: missing required parameter {key}"))),
     }
 }
 
@@ -109,11 +98,7 @@ impl<T: Serialize> Serialize for ListItems<'_, T> {
 }
 
 fn resource_not_found(uri: &str, version: ProtocolVersion) -> ErrorObject {
-    let c = if version.is_handshake() {
-        code::RESOURCE_NOT_FOUND
-    } else {
-        code::INVALID_PARAMS
-    };
+    let c = if version.is_handshake() { code::RESOURCE_NOT_FOUND } else { code::INVALID_PARAMS };
     ErrorObject::new(c, format!("Resource not found: {uri}")).with_data(json!({ "uri": uri }))
 }
 
@@ -124,18 +109,11 @@ impl Server {
     pub async fn handle_raw(&self, text: &str) -> String {
         let conn = self.inner.in_process.clone();
         let peer: Arc<dyn Peer> = Arc::new(NullPeer);
-        self.handle_raw_on(text, &conn, &peer)
-            .await
-            .unwrap_or_default()
+        self.handle_raw_on(text, &conn, &peer).await.unwrap_or_default()
     }
 
     /// Handle raw wire text against a given connection and peer.
-    pub async fn handle_raw_on(
-        &self,
-        text: &str,
-        conn: &Arc<ConnectionState>,
-        peer: &Arc<dyn Peer>,
-    ) -> Option<String> {
+    pub async fn handle_raw_on(&self, text: &str, conn: &Arc<ConnectionState>, peer: &Arc<dyn Peer>) -> Option<String> {
         self.handle_payload(parse_payload(text), conn, peer).await
     }
 
@@ -147,13 +125,8 @@ impl Server {
         peer: &Arc<dyn Peer>,
     ) -> Option<String> {
         match payload {
-            Payload::Single(Ok(msg)) => self
-                .handle(msg, conn, peer)
-                .await
-                .map(|r| r.to_json_string()),
-            Payload::Single(Err(Invalid { id, error })) => {
-                Some(OutboundResponse::error(id, error).to_json_string())
-            }
+            Payload::Single(Ok(msg)) => self.handle(msg, conn, peer).await.map(|r| r.to_json_string()),
+            Payload::Single(Err(Invalid { id, error })) => Some(OutboundResponse::error(id, error).to_json_string()),
             Payload::Batch(items) => self.handle_batch(items, conn, peer).await,
         }
     }
@@ -166,11 +139,8 @@ impl Server {
     ) -> Option<String> {
         if items.is_empty() {
             return Some(
-                OutboundResponse::error(
-                    None,
-                    ErrorObject::invalid_request("Invalid Request: empty batch"),
-                )
-                .to_json_string(),
+                OutboundResponse::error(None, ErrorObject::invalid_request("Invalid Request: empty batch"))
+                    .to_json_string(),
             );
         }
         match conn.negotiated_version() {
@@ -185,24 +155,16 @@ impl Server {
         }
         let futures = items.into_iter().map(|item| async move {
             match item {
-                Ok(Message::Request(r)) if r.method == "initialize" => {
-                    Some(OutboundResponse::error(
-                        Some(r.id),
-                        ErrorObject::invalid_request(
-                            "Invalid Request: initialize must not be part of a batch",
-                        ),
-                    ))
-                }
+                Ok(Message::Request(r)) if r.method == "initialize" => Some(OutboundResponse::error(
+                    Some(r.id),
+                    ErrorObject::invalid_request("Invalid Request: initialize must not be part of a batch"),
+                )),
                 Ok(m) => self.handle(m, conn, peer).await,
                 Err(Invalid { id, error }) => Some(OutboundResponse::error(id, error)),
             }
         });
-        let responses: Vec<String> = futures::future::join_all(futures)
-            .await
-            .into_iter()
-            .flatten()
-            .map(|r| r.to_json_string())
-            .collect();
+        let responses: Vec<String> =
+            futures::future::join_all(futures).await.into_iter().flatten().map(|r| r.to_json_string()).collect();
         if responses.is_empty() {
             None
         } else {
@@ -239,18 +201,10 @@ impl Server {
     ) -> Option<OutboundResponse> {
         let Request { id, method, params } = req;
         match method.as_str() {
-            "ping" => {
-                return Some(OutboundResponse {
-                    id: Some(id),
-                    outcome: empty_result(),
-                })
-            }
+            "ping" => return Some(OutboundResponse { id: Some(id), outcome: empty_result() }),
             "initialize" => {
                 let outcome = self.initialize(params, conn);
-                return Some(OutboundResponse {
-                    id: Some(id),
-                    outcome,
-                });
+                return Some(OutboundResponse { id: Some(id), outcome });
             }
             _ => {}
         }
@@ -269,11 +223,8 @@ impl Server {
             Some(Value::Object(m)) => m.get("_meta").and_then(Value::as_object).cloned(),
             _ => None,
         };
-        let progress_token = meta
-            .as_ref()
-            .and_then(|m| m.get("progressToken"))
-            .filter(|t| t.is_string() || t.is_number())
-            .cloned();
+        let progress_token =
+            meta.as_ref().and_then(|m| m.get("progressToken")).filter(|t| t.is_string() || t.is_number()).cloned();
         let ctx = RequestContext {
             inner: Arc::new(ContextInner {
                 request_id: id.clone(),
@@ -287,40 +238,27 @@ impl Server {
                 stateless: self.is_stateless(),
             }),
         };
-        let outcome = match AssertUnwindSafe(self.route(&method, params, ctx))
-            .catch_unwind()
-            .await
-        {
+        let outcome = match AssertUnwindSafe(self.route(&method, params, ctx)).catch_unwind().await {
             Ok(o) => o,
-            Err(p) => Err(ErrorObject::internal(format!(
-                "handler for {method} panicked: {}",
-                panic_message(&*p)
-            ))),
+            Err(p) => Err(ErrorObject::internal(format!("handler for {method} panicked: {}", panic_message(&*p)))),
         };
         conn.end_request(&id);
         if cancel.is_cancelled() {
             // The client cancelled: the spec says not to answer.
             return None;
         }
-        Some(OutboundResponse {
-            id: Some(id),
-            outcome,
-        })
+        Some(OutboundResponse { id: Some(id), outcome })
     }
 
     fn handle_notification(&self, n: Notification, conn: &Arc<ConnectionState>) {
         match n.method.as_str() {
             "notifications/initialized" => conn.mark_initialized(),
             "notifications/cancelled" => {
-                let id = n
-                    .params
-                    .as_ref()
-                    .and_then(|p| p.get("requestId"))
-                    .and_then(|v| match v {
-                        Value::String(s) => Some(RequestId::String(s.clone())),
-                        Value::Number(x) => x.as_i64().map(RequestId::Number),
-                        _ => None,
-                    });
+                let id = n.params.as_ref().and_then(|p| p.get("requestId")).and_then(|v| match v {
+                    Value::String(s) => Some(RequestId::String(s.clone())),
+                    Value::Number(x) => x.as_i64().map(RequestId::Number),
+                    _ => None,
+                });
                 if let Some(id) = id {
                     conn.cancel_request(&id);
                 }
@@ -344,15 +282,15 @@ impl Server {
         let requested = required_str(&mut p, "protocolVersion", "initialize")?;
         let caps: ClientCapabilities = match p.remove("capabilities") {
             None | Some(Value::Null) => ClientCapabilities::default(),
-            Some(v) => serde_json::from_value(v).map_err(|e| {
-                ErrorObject::invalid_params(format!("initialize: invalid capabilities: {e}"))
-            })?,
+            Some(v) => serde_json::from_value(v)
+                .map_err(|e| ErrorObject::invalid_params(format!("initialize: invalid capabilities: {e}")))?,
         };
         let info: Option<Implementation> = match p.remove("clientInfo") {
             None | Some(Value::Null) => None,
-            Some(v) => Some(serde_json::from_value(v).map_err(|e| {
-                ErrorObject::invalid_params(format!("initialize: invalid clientInfo: {e}"))
-            })?),
+            Some(v) => Some(
+                serde_json::from_value(v)
+                    .map_err(|e| ErrorObject::invalid_params(format!("initialize: invalid clientInfo: {e}")))?,
+            ),
         };
         let version = ProtocolVersion::negotiate(&requested);
         if !conn.record_initialize(version, caps, info) {
@@ -365,10 +303,7 @@ impl Server {
 
     /// The `initialize` result this server sends at `version` (nothing newer than `version`
     /// on the wire).
-    pub fn initialize_result(
-        &self,
-        version: ProtocolVersion,
-    ) -> Result<InitializeResult, ErrorObject> {
+    pub fn initialize_result(&self, version: ProtocolVersion) -> Result<InitializeResult, ErrorObject> {
         Ok(InitializeResult {
             protocol_version: version,
             capabilities: self.capabilities().for_version(version),
@@ -378,8 +313,7 @@ impl Server {
     }
 
     fn has_tools(&self) -> bool {
-        !read(&self.inner.registry).tools.is_empty()
-            || self.inner.flags.tools_list_changed.load(Ordering::Relaxed)
+        !read(&self.inner.registry).tools.is_empty() || self.inner.flags.tools_list_changed.load(Ordering::Relaxed)
     }
 
     fn has_resources(&self) -> bool {
@@ -392,12 +326,7 @@ impl Server {
     }
 
     fn has_prompts(&self) -> bool {
-        !read(&self.inner.registry).prompts.is_empty()
-            || self
-                .inner
-                .flags
-                .prompts_list_changed
-                .load(Ordering::Relaxed)
+        !read(&self.inner.registry).prompts.is_empty() || self.inner.flags.prompts_list_changed.load(Ordering::Relaxed)
     }
 
     async fn route(&self, method: &str, params: Option<Value>, ctx: RequestContext) -> Outcome {
@@ -414,19 +343,10 @@ impl Server {
             "tools/list" => {
                 gate(self.has_tools())?;
                 let p = params_map(params, method)?;
-                let tools: Vec<Tool> = read(&self.inner.registry)
-                    .tools
-                    .values()
-                    .map(|e| e.tool.for_version(version))
-                    .collect();
+                let tools: Vec<Tool> =
+                    read(&self.inner.registry).tools.values().map(|e| e.tool.for_version(version)).collect();
                 let (items, next_cursor) = pagination::page(&tools, cursor_of(&p)?, page_size)?;
-                to_raw(&ListPage {
-                    items: ListItems {
-                        key: "tools",
-                        items,
-                    },
-                    next_cursor,
-                })
+                to_raw(&ListPage { items: ListItems { key: "tools", items }, next_cursor })
             }
             "tools/call" => {
                 gate(self.has_tools())?;
@@ -435,36 +355,18 @@ impl Server {
             "resources/list" => {
                 gate(self.has_resources())?;
                 let p = params_map(params, method)?;
-                let list: Vec<Resource> = read(&self.inner.registry)
-                    .resources
-                    .values()
-                    .map(|e| e.resource.for_version(version))
-                    .collect();
+                let list: Vec<Resource> =
+                    read(&self.inner.registry).resources.values().map(|e| e.resource.for_version(version)).collect();
                 let (items, next_cursor) = pagination::page(&list, cursor_of(&p)?, page_size)?;
-                to_raw(&ListPage {
-                    items: ListItems {
-                        key: "resources",
-                        items,
-                    },
-                    next_cursor,
-                })
+                to_raw(&ListPage { items: ListItems { key: "resources", items }, next_cursor })
             }
             "resources/templates/list" => {
                 gate(self.has_resources())?;
                 let p = params_map(params, method)?;
-                let list: Vec<ResourceTemplate> = read(&self.inner.registry)
-                    .templates
-                    .iter()
-                    .map(|e| e.template.for_version(version))
-                    .collect();
+                let list: Vec<ResourceTemplate> =
+                    read(&self.inner.registry).templates.iter().map(|e| e.template.for_version(version)).collect();
                 let (items, next_cursor) = pagination::page(&list, cursor_of(&p)?, page_size)?;
-                to_raw(&ListPage {
-                    items: ListItems {
-                        key: "resourceTemplates",
-                        items,
-                    },
-                    next_cursor,
-                })
+                to_raw(&ListPage { items: ListItems { key: "resourceTemplates", items }, next_cursor })
             }
             "resources/read" => {
                 gate(self.has_resources())?;
@@ -486,19 +388,10 @@ impl Server {
             "prompts/list" => {
                 gate(self.has_prompts())?;
                 let p = params_map(params, method)?;
-                let list: Vec<Prompt> = read(&self.inner.registry)
-                    .prompts
-                    .values()
-                    .map(|e| e.prompt.for_version(version))
-                    .collect();
+                let list: Vec<Prompt> =
+                    read(&self.inner.registry).prompts.values().map(|e| e.prompt.for_version(version)).collect();
                 let (items, next_cursor) = pagination::page(&list, cursor_of(&p)?, page_size)?;
-                to_raw(&ListPage {
-                    items: ListItems {
-                        key: "prompts",
-                        items,
-                    },
-                    next_cursor,
-                })
+                to_raw(&ListPage { items: ListItems { key: "prompts", items }, next_cursor })
             }
             "prompts/get" => {
                 gate(self.has_prompts())?;
@@ -518,11 +411,8 @@ impl Server {
                 }
                 let mut p = params_map(params, method)?;
                 let level = required_str(&mut p, "level", method)?;
-                let level = LoggingLevel::parse(&level).ok_or_else(|| {
-                    ErrorObject::invalid_params(format!(
-                        "logging/setLevel: unknown level {level:?}"
-                    ))
-                })?;
+                let level = LoggingLevel::parse(&level)
+                    .ok_or_else(|| ErrorObject::invalid_params(format!("logging/setLevel: unknown level {level:?}")))?;
                 ctx.connection().set_log_level(level);
                 empty_result()
             }
@@ -536,15 +426,10 @@ impl Server {
         let arguments = match p.remove("arguments") {
             None | Some(Value::Null) => Value::Object(Map::new()),
             Some(v @ Value::Object(_)) => v,
-            Some(_) => {
-                return Err(ErrorObject::invalid_params(
-                    "tools/call: arguments must be an object",
-                ))
-            }
+            Some(_) => return Err(ErrorObject::invalid_params("tools/call: arguments must be an object")),
         };
         let entry = read(&self.inner.registry).tools.get(&name).cloned();
-        let entry =
-            entry.ok_or_else(|| ErrorObject::invalid_params(format!("Unknown tool: {name}")))?;
+        let entry = entry.ok_or_else(|| ErrorObject::invalid_params(format!("Unknown tool: {name}")))?;
         if let Some(required) = &entry.required_caps {
             if !ctx.client_capabilities().covers(required) {
                 let data = json!({ "requiredCapabilities": required });
@@ -556,23 +441,13 @@ impl Server {
             }
         }
         let version = ctx.protocol_version();
-        if !self
-            .inner
-            .flags
-            .skip_input_validation
-            .load(Ordering::Relaxed)
-        {
+        if !self.inner.flags.skip_input_validation.load(Ordering::Relaxed) {
             if let Err(violations) = entry.input.check(&arguments) {
-                let r = CallToolResult::error(format!(
-                    "Invalid arguments for tool {name}: {violations}"
-                ));
+                let r = CallToolResult::error(format!("Invalid arguments for tool {name}: {violations}"));
                 return to_raw(&r);
             }
         }
-        let mut result = match AssertUnwindSafe(entry.handler.call(arguments, ctx))
-            .catch_unwind()
-            .await
-        {
+        let mut result = match AssertUnwindSafe(entry.handler.call(arguments, ctx)).catch_unwind().await {
             Ok(Ok(r)) => r,
             Ok(Err(HandlerError::Failed(m))) => CallToolResult::error(m),
             Ok(Err(HandlerError::Rpc(e))) => return Err(e),
@@ -586,7 +461,9 @@ impl Server {
                     ))
                 })?;
                 schema.check(sc).map_err(|v| {
-                    ErrorObject::internal(format!("tool {name} returned structuredContent that violates its outputSchema: {v}"))
+                    ErrorObject::internal(format!(
+                        "tool {name} returned structuredContent that violates its outputSchema: {v}"
+                    ))
                 })?;
             }
         }
@@ -601,11 +478,9 @@ impl Server {
             let reg = read(&self.inner.registry);
             match reg.resources.get(&uri) {
                 Some(e) => Some((e.handler.clone(), Default::default())),
-                None => reg.templates.iter().find_map(|t| {
-                    t.parsed
-                        .match_uri(&uri)
-                        .map(|vars| (t.handler.clone(), vars))
-                }),
+                None => {
+                    reg.templates.iter().find_map(|t| t.parsed.match_uri(&uri).map(|vars| (t.handler.clone(), vars)))
+                }
             }
         };
         let version = ctx.protocol_version();
@@ -625,20 +500,13 @@ impl Server {
         let arguments = match p.remove("arguments") {
             None | Some(Value::Null) => Map::new(),
             Some(Value::Object(m)) => m,
-            Some(_) => {
-                return Err(ErrorObject::invalid_params(
-                    "prompts/get: arguments must be an object",
-                ))
-            }
+            Some(_) => return Err(ErrorObject::invalid_params("prompts/get: arguments must be an object")),
         };
         if let Some((k, _)) = arguments.iter().find(|(_, v)| !v.is_string()) {
-            return Err(ErrorObject::invalid_params(format!(
-                "prompts/get: argument {k} must be a string"
-            )));
+            return Err(ErrorObject::invalid_params(format!("prompts/get: argument {k} must be a string")));
         }
         let entry = read(&self.inner.registry).prompts.get(&name).cloned();
-        let entry =
-            entry.ok_or_else(|| ErrorObject::invalid_params(format!("Unknown prompt: {name}")))?;
+        let entry = entry.ok_or_else(|| ErrorObject::invalid_params(format!("Unknown prompt: {name}")))?;
         for arg in entry.prompt.arguments.iter().flatten() {
             if arg.required == Some(true) && !arguments.contains_key(&arg.name) {
                 return Err(ErrorObject::invalid_params(format!(
@@ -656,21 +524,13 @@ impl Server {
 
     async fn complete(&self, params: Option<Value>, ctx: RequestContext) -> Outcome {
         let mut p = params_map(params, "completion/complete")?;
-        let reference: CompletionReference = p
-            .remove("ref")
-            .and_then(|r| serde_json::from_value(r).ok())
-            .ok_or_else(|| {
-                ErrorObject::invalid_params(
-                    "completion/complete: ref must be a ref/prompt or ref/resource",
-                )
+        let reference: CompletionReference =
+            p.remove("ref").and_then(|r| serde_json::from_value(r).ok()).ok_or_else(|| {
+                ErrorObject::invalid_params("completion/complete: ref must be a ref/prompt or ref/resource")
             })?;
         let mut argument = match p.remove("argument") {
             Some(Value::Object(m)) => m,
-            _ => {
-                return Err(ErrorObject::invalid_params(
-                    "completion/complete: argument must be an object",
-                ))
-            }
+            _ => return Err(ErrorObject::invalid_params("completion/complete: argument must be an object")),
         };
         let argument_name = required_str(&mut argument, "name", "completion/complete argument")?;
         let argument_value = required_str(&mut argument, "value", "completion/complete argument")?;
@@ -678,42 +538,26 @@ impl Server {
             .remove("context")
             .and_then(|c| c.get("arguments").and_then(Value::as_object).cloned())
             .unwrap_or_default();
-        let request = CompleteRequest {
-            reference,
-            argument_name,
-            argument_value,
-            context_arguments,
-        };
+        let request = CompleteRequest { reference, argument_name, argument_value, context_arguments };
         let (global, specific) = {
             let reg = read(&self.inner.registry);
             (
                 reg.completion_handler.clone(),
-                reg.completers
-                    .get(&(request.reference.clone(), request.argument_name.clone()))
-                    .cloned(),
+                reg.completers.get(&(request.reference.clone(), request.argument_name.clone())).cloned(),
             )
         };
         let mut result = CompleteResult::default();
         if let Some(g) = global {
-            result = g
-                .complete(request.clone(), ctx.clone())
-                .await
-                .map_err(handler_error_to_rpc)?;
+            result = g.complete(request.clone(), ctx.clone()).await.map_err(handler_error_to_rpc)?;
         }
         if result.completion.values.is_empty() {
             if let Some(s) = specific {
-                result = s
-                    .complete(request, ctx)
-                    .await
-                    .map_err(handler_error_to_rpc)?;
+                result = s.complete(request, ctx).await.map_err(handler_error_to_rpc)?;
             }
         }
         let c = &mut result.completion;
         if c.values.len() > 100 {
-            let total = c
-                .total
-                .unwrap_or(c.values.len() as u64)
-                .max(c.values.len() as u64);
+            let total = c.total.unwrap_or(c.values.len() as u64).max(c.values.len() as u64);
             c.values.truncate(100);
             c.total = Some(total);
             c.has_more = Some(true);

@@ -12,9 +12,7 @@ use std::pin::Pin;
 use serde_json::{Map, Value};
 
 use super::context::RequestContext;
-use crate::protocol::model::{
-    CallToolResult, CompleteRequest, CompleteResult, GetPromptResult, ReadResourceResult,
-};
+use crate::protocol::model::{CallToolResult, CompleteRequest, CompleteResult, GetPromptResult, ReadResourceResult};
 use crate::protocol::ErrorObject;
 
 /// A boxed, sendable future.
@@ -72,11 +70,7 @@ pub type HandlerResult<T> = Result<T, HandlerError>;
 /// Handles `tools/call` for one tool. `arguments` is always a JSON object.
 pub trait ToolHandler: Send + Sync + 'static {
     /// Run the tool.
-    fn call(
-        &self,
-        arguments: Value,
-        ctx: RequestContext,
-    ) -> BoxFuture<'static, HandlerResult<CallToolResult>>;
+    fn call(&self, arguments: Value, ctx: RequestContext) -> BoxFuture<'static, HandlerResult<CallToolResult>>;
 }
 
 impl<F, Fut> ToolHandler for F
@@ -84,11 +78,7 @@ where
     F: Fn(Value, RequestContext) -> Fut + Send + Sync + 'static,
     Fut: Future<Output = HandlerResult<CallToolResult>> + Send + 'static,
 {
-    fn call(
-        &self,
-        arguments: Value,
-        ctx: RequestContext,
-    ) -> BoxFuture<'static, HandlerResult<CallToolResult>> {
+    fn call(&self, arguments: Value, ctx: RequestContext) -> BoxFuture<'static, HandlerResult<CallToolResult>> {
         Box::pin(self(arguments, ctx))
     }
 }

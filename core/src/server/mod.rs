@@ -23,16 +23,16 @@ use serde_json::{json, Value};
 pub use connection::ConnectionState;
 pub use context::{NullPeer, Peer, PeerError, RequestContext};
 pub use handler::{
-    BoxFuture, CompletionHandler, HandlerError, HandlerResult, NotificationObserver, PromptHandler,
-    ResourceHandler, TemplateVariables, ToolHandler,
+    BoxFuture, CompletionHandler, HandlerError, HandlerResult, NotificationObserver, PromptHandler, ResourceHandler,
+    TemplateVariables, ToolHandler,
 };
 use registry::{PromptEntry, Registry, ResourceEntry, TemplateEntry, ToolEntry};
 
 use crate::protocol::jsonrpc::notification_text;
 use crate::protocol::model::{
-    ClientCapabilities, CompleteRequest, CompleteResult, CompletionReference, Implementation,
-    ListChangedCapability, Prompt, ReadResourceResult, Resource, ResourceContents,
-    ResourceTemplate, ResourcesCapability, ServerCapabilities, Tool,
+    ClientCapabilities, CompleteRequest, CompleteResult, CompletionReference, Implementation, ListChangedCapability,
+    Prompt, ReadResourceResult, Resource, ResourceContents, ResourceTemplate, ResourcesCapability, ServerCapabilities,
+    Tool,
 };
 
 /// Where per-peer state lives (see `shared/design/modes.md`).
@@ -113,10 +113,7 @@ pub struct Server {
 
 impl std::fmt::Debug for Server {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Server")
-            .field("info", &self.inner.info)
-            .field("mode", &self.inner.mode)
-            .finish_non_exhaustive()
+        f.debug_struct("Server").field("info", &self.inner.info).field("mode", &self.inner.mode).finish_non_exhaustive()
     }
 }
 
@@ -178,11 +175,7 @@ fn write<T>(l: &RwLock<T>) -> RwLockWriteGuard<'_, T> {
 impl Server {
     /// Start building a server with this identity.
     pub fn builder(info: Implementation) -> ServerBuilder {
-        ServerBuilder {
-            info,
-            instructions: None,
-            mode: ServerMode::Stateless,
-        }
+        ServerBuilder { info, instructions: None, mode: ServerMode::Stateless }
     }
 
     /// A stateless server named `name` at `version`.
@@ -229,25 +222,16 @@ impl Server {
     }
 
     /// As [`Server::add_tool`], with a shared handler.
-    pub fn add_tool_arc(
-        &self,
-        tool: Tool,
-        handler: Arc<dyn ToolHandler>,
-    ) -> Result<(), ConfigError> {
+    pub fn add_tool_arc(&self, tool: Tool, handler: Arc<dyn ToolHandler>) -> Result<(), ConfigError> {
         let entry = ToolEntry::new(tool, handler)?;
-        write(&self.inner.registry)
-            .tools
-            .insert(entry.tool.name.clone(), Arc::new(entry));
+        write(&self.inner.registry).tools.insert(entry.tool.name.clone(), Arc::new(entry));
         Ok(())
     }
 
     /// Register a tool with a plain synchronous handler that ignores the request context.
     pub fn add_tool_fn<F>(&self, tool: Tool, f: F) -> Result<(), ConfigError>
     where
-        F: Fn(Value) -> HandlerResult<crate::protocol::model::CallToolResult>
-            + Send
-            + Sync
-            + 'static,
+        F: Fn(Value) -> HandlerResult<crate::protocol::model::CallToolResult> + Send + Sync + 'static,
     {
         let f = Arc::new(f);
         self.add_tool(tool, move |args: Value, _ctx: RequestContext| {
@@ -258,19 +242,12 @@ impl Server {
 
     /// Remove a tool; whether it existed.
     pub fn remove_tool(&self, name: &str) -> bool {
-        write(&self.inner.registry)
-            .tools
-            .shift_remove(name)
-            .is_some()
+        write(&self.inner.registry).tools.shift_remove(name).is_some()
     }
 
     /// The registered tools, in registration order.
     pub fn tools(&self) -> Vec<Tool> {
-        read(&self.inner.registry)
-            .tools
-            .values()
-            .map(|e| e.tool.clone())
-            .collect()
+        read(&self.inner.registry).tools.values().map(|e| e.tool.clone()).collect()
     }
 
     /// Declare the client capabilities a tool needs; calls from clients that did not declare
@@ -281,10 +258,7 @@ impl Server {
         caps: ClientCapabilities,
     ) -> Result<(), ConfigError> {
         let mut reg = write(&self.inner.registry);
-        let entry = reg
-            .tools
-            .get_mut(name)
-            .ok_or_else(|| ConfigError::UnknownTool(name.to_owned()))?;
+        let entry = reg.tools.get_mut(name).ok_or_else(|| ConfigError::UnknownTool(name.to_owned()))?;
         let mut updated = (**entry).clone();
         updated.required_caps = Some(caps);
         *entry = Arc::new(updated);
@@ -293,36 +267,24 @@ impl Server {
 
     /// The effective input schema of a tool, if registered.
     pub fn tool_input_schema(&self, name: &str) -> Option<Value> {
-        read(&self.inner.registry)
-            .tools
-            .get(name)
-            .map(|e| e.tool.input_schema.clone())
+        read(&self.inner.registry).tools.get(name).map(|e| e.tool.input_schema.clone())
     }
 
     /// Stop validating tool arguments against input schemas (on by default, as the spec
     /// requires servers to validate tool inputs).
     pub fn disable_input_validation(&self) {
-        self.inner
-            .flags
-            .skip_input_validation
-            .store(true, Ordering::Relaxed);
+        self.inner.flags.skip_input_validation.store(true, Ordering::Relaxed);
     }
 
     /// Validate tool arguments against input schemas (the default).
     pub fn enable_input_validation(&self) {
-        self.inner
-            .flags
-            .skip_input_validation
-            .store(false, Ordering::Relaxed);
+        self.inner.flags.skip_input_validation.store(false, Ordering::Relaxed);
     }
 
     /// Enforce output schemas: a successful result of a tool with an output schema must carry
     /// conforming `structuredContent`, or the call fails with `-32603`.
     pub fn enable_output_validation(&self) {
-        self.inner
-            .flags
-            .validate_output
-            .store(true, Ordering::Relaxed);
+        self.inner.flags.validate_output.store(true, Ordering::Relaxed);
     }
 
     // ----- resources -----
@@ -330,39 +292,24 @@ impl Server {
     /// Register (or replace) a direct resource with its reader.
     pub fn add_resource(&self, resource: Resource, reader: impl ResourceHandler) {
         let uri = resource.uri.clone();
-        write(&self.inner.registry).resources.insert(
-            uri,
-            Arc::new(ResourceEntry {
-                resource,
-                handler: Arc::new(reader),
-            }),
-        );
+        write(&self.inner.registry)
+            .resources
+            .insert(uri, Arc::new(ResourceEntry { resource, handler: Arc::new(reader) }));
     }
 
     /// Register a direct resource whose contents are fixed text.
     pub fn add_text_resource(&self, resource: Resource, text: impl Into<String>) {
         let text: String = text.into();
         let mime = resource.mime_type.clone();
-        self.add_resource(
-            resource,
-            move |uri: String, _vars: TemplateVariables, _ctx: RequestContext| {
-                let contents = ResourceContents::text(uri, mime.as_deref(), text.clone());
-                async move {
-                    Ok(ReadResourceResult {
-                        contents: vec![contents],
-                        meta: None,
-                    })
-                }
-            },
-        );
+        self.add_resource(resource, move |uri: String, _vars: TemplateVariables, _ctx: RequestContext| {
+            let contents = ResourceContents::text(uri, mime.as_deref(), text.clone());
+            async move { Ok(ReadResourceResult { contents: vec![contents], meta: None }) }
+        });
     }
 
     /// Remove a direct resource; whether it existed.
     pub fn remove_resource(&self, uri: &str) -> bool {
-        write(&self.inner.registry)
-            .resources
-            .shift_remove(uri)
-            .is_some()
+        write(&self.inner.registry).resources.shift_remove(uri).is_some()
     }
 
     /// Register a resource template; its reader receives the captured variables.
@@ -373,13 +320,8 @@ impl Server {
     ) -> Result<(), ConfigError> {
         let parsed = uri_template::UriTemplate::parse(&template.uri_template)?;
         let mut reg = write(&self.inner.registry);
-        reg.templates
-            .retain(|t| t.template.uri_template != template.uri_template);
-        reg.templates.push(Arc::new(TemplateEntry {
-            template,
-            parsed,
-            handler: Arc::new(reader),
-        }));
+        reg.templates.retain(|t| t.template.uri_template != template.uri_template);
+        reg.templates.push(Arc::new(TemplateEntry { template, parsed, handler: Arc::new(reader) }));
         Ok(())
     }
 
@@ -387,8 +329,7 @@ impl Server {
     pub fn remove_resource_template(&self, uri_template: &str) -> bool {
         let mut reg = write(&self.inner.registry);
         let before = reg.templates.len();
-        reg.templates
-            .retain(|t| t.template.uri_template != uri_template);
+        reg.templates.retain(|t| t.template.uri_template != uri_template);
         reg.templates.len() != before
     }
 
@@ -398,21 +339,12 @@ impl Server {
     /// the handler runs.
     pub fn add_prompt(&self, prompt: Prompt, handler: impl PromptHandler) {
         let name = prompt.name.clone();
-        write(&self.inner.registry).prompts.insert(
-            name,
-            Arc::new(PromptEntry {
-                prompt,
-                handler: Arc::new(handler),
-            }),
-        );
+        write(&self.inner.registry).prompts.insert(name, Arc::new(PromptEntry { prompt, handler: Arc::new(handler) }));
     }
 
     /// Remove a prompt; whether it existed.
     pub fn remove_prompt(&self, name: &str) -> bool {
-        write(&self.inner.registry)
-            .prompts
-            .shift_remove(name)
-            .is_some()
+        write(&self.inner.registry).prompts.shift_remove(name).is_some()
     }
 
     // ----- completion -----
@@ -429,27 +361,16 @@ impl Server {
         argument: &str,
         handler: impl CompletionHandler,
     ) {
-        write(&self.inner.registry)
-            .completers
-            .insert((reference, argument.to_owned()), Arc::new(handler));
+        write(&self.inner.registry).completers.insert((reference, argument.to_owned()), Arc::new(handler));
     }
 
     /// Register a completer that offers the `candidates` starting with the typed prefix.
-    pub fn set_argument_candidates(
-        &self,
-        reference: CompletionReference,
-        argument: &str,
-        candidates: Vec<String>,
-    ) {
+    pub fn set_argument_candidates(&self, reference: CompletionReference, argument: &str, candidates: Vec<String>) {
         let candidates = Arc::new(candidates);
-        self.set_argument_completer(
-            reference,
-            argument,
-            move |req: CompleteRequest, _ctx: RequestContext| {
-                let r = CompleteResult::prefix_match(&candidates, &req.argument_value);
-                async move { Ok(r) }
-            },
-        );
+        self.set_argument_completer(reference, argument, move |req: CompleteRequest, _ctx: RequestContext| {
+            let r = CompleteResult::prefix_match(&candidates, &req.argument_value);
+            async move { Ok(r) }
+        });
     }
 
     // ----- options -----
@@ -465,44 +386,29 @@ impl Server {
         if self.is_stateless() {
             return Err(ConfigError::NeedsStateful("resource subscriptions"));
         }
-        self.inner
-            .flags
-            .subscriptions
-            .store(true, Ordering::Relaxed);
+        self.inner.flags.subscriptions.store(true, Ordering::Relaxed);
         Ok(())
     }
 
     /// Advertise `tools.listChanged`.
     pub fn enable_tools_list_changed(&self) {
-        self.inner
-            .flags
-            .tools_list_changed
-            .store(true, Ordering::Relaxed);
+        self.inner.flags.tools_list_changed.store(true, Ordering::Relaxed);
     }
 
     /// Advertise `resources.listChanged`.
     pub fn enable_resources_list_changed(&self) {
-        self.inner
-            .flags
-            .resources_list_changed
-            .store(true, Ordering::Relaxed);
+        self.inner.flags.resources_list_changed.store(true, Ordering::Relaxed);
     }
 
     /// Advertise `prompts.listChanged`.
     pub fn enable_prompts_list_changed(&self) {
-        self.inner
-            .flags
-            .prompts_list_changed
-            .store(true, Ordering::Relaxed);
+        self.inner.flags.prompts_list_changed.store(true, Ordering::Relaxed);
     }
 
     /// Refuse requests other than `ping` with `-32002` until the client sent
     /// `notifications/initialized` (off by default; the rule is a SHOULD).
     pub fn require_initialized(&self) {
-        self.inner
-            .flags
-            .require_initialized
-            .store(true, Ordering::Relaxed);
+        self.inner.flags.require_initialized.store(true, Ordering::Relaxed);
     }
 
     /// Return at most `size` items per `*/list` page; 0 (the default) disables pagination.
@@ -527,9 +433,7 @@ impl Server {
         let flag = |b: &AtomicBool| b.load(Ordering::Relaxed).then_some(true);
         let mut caps = ServerCapabilities::default();
         if !reg.tools.is_empty() || f.tools_list_changed.load(Ordering::Relaxed) {
-            caps.tools = Some(ListChangedCapability {
-                list_changed: flag(&f.tools_list_changed),
-            });
+            caps.tools = Some(ListChangedCapability { list_changed: flag(&f.tools_list_changed) });
         }
         let subscribe = flag(&f.subscriptions);
         if !reg.resources.is_empty()
@@ -537,15 +441,10 @@ impl Server {
             || subscribe.is_some()
             || f.resources_list_changed.load(Ordering::Relaxed)
         {
-            caps.resources = Some(ResourcesCapability {
-                subscribe,
-                list_changed: flag(&f.resources_list_changed),
-            });
+            caps.resources = Some(ResourcesCapability { subscribe, list_changed: flag(&f.resources_list_changed) });
         }
         if !reg.prompts.is_empty() || f.prompts_list_changed.load(Ordering::Relaxed) {
-            caps.prompts = Some(ListChangedCapability {
-                list_changed: flag(&f.prompts_list_changed),
-            });
+            caps.prompts = Some(ListChangedCapability { list_changed: flag(&f.prompts_list_changed) });
         }
         if f.logging.load(Ordering::Relaxed) {
             caps.logging = Some(Default::default());
@@ -560,40 +459,17 @@ impl Server {
 
     /// Register a connection that can receive unsolicited notifications until the returned
     /// guard is dropped (transports call this for a stdio process or a GET stream).
-    pub fn attach_listener(
-        &self,
-        connection: &Arc<ConnectionState>,
-        peer: &Arc<dyn Peer>,
-    ) -> ListenerGuard {
-        let mut ls = self
-            .inner
-            .listeners
-            .lock()
-            .unwrap_or_else(|p| p.into_inner());
+    pub fn attach_listener(&self, connection: &Arc<ConnectionState>, peer: &Arc<dyn Peer>) -> ListenerGuard {
+        let mut ls = self.inner.listeners.lock().unwrap_or_else(|p| p.into_inner());
         ls.retain(|l| l.connection.strong_count() > 0 && l.peer.strong_count() > 0);
-        ls.push(Listener {
-            connection: Arc::downgrade(connection),
-            peer: Arc::downgrade(peer),
-        });
-        ListenerGuard {
-            server: Arc::downgrade(&self.inner),
-            peer: Arc::downgrade(peer),
-        }
+        ls.push(Listener { connection: Arc::downgrade(connection), peer: Arc::downgrade(peer) });
+        ListenerGuard { server: Arc::downgrade(&self.inner), peer: Arc::downgrade(peer) }
     }
 
-    fn broadcast(
-        &self,
-        method: &str,
-        params: Option<Value>,
-        filter: impl Fn(&ConnectionState) -> bool,
-    ) -> usize {
+    fn broadcast(&self, method: &str, params: Option<Value>, filter: impl Fn(&ConnectionState) -> bool) -> usize {
         let frame = notification_text(method, params.as_ref());
         let targets: Vec<Arc<dyn Peer>> = {
-            let ls = self
-                .inner
-                .listeners
-                .lock()
-                .unwrap_or_else(|p| p.into_inner());
+            let ls = self.inner.listeners.lock().unwrap_or_else(|p| p.into_inner());
             ls.iter()
                 .filter_map(|l| Some((l.connection.upgrade()?, l.peer.upgrade()?)))
                 .filter(|(c, _)| filter(c))
@@ -628,23 +504,13 @@ impl Server {
 
     /// `notifications/resources/updated` to the listeners subscribed to `uri` only.
     pub fn notify_resource_updated(&self, uri: &str) -> usize {
-        self.broadcast(
-            "notifications/resources/updated",
-            Some(json!({ "uri": uri })),
-            |c| c.is_subscribed(uri),
-        )
+        self.broadcast("notifications/resources/updated", Some(json!({ "uri": uri })), |c| c.is_subscribed(uri))
     }
 
     /// Ids of the connections currently listening.
     pub fn connected_sessions(&self) -> Vec<String> {
-        let ls = self
-            .inner
-            .listeners
-            .lock()
-            .unwrap_or_else(|p| p.into_inner());
-        ls.iter()
-            .filter_map(|l| Some(l.connection.upgrade()?.id().to_owned()))
-            .collect()
+        let ls = self.inner.listeners.lock().unwrap_or_else(|p| p.into_inner());
+        ls.iter().filter_map(|l| Some(l.connection.upgrade()?.id().to_owned())).collect()
     }
 }
 

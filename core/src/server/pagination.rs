@@ -20,9 +20,7 @@ pub fn decode_cursor(cursor: &str) -> Result<usize, ErrorObject> {
     let invalid = || ErrorObject::invalid_params(format!("Invalid cursor: {cursor:?}"));
     let bytes = URL_SAFE_NO_PAD.decode(cursor).map_err(|_| invalid())?;
     let text = std::str::from_utf8(&bytes).map_err(|_| invalid())?;
-    text.strip_prefix(PREFIX)
-        .and_then(|n| n.parse().ok())
-        .ok_or_else(invalid)
+    text.strip_prefix(PREFIX).and_then(|n| n.parse().ok()).ok_or_else(invalid)
 }
 
 /// The page of `items` starting at `cursor`, and the cursor of the next page. A page size of
@@ -37,9 +35,7 @@ pub fn page<'a, T>(
         Some(c) => decode_cursor(c)?,
     };
     if start > items.len() {
-        return Err(ErrorObject::invalid_params(
-            "Invalid cursor: past the end of the list",
-        ));
+        return Err(ErrorObject::invalid_params("Invalid cursor: past the end of the list"));
     }
     if page_size == 0 {
         return Ok((&items[start..], None));
@@ -68,13 +64,7 @@ mod tests {
     #[test]
     fn invalid_cursor_is_invalid_params() {
         let items = [1, 2];
-        assert_eq!(
-            page(&items, Some("nope!"), 1).unwrap_err().code,
-            crate::protocol::code::INVALID_PARAMS
-        );
-        assert_eq!(
-            page(&items, Some(&encode_cursor(9)), 1).unwrap_err().code,
-            crate::protocol::code::INVALID_PARAMS
-        );
+        assert_eq!(page(&items, Some("nope!"), 1).unwrap_err().code, crate::protocol::code::INVALID_PARAMS);
+        assert_eq!(page(&items, Some(&encode_cursor(9)), 1).unwrap_err().code, crate::protocol::code::INVALID_PARAMS);
     }
 }

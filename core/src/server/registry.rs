@@ -10,9 +10,7 @@ use serde_json::Value;
 use super::handler::{CompletionHandler, PromptHandler, ResourceHandler, ToolHandler};
 use super::uri_template::UriTemplate;
 use super::ConfigError;
-use crate::protocol::model::{
-    ClientCapabilities, CompletionReference, Prompt, Resource, ResourceTemplate, Tool,
-};
+use crate::protocol::model::{ClientCapabilities, CompletionReference, Prompt, Resource, ResourceTemplate, Tool};
 
 /// A compiled JSON Schema (draft from `$schema`, 2020-12 by default).
 #[derive(Clone)]
@@ -24,9 +22,7 @@ impl CompiledSchema {
         if schema.get("$schema").is_none() {
             opts = opts.with_draft(jsonschema::Draft::Draft202012);
         }
-        opts.build(schema)
-            .map(|v| CompiledSchema(Arc::new(v)))
-            .map_err(|e| e.to_string())
+        opts.build(schema).map(|v| CompiledSchema(Arc::new(v))).map_err(|e| e.to_string())
     }
 
     /// `Ok` when `instance` conforms; otherwise the violations, one per line.
@@ -62,36 +58,23 @@ pub(crate) struct ToolEntry {
 
 impl ToolEntry {
     pub(crate) fn new(tool: Tool, handler: Arc<dyn ToolHandler>) -> Result<Self, ConfigError> {
-        if !tool.input_schema.is_object()
-            || tool.input_schema.get("type").and_then(Value::as_str) != Some("object")
-        {
+        if !tool.input_schema.is_object() || tool.input_schema.get("type").and_then(Value::as_str) != Some("object") {
             return Err(ConfigError::InputSchemaNotObject(tool.name.clone()));
         }
-        let input = CompiledSchema::compile(&tool.input_schema).map_err(|reason| {
-            ConfigError::InvalidSchema {
-                tool: tool.name.clone(),
-                which: "input",
-                reason,
-            }
+        let input = CompiledSchema::compile(&tool.input_schema).map_err(|reason| ConfigError::InvalidSchema {
+            tool: tool.name.clone(),
+            which: "input",
+            reason,
         })?;
-        let output =
-            match &tool.output_schema {
-                Some(s) => Some(CompiledSchema::compile(s).map_err(|reason| {
-                    ConfigError::InvalidSchema {
-                        tool: tool.name.clone(),
-                        which: "output",
-                        reason,
-                    }
-                })?),
-                None => None,
-            };
-        Ok(ToolEntry {
-            tool,
-            handler,
-            input,
-            output,
-            required_caps: None,
-        })
+        let output = match &tool.output_schema {
+            Some(s) => Some(CompiledSchema::compile(s).map_err(|reason| ConfigError::InvalidSchema {
+                tool: tool.name.clone(),
+                which: "output",
+                reason,
+            })?),
+            None => None,
+        };
+        Ok(ToolEntry { tool, handler, input, output, required_caps: None })
     }
 }
 

@@ -87,12 +87,7 @@ pub fn schema_of<T: JsonSchema>() -> Value {
 impl Server {
     /// Register a tool whose arguments deserialize into `A` (its JSON Schema becomes the
     /// `inputSchema`) and whose return value converts with [`IntoToolResult`].
-    pub fn typed_tool<A, R, F, Fut>(
-        &self,
-        name: &str,
-        description: &str,
-        handler: F,
-    ) -> Result<(), ConfigError>
+    pub fn typed_tool<A, R, F, Fut>(&self, name: &str, description: &str, handler: F) -> Result<(), ConfigError>
     where
         A: DeserializeOwned + JsonSchema + Send + 'static,
         R: IntoToolResult,
@@ -107,9 +102,7 @@ impl Server {
             async move {
                 let args: A = serde_json::from_value(args)
                     .map_err(|e| HandlerError::Failed(format!("invalid arguments: {e}")))?;
-                handler(args, ctx)
-                    .await
-                    .map(IntoToolResult::into_tool_result)
+                handler(args, ctx).await.map(IntoToolResult::into_tool_result)
             }
         })
     }

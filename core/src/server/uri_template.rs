@@ -33,10 +33,7 @@ pub struct TemplateError {
 impl UriTemplate {
     /// Parse a template.
     pub fn parse(template: &str) -> Result<Self, TemplateError> {
-        let err = |reason: &str| TemplateError {
-            template: template.to_owned(),
-            reason: reason.to_owned(),
-        };
+        let err = |reason: &str| TemplateError { template: template.to_owned(), reason: reason.to_owned() };
         let mut parts = Vec::new();
         let mut rest = template;
         while !rest.is_empty() {
@@ -45,27 +42,17 @@ impl UriTemplate {
                     let end = rest.find('}').ok_or_else(|| err("unclosed '{'"))?;
                     let body = &rest[1..end];
                     let (op, names) = match body.chars().next() {
-                        Some(c @ ('+' | '#' | '/' | '.' | '?' | '&' | ';')) => {
-                            (Some(c), &body[1..])
-                        }
+                        Some(c @ ('+' | '#' | '/' | '.' | '?' | '&' | ';')) => (Some(c), &body[1..]),
                         _ => (None, body),
                     };
                     let vars: Vec<String> = names
                         .split(',')
-                        .map(|v| {
-                            v.trim_end_matches('*')
-                                .split(':')
-                                .next()
-                                .unwrap_or("")
-                                .to_owned()
-                        })
+                        .map(|v| v.trim_end_matches('*').split(':').next().unwrap_or("").to_owned())
                         .collect();
-                    if vars.iter().any(|v| {
-                        v.is_empty()
-                            || !v
-                                .chars()
-                                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.')
-                    }) {
+                    if vars
+                        .iter()
+                        .any(|v| v.is_empty() || !v.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.'))
+                    {
                         return Err(err("bad variable name"));
                     }
                     parts.push(Part::Expr { op, vars });
@@ -84,10 +71,7 @@ impl UriTemplate {
                 }
             }
         }
-        Ok(UriTemplate {
-            source: template.to_owned(),
-            parts,
-        })
+        Ok(UriTemplate { source: template.to_owned(), parts })
     }
 
     /// The template text.
@@ -133,9 +117,7 @@ fn match_parts(parts: &[Part], input: &str, out: &mut BTreeMap<String, String>) 
         return input.is_empty();
     };
     match first {
-        Part::Literal(lit) => input
-            .strip_prefix(lit.as_str())
-            .is_some_and(|tail| match_parts(rest, tail, out)),
+        Part::Literal(lit) => input.strip_prefix(lit.as_str()).is_some_and(|tail| match_parts(rest, tail, out)),
         Part::Expr { op, vars } => match op {
             Some('?') | Some('&') => {
                 // Query expressions: take the query up to a fragment, read name=value pairs.
@@ -181,12 +163,8 @@ fn match_parts(parts: &[Part], input: &str, out: &mut BTreeMap<String, String>) 
                 let stops = stop_chars(*op);
                 let limit = body.find(|c| stops.contains(&c)).unwrap_or(body.len());
                 // Try the longest capture first, then shorter ones (backtracking).
-                let candidates: Vec<usize> = body[..limit]
-                    .char_indices()
-                    .map(|(i, _)| i)
-                    .skip(1)
-                    .chain(std::iter::once(limit))
-                    .collect();
+                let candidates: Vec<usize> =
+                    body[..limit].char_indices().map(|(i, _)| i).skip(1).chain(std::iter::once(limit)).collect();
                 for &end in candidates.iter().rev() {
                     let value = &body[..end];
                     if value.is_empty() {
@@ -221,9 +199,7 @@ fn percent_decode(s: &str) -> String {
     let mut i = 0;
     while i < bytes.len() {
         if bytes[i] == b'%' && i + 2 < bytes.len() {
-            let hex = std::str::from_utf8(&bytes[i + 1..i + 3])
-                .ok()
-                .and_then(|h| u8::from_str_radix(h, 16).ok());
+            let hex = std::str::from_utf8(&bytes[i + 1..i + 3]).ok().and_then(|h| u8::from_str_radix(h, 16).ok());
             if let Some(b) = hex {
                 out.push(b);
                 i += 3;
@@ -241,60 +217,36 @@ mod tests {
     use super::*;
 
     fn m(t: &str, uri: &str) -> Option<Vec<(String, String)>> {
-        UriTemplate::parse(t)
-            .unwrap()
-            .match_uri(uri)
-            .map(|m| m.into_iter().collect())
+        UriTemplate::parse(t).unwrap().match_uri(uri).map(|m| m.into_iter().collect())
     }
 
     #[test]
     fn simple_variable_captures_one_segment() {
-        assert_eq!(
-            m("test://template/{id}/data", "test://template/42/data"),
-            Some(vec![("id".into(), "42".into())])
-        );
-        assert_eq!(
-            m("test://template/{id}/data", "test://template/4/2/data"),
-            None
-        );
-        assert_eq!(
-            m("test://template/{id}/data", "test://template//data"),
-            None
-        );
+        assert_eq!(m("test://template/{id}/data", "test://template/42/data"), Some(vec![("id".into(), "42".into())]));
+        assert_eq!(m("test://template/{id}/data", "test://template/4/2/data"), None);
+        assert_eq!(m("test://template/{id}/data", "test://template//data"), None);
         assert_eq!(m("test://template/{id}/data", "test://other/42/data"), None);
     }
 
     #[test]
     fn reserved_expansion_spans_slashes() {
-        assert_eq!(
-            m("file:///{+path}", "file:///a/b/c.txt"),
-            Some(vec![("path".into(), "a/b/c.txt".into())])
-        );
+        assert_eq!(m("file:///{+path}", "file:///a/b/c.txt"), Some(vec![("path".into(), "a/b/c.txt".into())]));
     }
 
     #[test]
     fn several_variables_and_decoding() {
         assert_eq!(
             m("db://{table}/{id}", "db://users/a%20b"),
-            Some(vec![
-                ("id".into(), "a b".into()),
-                ("table".into(), "users".into())
-            ])
+            Some(vec![("id".into(), "a b".into()), ("table".into(), "users".into())])
         );
-        assert_eq!(
-            m("x://{a}{/b}", "x://one/two"),
-            Some(vec![("a".into(), "one".into()), ("b".into(), "two".into())])
-        );
+        assert_eq!(m("x://{a}{/b}", "x://one/two"), Some(vec![("a".into(), "one".into()), ("b".into(), "two".into())]));
     }
 
     #[test]
     fn query_variables() {
         assert_eq!(
             m("search://items{?q,limit}", "search://items?q=rust&limit=5"),
-            Some(vec![
-                ("limit".into(), "5".into()),
-                ("q".into(), "rust".into())
-            ])
+            Some(vec![("limit".into(), "5".into()), ("q".into(), "rust".into())])
         );
         assert_eq!(m("search://items{?q}", "search://items"), Some(vec![]));
     }

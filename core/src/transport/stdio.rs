@@ -18,6 +18,7 @@ use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinSet;
+use tokio_util::sync::CancellationToken;
 
 use crate::protocol::jsonrpc::{parse_payload, request_text, Payload};
 use crate::protocol::{ErrorObject, Message, OutboundResponse, RequestId, Response};
@@ -29,13 +30,14 @@ pub struct StdioOptions {
     /// The longest line accepted, in bytes; a longer one is answered with `-32600` and
     /// skipped without buffering it. Default 4 MiB.
     pub max_line_bytes: usize,
+    /// Cancel to stop serving: reading stops at once, in-flight requests finish, and
+    /// [`serve`] returns as at EOF.
+    pub shutdown: CancellationToken,
 }
 
 impl Default for StdioOptions {
     fn default() -> Self {
-        StdioOptions {
-            max_line_bytes: 4 * 1024 * 1024,
-        }
+        StdioOptions { max_line_bytes: 4 * 1024 * 1024, shutdown: CancellationToken::new() }
     }
 }
 
@@ -54,10 +56,7 @@ impl StdioPeer {
     fn close(&self) {
         self.closed.store(true, Ordering::SeqCst);
         // Dropping the senders fails every waiter with `Closed`.
-        self.pending
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .clear();
+        self.pending.lock().unwrap_or_else(|p| p.into_inner()).clear();
     }
 }
 
@@ -71,15 +70,8 @@ impl Peer for StdioPeer {
         !self.closed.load(Ordering::SeqCst)
     }
 
-    fn request(
-        &self,
-        method: &str,
-        params: Option<Value>,
-    ) -> BoxFuture<'static, Result<Value, PeerError>> {
-        let id = RequestId::String(format!(
-            "ferrite-{}",
-            self.next_id.fetch_add(1, Ordering::Relaxed)
-        ));
+    fn request(&self, method: &str, params: Option<Value>) -> BoxFuture<'static, Result<Value, PeerError>> {
+        let id = RequestId::String(format!("ferrite-{}", self.next_id.fetch_add(1, Ordering::Relaxed)));
         let (tx, rx) = oneshot::channel();
         let frame = request_text(&id, method, params.as_ref());
         let accepted = {
@@ -107,11 +99,7 @@ impl Peer for StdioPeer {
     }
 
     fn on_response(&self, response: Response) -> bool {
-        let waiter = self
-            .pending
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .remove(&response.id);
+        let waiter = self.pending.lock().unwrap_or_else(|p| p.into_inner()).remove(&response.id);
         match waiter {
             Some(tx) => {
                 let _ = tx.send(response.outcome);
@@ -124,13 +112,7 @@ impl Peer for StdioPeer {
 
 /// Serve `server` on the process's stdin and stdout until stdin reaches EOF.
 pub async fn serve_stdio(server: &Server) -> io::Result<()> {
-    serve(
-        server,
-        tokio::io::stdin(),
-        tokio::io::stdout(),
-        StdioOptions::default(),
-    )
-    .await
+    serve(server, tokio::io::stdin(), tokio::io::stdout(), StdioOptions::default()).await
 }
 
 /// One line read from the input.
@@ -140,11 +122,7 @@ enum Line {
     Eof,
 }
 
-async fn read_line<R: AsyncRead + Unpin>(
-    reader: &mut BufReader<R>,
-    buf: &mut Vec<u8>,
-    max: usize,
-) -> io::Result<Line> {
+async fn read_line<R: AsyncRead + Unpin>(reader: &mut BufReader<R>, buf: &mut Vec<u8>, max: usize) -> io::Result<Line> {
     buf.clear();
     let mut too_long = false;
     loop {
@@ -173,11 +151,7 @@ async fn read_line<R: AsyncRead + Unpin>(
         let consumed = done.unwrap_or(available.len());
         reader.consume(consumed);
         if done.is_some() {
-            return Ok(if too_long {
-                Line::TooLong
-            } else {
-                Line::Text(std::mem::take(buf))
-            });
+            return Ok(if too_long { Line::TooLong } else { Line::Text(std::mem::take(buf)) });
         }
     }
 }
@@ -187,12 +161,7 @@ fn memchr_newline(b: &[u8]) -> Option<usize> {
 }
 
 /// Serve `server` on any reader/writer pair (stdin/stdout, pipes, in-memory duplexes).
-pub async fn serve<R, W>(
-    server: &Server,
-    reader: R,
-    writer: W,
-    options: StdioOptions,
-) -> io::Result<()>
+pub async fn serve<R, W>(server: &Server, reader: R, writer: W, options: StdioOptions) -> io::Result<()>
 where
     R: AsyncRead + Unpin + Send + 'static,
     W: AsyncWrite + Unpin + Send + 'static,
@@ -227,9 +196,13 @@ where
     let mut buf = Vec::new();
     let mut tasks = JoinSet::new();
     let read_result = loop {
-        let line = match read_line(&mut reader, &mut buf, options.max_line_bytes).await {
-            Ok(l) => l,
-            Err(e) => break Err(e),
+        let line = tokio::select! {
+            biased;
+            _ = options.shutdown.cancelled() => break Ok(()),
+            l = read_line(&mut reader, &mut buf, options.max_line_bytes) => match l {
+                Ok(l) => l,
+                Err(e) => break Err(e),
+            },
         };
         let bytes = match line {
             Line::Eof => break Ok(()),

@@ -1,0 +1,296 @@
+//! The server under test: spawning it, the MCP handshake, its CPU time, the idle watchdog and
+//! shutdown.
+
+use std::borrow::Cow;
+use std::io::{self, BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, ChildStdout, Command, ExitStatus, Stdio};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::thread;
+use std::time::{Duration, Instant};
+
+use serde::Deserialize;
+use serde_json::value::RawValue;
+
+use crate::args::Args;
+use crate::Error;
+
+/// The protocol version the load generator asks for.
+pub const PROTOCOL_VERSION: &str = "2025-11-25";
+/// The id of the `initialize` request; `tools/call` ids start after it.
+const INITIALIZE_ID: u64 = 0;
+
+/// A running server and the two pipes to it.
+pub struct Server {
+    child: Child,
+    pub stdin: Option<ChildStdin>,
+    pub stdout: BufReader<ChildStdout>,
+}
+
+/// What the server said about itself in its `initialize` result.
+#[derive(Debug, Default, Deserialize)]
+pub struct ServerIdentity {
+    #[serde(rename = "protocolVersion", default)]
+    pub protocol_version: String,
+    #[serde(rename = "serverInfo", default)]
+    pub server_info: Option<ServerInfo>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+pub struct ServerInfo {
+    #[serde(default)]
+    pub name: String,
+    #[serde(default)]
+    pub version: String,
+}
+
+/// Any message from the server, decoded only as far as routing needs.
+#[derive(Deserialize)]
+pub struct Incoming<'a> {
+    #[serde(default)]
+    pub id: Option<serde_json::Value>,
+    #[serde(borrow, default)]
+    pub method: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    pub result: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    pub error: Option<&'a RawValue>,
+}
+
+impl Server {
+    pub fn spawn(args: &Args) -> Result<Self, Error> {
+        let (program, rest) = args
+            .command
+            .split_first()
+            .ok_or_else(|| Error::new("empty server command"))?;
+        let mut child = Command::new(program)
+            .args(rest)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(if args.quiet_server {
+                Stdio::null()
+            } else {
+                Stdio::inherit()
+            })
+            .spawn()
+            .map_err(|e| Error::new(format!("cannot start {program:?}: {e}")))?;
+        let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
+            // Unreachable with Stdio::piped(), but never leave a child behind.
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err(Error::new("the server's pipes were not created"));
+        };
+        Ok(Self {
+            child,
+            stdin: Some(stdin),
+            stdout: BufReader::with_capacity(64 * 1024, stdout),
+        })
+    }
+
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// The server's stdin, which is open until [`Server::shutdown`].
+    pub fn stdin(&mut self) -> Result<&mut ChildStdin, Error> {
+        self.stdin
+            .as_mut()
+            .ok_or_else(|| Error::new("the server's stdin is already closed"))
+    }
+
+    /// Sends `initialize`, waits for its result, then sends `notifications/initialized`.
+    pub fn handshake(&mut self, progress: &AtomicU64) -> Result<ServerIdentity, Error> {
+        let initialize = serde_json::json!({
+            "jsonrpc": "2.0",
+            "id": INITIALIZE_ID,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": PROTOCOL_VERSION,
+                "capabilities": {},
+                "clientInfo": {"name": "ferrite-bench-loadgen", "version": env!("CARGO_PKG_VERSION")},
+            },
+        });
+        send_line(self.stdin()?, &initialize)?;
+
+        let mut line = Vec::new();
+        let identity = loop {
+            line.clear();
+            if self.stdout.read_until(b'\n', &mut line)? == 0 {
+                return Err(Error::new("the server closed stdout during initialize"));
+            }
+            progress.fetch_add(1, Ordering::Relaxed);
+            let text = line.trim_ascii();
+            if text.is_empty() {
+                continue;
+            }
+            let message: Incoming<'_> = serde_json::from_slice(text).map_err(|e| {
+                Error::new(format!(
+                    "unparsable line during initialize ({e}): {}",
+                    String::from_utf8_lossy(text)
+                ))
+            })?;
+            if message.method.is_some() || message.id.as_ref().and_then(|id| id.as_u64()) != Some(INITIALIZE_ID) {
+                continue; // a notification or a server request: not the answer we wait for
+            }
+            if let Some(error) = message.error {
+                return Err(Error::new(format!("initialize failed: {}", error.get())));
+            }
+            let result = message
+                .result
+                .ok_or_else(|| Error::new("the initialize response has no result"))?;
+            break serde_json::from_str::<ServerIdentity>(result.get())
+                .map_err(|e| Error::new(format!("bad initialize result ({e}): {}", result.get())))?;
+        };
+
+        let initialized = serde_json::json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+        send_line(self.stdin()?, &initialized)?;
+        Ok(identity)
+    }
+
+    /// Closes the server's stdin and waits for it to exit, killing it after `grace`.
+    /// Returns the exit status and whether the server had to be killed.
+    pub fn shutdown(mut self, grace: Duration) -> Result<(ExitStatus, bool), Error> {
+        drop(self.stdin.take());
+        let deadline = Instant::now() + grace;
+        loop {
+            if let Some(status) = self.child.try_wait()? {
+                return Ok((status, false));
+            }
+            if Instant::now() >= deadline {
+                // Kill can only fail if the child already exited, which wait() then reports.
+                let _ = self.child.kill();
+                return Ok((self.child.wait()?, true));
+            }
+            thread::sleep(Duration::from_millis(5));
+        }
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        // On every early return, leave no server running. After shutdown() both calls are no-ops.
+        if let Ok(None) = self.child.try_wait() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
+fn send_line(out: &mut impl Write, message: &serde_json::Value) -> io::Result<()> {
+    let mut bytes = serde_json::to_vec(message)?;
+    bytes.push(b'\n');
+    out.write_all(&bytes)?;
+    out.flush()
+}
+
+/// User plus system CPU time of a process, all its threads included, from `/proc/<pid>/stat`.
+/// `pid` is `"self"` or a number. The kernel counts in clock ticks (usually 10 ms).
+pub fn cpu_time(pid: &str) -> Result<Duration, Error> {
+    let path = format!("/proc/{pid}/stat");
+    let stat = std::fs::read_to_string(&path).map_err(|e| Error::new(format!("{path}: {e}")))?;
+    let ticks = parse_stat_ticks(&stat).ok_or_else(|| Error::new(format!("{path}: unexpected format")))?;
+    Ok(ticks_to_duration(ticks))
+}
+
+/// utime + stime, fields 14 and 15 of `/proc/<pid>/stat`. The command name (field 2) is in
+/// parentheses and may itself contain spaces or parentheses, so fields are counted from the last
+/// `)`, where field 3 begins.
+fn parse_stat_ticks(stat: &str) -> Option<u64> {
+    let after_name = &stat[stat.rfind(')')? + 1..];
+    let mut fields = after_name.split_whitespace().skip(14 - 3);
+    let utime: u64 = fields.next()?.parse().ok()?;
+    let stime: u64 = fields.next()?.parse().ok()?;
+    Some(utime + stime)
+}
+
+fn ticks_to_duration(ticks: u64) -> Duration {
+    // SAFETY: sysconf has no preconditions; it only reads a system constant.
+    let per_second = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
+    let per_second = u64::try_from(per_second).ok().filter(|&hz| hz > 0).unwrap_or(100);
+    Duration::from_nanos(ticks.saturating_mul(1_000_000_000) / per_second)
+}
+
+/// Kills the server when it has answered nothing for `idle` while work is outstanding, so a hung
+/// server fails the run instead of hanging it. The reader bumps `progress` for every line it reads.
+pub struct Watchdog {
+    stop: Arc<AtomicBool>,
+    fired: Arc<AtomicBool>,
+    thread: Option<thread::JoinHandle<()>>,
+}
+
+impl Watchdog {
+    pub fn start(pid: u32, idle: Duration, progress: Arc<AtomicU64>) -> Self {
+        let stop = Arc::new(AtomicBool::new(false));
+        let fired = Arc::new(AtomicBool::new(false));
+        let thread = {
+            let (stop, fired) = (Arc::clone(&stop), Arc::clone(&fired));
+            thread::spawn(move || {
+                let tick = Duration::from_millis(50).min(idle);
+                let mut seen = progress.load(Ordering::Relaxed);
+                let mut since = Instant::now();
+                while !stop.load(Ordering::Relaxed) {
+                    thread::sleep(tick);
+                    let now = progress.load(Ordering::Relaxed);
+                    if now != seen {
+                        seen = now;
+                        since = Instant::now();
+                    } else if since.elapsed() >= idle {
+                        fired.store(true, Ordering::Relaxed);
+                        if let Ok(pid) = libc::pid_t::try_from(pid) {
+                            // SAFETY: plain syscall. The child is not reaped before the watchdog
+                            // is stopped, so the pid still names it.
+                            unsafe { libc::kill(pid, libc::SIGKILL) };
+                        }
+                        return;
+                    }
+                }
+            })
+        };
+        Self {
+            stop,
+            fired,
+            thread: Some(thread),
+        }
+    }
+
+    /// Whether the watchdog killed the server.
+    pub fn fired(&self) -> bool {
+        self.fired.load(Ordering::Relaxed)
+    }
+
+    /// Stops the watchdog; it must be stopped before the server is reaped.
+    pub fn stop(mut self) -> bool {
+        self.halt();
+        self.fired()
+    }
+
+    fn halt(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+impl Drop for Watchdog {
+    fn drop(&mut self) {
+        self.halt();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stat_fields_are_counted_after_the_name() {
+        let stat = "1234 (my (odd) srv) S 1 1234 1234 0 -1 4194560 100 0 0 0 250 75 0 0 20 0 3 0";
+        assert_eq!(parse_stat_ticks(stat), Some(325));
+        assert_eq!(parse_stat_ticks("garbage"), None);
+    }
+
+    #[test]
+    fn own_cpu_time_is_readable() {
+        assert!(cpu_time("self").is_ok());
+    }
+}
