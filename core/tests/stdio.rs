@@ -1,0 +1,240 @@
+//! The stdio transport over in-memory pipes: concurrency, ordering, cancellation while a
+//! handler runs, server-to-client requests, oversized lines, and shutdown.
+
+use std::time::Duration;
+
+use ferrite_core::transport::stdio::{serve, StdioOptions};
+use ferrite_core::{CallToolResult, CreateMessageParams, Implementation, RequestContext, Server, Tool};
+use serde_json::{json, Value};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, Lines};
+use tokio::task::JoinHandle;
+
+struct Client {
+    write: tokio::io::WriteHalf<DuplexStream>,
+    lines: Lines<BufReader<tokio::io::ReadHalf<DuplexStream>>>,
+    server: Option<JoinHandle<std::io::Result<()>>>,
+}
+
+impl Client {
+    fn start(server: Server, options: StdioOptions) -> Client {
+        let (client_side, server_side) = tokio::io::duplex(1 << 20);
+        let (sr, sw) = tokio::io::split(server_side);
+        let handle = tokio::spawn(async move { serve(&server, sr, sw, options).await });
+        let (cr, cw) = tokio::io::split(client_side);
+        Client { write: cw, lines: BufReader::new(cr).lines(), server: Some(handle) }
+    }
+
+    async fn send(&mut self, v: Value) {
+        self.send_raw(&v.to_string()).await;
+    }
+
+    async fn send_raw(&mut self, text: &str) {
+        self.write.write_all(text.as_bytes()).await.unwrap();
+        self.write.write_all(b"\n").await.unwrap();
+    }
+
+    async fn recv(&mut self) -> Value {
+        let line = tokio::time::timeout(Duration::from_secs(5), self.lines.next_line())
+            .await
+            .expect("the server answers within 5 s")
+            .unwrap()
+            .expect("the server's output is still open");
+        serde_json::from_str(&line).unwrap_or_else(|e| panic!("stdout carried a non-JSON line {line:?}: {e}"))
+    }
+
+    async fn handshake(&mut self, caps: Value) {
+        self.send(json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":caps,"clientInfo":{"name":"t","version":"1"}}})).await;
+        let r = self.recv().await;
+        assert_eq!(r["result"]["protocolVersion"], "2025-06-18");
+        self.send(json!({"jsonrpc":"2.0","method":"notifications/initialized"})).await;
+    }
+
+    async fn finish(mut self) {
+        self.write.shutdown().await.unwrap();
+        let server = self.server.take().unwrap();
+        let r = tokio::time::timeout(Duration::from_secs(5), server).await.expect("the server stops at EOF");
+        r.unwrap().unwrap();
+    }
+}
+
+fn server() -> Server {
+    let s = Server::builder(Implementation::new("stdio", "1")).stateful().build();
+    s.enable_logging();
+    s.add_tool(
+        Tool::new("sleep", json!({"type":"object","properties":{"ms":{"type":"integer"}}})).with_description("sleeps"),
+        |a: Value, ctx: RequestContext| async move {
+            let ms = a["ms"].as_u64().unwrap_or(0);
+            tokio::select! {
+                _ = ctx.cancelled() => Ok(CallToolResult::text("cancelled")),
+                _ = tokio::time::sleep(Duration::from_millis(ms)) => Ok(CallToolResult::text(format!("slept {ms}"))),
+            }
+        },
+    )
+    .unwrap();
+    s.add_tool(
+        Tool::new("chatty", json!({"type":"object"})).with_description("logs"),
+        |_a: Value, ctx: RequestContext| async move {
+            ctx.info("one");
+            tokio::task::yield_now().await;
+            ctx.info("two");
+            Ok(CallToolResult::text("done"))
+        },
+    )
+    .unwrap();
+    s.add_tool(
+        Tool::new("ask", json!({"type":"object"})).with_description("samples"),
+        |_a: Value, ctx: RequestContext| async move {
+            let r = ctx.sample(CreateMessageParams::user_text("2+2?", 10)).await?;
+            Ok(CallToolResult::text(format!("client said {}", r.text().unwrap_or(""))))
+        },
+    )
+    .unwrap();
+    s
+}
+
+#[tokio::test]
+async fn a_slow_request_does_not_block_a_fast_one() {
+    let mut c = Client::start(server(), StdioOptions::default());
+    c.handshake(json!({})).await;
+    c.send(json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"sleep","arguments":{"ms":1500}}}))
+        .await;
+    c.send(json!({"jsonrpc":"2.0","id":2,"method":"ping"})).await;
+    let first = c.recv().await;
+    assert_eq!(first["id"], 2, "the ping overtakes the sleeping call");
+    let second = c.recv().await;
+    assert_eq!(second["id"], 1);
+    assert_eq!(second["result"]["content"][0]["text"], "slept 1500");
+    c.finish().await;
+}
+
+#[tokio::test]
+async fn cancellation_reaches_a_running_handler_and_suppresses_its_response() {
+    let mut c = Client::start(server(), StdioOptions::default());
+    c.handshake(json!({})).await;
+    c.send(
+        json!({"jsonrpc":"2.0","id":"slow","method":"tools/call","params":{"name":"sleep","arguments":{"ms":60000}}}),
+    )
+    .await;
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    c.send(json!({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"slow"}})).await;
+    c.send(json!({"jsonrpc":"2.0","id":3,"method":"ping"})).await;
+    let r = c.recv().await;
+    assert_eq!(r["id"], 3, "no response for the cancelled request: {r}");
+    // EOF: if the cancelled call were still running, finish() would wait for 60 s.
+    c.finish().await;
+}
+
+#[tokio::test]
+async fn handler_notifications_precede_the_response() {
+    let mut c = Client::start(server(), StdioOptions::default());
+    c.handshake(json!({})).await;
+    c.send(json!({"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"chatty"}})).await;
+    let a = c.recv().await;
+    let b = c.recv().await;
+    let r = c.recv().await;
+    assert_eq!(a["params"]["data"], "one");
+    assert_eq!(b["params"]["data"], "two");
+    assert_eq!(r["id"], 5);
+    c.finish().await;
+}
+
+#[tokio::test]
+async fn server_to_client_requests_are_correlated_with_the_reply() {
+    let mut c = Client::start(server(), StdioOptions::default());
+    c.handshake(json!({"sampling": {}})).await;
+    c.send(json!({"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"ask"}})).await;
+    let req = c.recv().await;
+    assert_eq!(req["method"], "sampling/createMessage");
+    assert_eq!(req["params"]["maxTokens"], 10);
+    let id = req["id"].clone();
+    c.send(
+        json!({"jsonrpc":"2.0","id":id,"result":{"role":"assistant","content":{"type":"text","text":"4"},"model":"m"}}),
+    )
+    .await;
+    let r = c.recv().await;
+    assert_eq!(r["id"], 7);
+    assert_eq!(r["result"]["content"][0]["text"], "client said 4");
+    c.finish().await;
+}
+
+#[tokio::test]
+async fn sampling_without_the_client_capability_is_a_tool_error() {
+    let mut c = Client::start(server(), StdioOptions::default());
+    c.handshake(json!({})).await;
+    c.send(json!({"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"ask"}})).await;
+    let r = c.recv().await;
+    assert_eq!(r["result"]["isError"], true);
+    assert!(r["result"]["content"][0]["text"].as_str().unwrap().contains("sampling"));
+    c.finish().await;
+}
+
+#[tokio::test]
+async fn pending_server_requests_fail_at_eof() {
+    let mut c = Client::start(server(), StdioOptions::default());
+    c.handshake(json!({"sampling": {}})).await;
+    c.send(json!({"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"ask"}})).await;
+    let req = c.recv().await;
+    assert_eq!(req["method"], "sampling/createMessage");
+    // Close stdin without answering: the handler's wait ends and the server returns.
+    c.finish().await;
+}
+
+#[tokio::test]
+async fn an_oversized_line_is_refused_and_the_server_keeps_serving() {
+    let opts = StdioOptions { max_line_bytes: 1024, ..Default::default() };
+    let mut c = Client::start(server(), opts);
+    let big = format!(r#"{{"jsonrpc":"2.0","id":1,"method":"ping","params":{{"pad":"{}"}}}}"#, "x".repeat(100_000));
+    c.send_raw(&big).await;
+    let r = c.recv().await;
+    assert_eq!(r["error"]["code"], -32600);
+    assert_eq!(r["id"], Value::Null);
+    assert!(r["error"]["message"].as_str().unwrap().contains("1024"));
+    c.send(json!({"jsonrpc":"2.0","id":2,"method":"ping"})).await;
+    assert_eq!(c.recv().await["id"], 2);
+    c.finish().await;
+}
+
+#[tokio::test]
+async fn bad_bytes_get_parse_errors_and_blank_lines_are_ignored() {
+    let mut c = Client::start(server(), StdioOptions::default());
+    c.write.write_all(b"\xff\xfe\n\n   \n{oops\n").await.unwrap();
+    let a = c.recv().await;
+    let b = c.recv().await;
+    assert_eq!(a["error"]["code"], -32700);
+    assert_eq!(b["error"]["code"], -32700);
+    c.send(json!({"jsonrpc":"2.0","id":3,"method":"ping"})).await;
+    assert_eq!(c.recv().await, json!({"jsonrpc":"2.0","id":3,"result":{}}));
+    c.finish().await;
+}
+
+#[tokio::test]
+async fn the_shutdown_token_stops_serving() {
+    let opts = StdioOptions::default();
+    let token = opts.shutdown.clone();
+    let mut c = Client::start(server(), opts);
+    c.send(json!({"jsonrpc":"2.0","id":1,"method":"ping"})).await;
+    assert_eq!(c.recv().await["id"], 1);
+    token.cancel();
+    let server = c.server.take().unwrap();
+    tokio::time::timeout(Duration::from_secs(5), server).await.expect("stops").unwrap().unwrap();
+}
+
+#[tokio::test]
+async fn many_concurrent_requests_all_get_answers() {
+    let mut c = Client::start(server(), StdioOptions::default());
+    c.handshake(json!({})).await;
+    for i in 0..500 {
+        c.send(
+            json!({"jsonrpc":"2.0","id":i,"method":"tools/call","params":{"name":"sleep","arguments":{"ms": i % 7}}}),
+        )
+        .await;
+    }
+    let mut seen = std::collections::HashSet::new();
+    for _ in 0..500 {
+        let r = c.recv().await;
+        assert!(r["result"]["content"][0]["text"].as_str().unwrap().starts_with("slept"));
+        seen.insert(r["id"].as_i64().unwrap());
+    }
+    assert_eq!(seen.len(), 500);
+    c.finish().await;
+}
