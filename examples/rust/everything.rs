@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use base64::Engine as _;
 use ferrite_core::server::TemplateVariables;
-use ferrite_core::transport::stdio;
+use ferrite_core::transport::{http, stdio};
 use ferrite_core::{
     CallToolResult, CompletionReference, Content, CreateMessageParams, GetPromptResult, HandlerError, Implementation,
     Prompt, PromptArgument, PromptMessage, ReadResourceResult, RequestContext, Resource, ResourceContents,
@@ -262,9 +262,15 @@ fn register_tools(server: &Server) -> Result<(), Box<dyn std::error::Error>> {
             Ok(CallToolResult::text(format!("JSON Schema 2020-12 tool called with: {args}")))
         },
     )?;
-    server.add_tool_fn(
-        tool("test_reconnection", "Closes the SSE stream mid-call (HTTP); completes at once on stdio", no_args()),
-        fixed(CallToolResult::text("Reconnection test completed")),
+    server.add_tool(
+        tool("test_reconnection", "Closes the SSE stream mid-call (HTTP); the result arrives after the client reconnects", no_args()),
+        |_args: Value, ctx: RequestContext| async move {
+            if ctx.close_sse_stream(Some(Duration::from_millis(200))) {
+                // Give the client time to notice the closed stream and reconnect.
+                tokio::time::sleep(Duration::from_millis(300)).await;
+            }
+            Ok(CallToolResult::text("Reconnection test completed"))
+        },
     )?;
     let cancelled = Arc::new(AtomicU64::new(0));
     let counter = cancelled.clone();
@@ -415,13 +421,25 @@ fn build(stateless: bool) -> Result<Server, Box<dyn std::error::Error>> {
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let stateless = args.iter().any(|a| a == "--stateless");
-    if let Some(i) = args.iter().position(|a| a == "--port") {
-        let port = args.get(i + 1).map(String::as_str).unwrap_or("?");
-        eprintln!("everything: Streamable HTTP (--port {port}) is not implemented yet; serving stdio only");
-        std::process::exit(2);
-    }
+    let port = match args.iter().position(|a| a == "--port") {
+        Some(i) => Some(args.get(i + 1).and_then(|p| p.parse::<u16>().ok()).ok_or("--port needs a port number")?),
+        None => None,
+    };
     let server = build(stateless)?;
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
-    runtime.block_on(stdio::serve_stdio(&server))?;
+    match port {
+        None => runtime.block_on(stdio::serve_stdio(&server))?,
+        Some(port) => runtime.block_on(async {
+            let shutdown = http::HttpOptions::default().shutdown;
+            let options = http::HttpOptions { shutdown: shutdown.clone(), ..Default::default() };
+            let bound = http::bind(&server, ([127, 0, 0, 1], port).into(), options).await?;
+            eprintln!("everything: Streamable HTTP on http://{}/mcp", bound.local_addr()?);
+            tokio::spawn(async move {
+                let _ = tokio::signal::ctrl_c().await;
+                shutdown.cancel();
+            });
+            bound.run().await
+        })?,
+    }
     Ok(())
 }

@@ -37,6 +37,9 @@ pub enum PeerError {
     /// The client answered with an error.
     #[error("client error {}: {}", .0.code, .0.message)]
     Rpc(ErrorObject),
+    /// The client did not answer in time.
+    #[error("the client did not answer in time")]
+    Timeout,
     /// The client's answer did not have the expected shape.
     #[error("malformed answer from the client: {0}")]
     Malformed(String),
@@ -56,6 +59,14 @@ pub trait Peer: Send + Sync + 'static {
 
     /// Whether [`Peer::request`] can reach the client.
     fn can_request(&self) -> bool {
+        false
+    }
+
+    /// Close the stream carrying this request's messages without ending the request (an
+    /// SSE stream the client can resume with `Last-Event-ID`), asking the client to reconnect
+    /// after `retry`. Returns whether the transport did so.
+    fn close_stream(&self, retry: Option<std::time::Duration>) -> bool {
+        let _ = retry;
         false
     }
 
@@ -148,6 +159,14 @@ impl RequestContext {
     /// The request's cancellation token.
     pub fn cancellation_token(&self) -> &CancellationToken {
         &self.inner.cancel
+    }
+
+    /// Close the transport stream this request's messages ride on (Streamable HTTP: the
+    /// POST's SSE stream) while the request keeps running; later messages are kept for the
+    /// client, which reconnects with `Last-Event-ID` after `retry`. Returns false on
+    /// transports that cannot do this (stdio, in-process, JSON responses).
+    pub fn close_sse_stream(&self, retry: Option<std::time::Duration>) -> bool {
+        self.inner.peer.close_stream(retry)
     }
 
     /// Whether the request comes from a stateless server (no server-to-client requests).

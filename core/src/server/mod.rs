@@ -507,6 +507,23 @@ impl Server {
         self.broadcast("notifications/resources/updated", Some(json!({ "uri": uri })), |c| c.is_subscribed(uri))
     }
 
+    /// Send `ping` to the listening connection `connection_id` (an HTTP session id, or a
+    /// stdio connection) and wait up to `timeout` for the client's empty result.
+    pub async fn ping_client(&self, connection_id: &str, timeout: std::time::Duration) -> Result<(), PeerError> {
+        let peer = {
+            let ls = self.inner.listeners.lock().unwrap_or_else(|p| p.into_inner());
+            ls.iter()
+                .filter_map(|l| Some((l.connection.upgrade()?, l.peer.upgrade()?)))
+                .find(|(c, p)| c.id() == connection_id && p.can_request())
+                .map(|(_, p)| p)
+        };
+        let peer = peer.ok_or(PeerError::NoChannel)?;
+        match tokio::time::timeout(timeout, peer.request("ping", None)).await {
+            Ok(r) => r.map(|_| ()),
+            Err(_) => Err(PeerError::Timeout),
+        }
+    }
+
     /// Ids of the connections currently listening.
     pub fn connected_sessions(&self) -> Vec<String> {
         let ls = self.inner.listeners.lock().unwrap_or_else(|p| p.into_inner());

@@ -3,4 +3,5 @@
 //! - [`stdio`]: newline-delimited JSON-RPC on stdin/stdout (or any async byte pair).
 //! - in-process: [`Server::handle_raw`](crate::Server::handle_raw), no transport at all.
 
+pub mod http;
 pub mod stdio;

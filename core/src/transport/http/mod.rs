@@ -1,0 +1,609 @@
+//! Streamable HTTP (2025-03-26 … 2025-11-25): one endpoint (`/mcp` by default) taking POST
+//! (client messages), GET (the standalone SSE stream) and DELETE (end a session).
+//!
+//! Built on axum (over hyper 1.x): [`router`] gives an axum `Router` to mount in an existing
+//! app at any path, [`bind`]/[`serve_http`] run it on a socket with TCP_NODELAY and graceful
+//! shutdown. A POST's answer is JSON, or an SSE stream when the handler emits notifications
+//! or server-to-client requests before it completes ([`ResponseMode::Auto`]). In stateful
+//! mode each session owns one `ConnectionState`; in stateless mode every POST gets a
+//! transient one, and GET and DELETE answer 405.
+
+mod peer;
+pub mod security;
+pub mod session;
+pub mod sse;
+
+use std::io;
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::body::Body;
+use axum::extract::State;
+use axum::http::{header, HeaderMap, HeaderValue, Request, StatusCode};
+use axum::response::Response;
+use axum::routing::post;
+use axum::Router;
+use bytes::Bytes;
+use http_body_util::BodyExt as _;
+use tokio::sync::{mpsc, Notify};
+use tokio_util::sync::CancellationToken;
+
+use self::peer::{SseBody, StreamPeer};
+use self::security::HostPolicy;
+use self::session::{InMemorySessionStore, Lookup, Session, SessionManager, SessionStore};
+use self::sse::{encode_event, EventStore, InMemoryEventStore, StreamHub};
+use crate::protocol::jsonrpc::{parse_payload, Invalid, Payload};
+use crate::protocol::{ErrorObject, Message, OutboundResponse, ProtocolVersion, RequestId};
+use crate::server::{ConnectionState, Peer, Server};
+
+/// The header carrying the session id.
+pub const SESSION_HEADER: &str = "mcp-session-id";
+/// The header carrying the negotiated protocol version.
+pub const PROTOCOL_VERSION_HEADER: &str = "mcp-protocol-version";
+
+/// How a POST that carries requests is answered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ResponseMode {
+    /// JSON, unless the handler sends a message to the client before completing; then SSE.
+    #[default]
+    Auto,
+    /// Always JSON; notifications from handlers are dropped and server-to-client requests
+    /// fail.
+    Json,
+    /// Always an SSE stream.
+    Sse,
+}
+
+/// Options of the Streamable HTTP transport.
+#[derive(Clone)]
+pub struct HttpOptions {
+    /// The endpoint path. Default `/mcp`.
+    pub path: String,
+    /// JSON or SSE answers.
+    pub response_mode: ResponseMode,
+    /// The largest accepted POST body, in bytes; larger ones get 413. Default 4 MiB.
+    pub max_body_bytes: usize,
+    /// Sessions idle for longer end (404 afterwards). Default 30 minutes; `None` never.
+    pub session_idle_timeout: Option<Duration>,
+    /// DNS-rebinding protection. Default: loopback hosts and origins only.
+    pub host_policy: HostPolicy,
+    /// Where SSE events are kept for `Last-Event-ID` resumption (stateful mode). Default
+    /// in memory, bounded; `None` disables resumability.
+    pub event_store: Option<Arc<dyn EventStore>>,
+    /// Where sessions are kept. Default in memory.
+    pub session_store: Arc<dyn SessionStore>,
+    /// The reconnection delay advertised to clients (SSE `retry`). Default 1 s.
+    pub sse_retry: Duration,
+    /// Events buffered per SSE stream before a slow reader is cut off. Default 1024.
+    pub stream_buffer: usize,
+    /// Cancel to shut down gracefully: stop accepting, end sessions and their streams, let
+    /// in-flight requests finish.
+    pub shutdown: CancellationToken,
+}
+
+impl Default for HttpOptions {
+    fn default() -> Self {
+        HttpOptions {
+            path: "/mcp".to_owned(),
+            response_mode: ResponseMode::Auto,
+            max_body_bytes: 4 * 1024 * 1024,
+            session_idle_timeout: Some(Duration::from_secs(30 * 60)),
+            host_policy: HostPolicy::default(),
+            event_store: Some(Arc::new(InMemoryEventStore::default())),
+            session_store: Arc::new(InMemorySessionStore::default()),
+            sse_retry: Duration::from_secs(1),
+            stream_buffer: 1024,
+            shutdown: CancellationToken::new(),
+        }
+    }
+}
+
+impl std::fmt::Debug for HttpOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HttpOptions")
+            .field("path", &self.path)
+            .field("response_mode", &self.response_mode)
+            .field("max_body_bytes", &self.max_body_bytes)
+            .field("session_idle_timeout", &self.session_idle_timeout)
+            .field("host_policy", &self.host_policy)
+            .finish_non_exhaustive()
+    }
+}
+
+pub(crate) struct HttpState {
+    server: Server,
+    opts: HttpOptions,
+    sessions: SessionManager,
+    stream_prefix: String,
+    next_stream: AtomicU64,
+    next_transient: AtomicU64,
+}
+
+impl HttpState {
+    fn new(server: &Server, opts: HttpOptions) -> Arc<Self> {
+        let sessions = SessionManager::new(opts.session_store.clone(), opts.session_idle_timeout);
+        let prefix = session::new_session_id().map(|s| s[..8].to_owned()).unwrap_or_else(|_| "s".to_owned());
+        Arc::new(HttpState {
+            server: server.clone(),
+            opts,
+            sessions,
+            stream_prefix: prefix,
+            next_stream: AtomicU64::new(0),
+            next_transient: AtomicU64::new(0),
+        })
+    }
+
+    fn new_stream_id(&self) -> String {
+        format!("{}{}", self.stream_prefix, self.next_stream.fetch_add(1, Ordering::Relaxed))
+    }
+}
+
+/// The axum router serving the endpoint at `options.path`. Merge or nest it into an app.
+pub fn router(server: &Server, options: HttpOptions) -> Router {
+    let path = options.path.clone();
+    let state = HttpState::new(server, options);
+    router_for(state, &path)
+}
+
+fn router_for(state: Arc<HttpState>, path: &str) -> Router {
+    Router::new().route(path, post(handle_post).get(handle_get).delete(handle_delete)).with_state(state)
+}
+
+/// A bound, not yet running, HTTP server.
+pub struct HttpServer {
+    listener: tokio::net::TcpListener,
+    state: Arc<HttpState>,
+}
+
+/// Bind `addr` (port 0 picks a free port).
+pub async fn bind(server: &Server, addr: SocketAddr, options: HttpOptions) -> io::Result<HttpServer> {
+    let listener = tokio::net::TcpListener::bind(addr).await?;
+    Ok(HttpServer { listener, state: HttpState::new(server, options) })
+}
+
+/// Serve `server` over Streamable HTTP on `addr` until `options.shutdown` is cancelled.
+pub async fn serve_http(server: &Server, addr: SocketAddr, options: HttpOptions) -> io::Result<()> {
+    bind(server, addr, options).await?.run().await
+}
+
+impl HttpServer {
+    /// The bound address.
+    pub fn local_addr(&self) -> io::Result<SocketAddr> {
+        self.listener.local_addr()
+    }
+
+    /// The ids of the live sessions.
+    pub fn session_ids(&self) -> Vec<String> {
+        self.state.sessions.session_ids()
+    }
+
+    /// Run until the shutdown token is cancelled; in-flight requests finish first.
+    pub async fn run(self) -> io::Result<()> {
+        use axum::serve::ListenerExt as _;
+        let state = self.state;
+        let shutdown = state.opts.shutdown.clone();
+        let sweeper = {
+            let state = state.clone();
+            let every = state.opts.session_idle_timeout.map(|t| (t / 4).clamp(Duration::from_millis(100), Duration::from_secs(30)));
+            tokio::spawn(async move {
+                let Some(every) = every else { return };
+                loop {
+                    tokio::select! {
+                        _ = state.opts.shutdown.cancelled() => return,
+                        _ = tokio::time::sleep(every) => { state.sessions.expire_idle(); }
+                    }
+                }
+            })
+        };
+        let path = state.opts.path.clone();
+        let app = router_for(state.clone(), &path);
+        let listener = self.listener.tap_io(|tcp| {
+            // Small SSE writes must not wait for delayed ACKs.
+            let _ = tcp.set_nodelay(true);
+        });
+        let on_shutdown = {
+            let state = state.clone();
+            async move {
+                shutdown.cancelled().await;
+                state.sessions.terminate_all();
+            }
+        };
+        let result = axum::serve(listener, app).with_graceful_shutdown(on_shutdown).await;
+        sweeper.abort();
+        result
+    }
+}
+
+// ----- responses -----
+
+fn error_response(status: StatusCode, id: Option<RequestId>, error: ErrorObject) -> Response {
+    let body = OutboundResponse::error(id, error).to_json_string();
+    let mut r = Response::new(Body::from(body));
+    *r.status_mut() = status;
+    r.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    r
+}
+
+fn reject(status: StatusCode, message: &str) -> Response {
+    error_response(status, None, ErrorObject::invalid_request(message))
+}
+
+fn json_response(body: String, session: Option<&str>) -> Response {
+    let mut r = Response::new(Body::from(body));
+    r.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    add_session_header(&mut r, session);
+    r
+}
+
+fn sse_response(body: SseBody, session: Option<&str>) -> Response {
+    let mut r = Response::new(Body::from_stream(body));
+    let h = r.headers_mut();
+    h.insert(header::CONTENT_TYPE, HeaderValue::from_static("text/event-stream"));
+    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    add_session_header(&mut r, session);
+    r
+}
+
+fn add_session_header(r: &mut Response, session: Option<&str>) {
+    if let Some(id) = session.and_then(|s| HeaderValue::from_str(s).ok()) {
+        r.headers_mut().insert(SESSION_HEADER, id);
+    }
+}
+
+fn accepted() -> Response {
+    let mut r = Response::new(Body::empty());
+    *r.status_mut() = StatusCode::ACCEPTED;
+    r
+}
+
+fn method_not_allowed() -> Response {
+    let mut r = reject(StatusCode::METHOD_NOT_ALLOWED, "Method Not Allowed: this server is stateless; use POST");
+    r.headers_mut().insert(header::ALLOW, HeaderValue::from_static("POST"));
+    r
+}
+
+// ----- header checks -----
+
+fn header_str<'a>(h: &'a HeaderMap, name: impl header::AsHeaderName) -> Option<&'a str> {
+    h.get(name).and_then(|v| v.to_str().ok())
+}
+
+fn check_host(st: &HttpState, h: &HeaderMap) -> Result<(), Response> {
+    st.opts
+        .host_policy
+        .allows(header_str(h, header::HOST), header_str(h, header::ORIGIN))
+        .map_err(|why| reject(StatusCode::FORBIDDEN, &format!("Forbidden: {why}")))
+}
+
+/// What the client's `Accept` allows: (JSON, SSE).
+fn accepts(h: &HeaderMap) -> (bool, bool) {
+    let Some(accept) = header_str(h, header::ACCEPT) else { return (false, false) };
+    let mut json = false;
+    let mut sse = false;
+    for part in accept.split(',') {
+        let mime = part.split(';').next().unwrap_or("").trim().to_ascii_lowercase();
+        match mime.as_str() {
+            "*/*" => {
+                json = true;
+                sse = true;
+            }
+            "application/json" | "application/*" => json = true,
+            "text/event-stream" | "text/*" => sse = true,
+            _ => {}
+        }
+    }
+    (json, sse)
+}
+
+/// The `MCP-Protocol-Version` header: absent is fine; present must be a supported revision.
+fn header_version(h: &HeaderMap) -> Result<Option<ProtocolVersion>, Response> {
+    match h.get(PROTOCOL_VERSION_HEADER) {
+        None => Ok(None),
+        Some(v) => match v.to_str().ok().and_then(|s| s.parse::<ProtocolVersion>().ok()) {
+            Some(v) if v.is_handshake() => Ok(Some(v)),
+            _ => Err(reject(
+                StatusCode::BAD_REQUEST,
+                &format!(
+                    "Bad Request: unsupported {PROTOCOL_VERSION_HEADER} {:?}; supported: {}",
+                    String::from_utf8_lossy(v.as_bytes()),
+                    ProtocolVersion::HANDSHAKE.map(|v| v.as_str()).join(", ")
+                ),
+            )),
+        },
+    }
+}
+
+fn find_session(st: &HttpState, h: &HeaderMap) -> Result<Arc<Session>, Response> {
+    st.sessions.lookup(header_str(h, SESSION_HEADER)).map_err(|e| match e {
+        Lookup::Missing => reject(StatusCode::BAD_REQUEST, "Bad Request: Mcp-Session-Id header is required"),
+        Lookup::Unknown => error_response(
+            StatusCode::NOT_FOUND,
+            None,
+            ErrorObject::invalid_request("Session not found: it expired or was terminated; initialize a new one"),
+        ),
+    })
+}
+
+// ----- POST -----
+
+fn payload_requests(p: &Payload) -> Vec<RequestId> {
+    let of = |m: &Result<Message, Invalid>| match m {
+        Ok(Message::Request(r)) => Some(r.id.clone()),
+        Err(Invalid { id: Some(id), .. }) => Some(id.clone()),
+        _ => None,
+    };
+    match p {
+        Payload::Single(m) => of(m).into_iter().collect(),
+        Payload::Batch(items) => items.iter().filter_map(of).collect(),
+    }
+}
+
+fn is_initialize(p: &Payload) -> bool {
+    let is = |m: &Result<Message, Invalid>| matches!(m, Ok(Message::Request(r)) if r.method == "initialize");
+    match p {
+        Payload::Single(m) => is(m),
+        Payload::Batch(items) => items.iter().any(is),
+    }
+}
+
+async fn read_body(st: &HttpState, body: Body, headers: &HeaderMap) -> Result<Bytes, Response> {
+    let limit = st.opts.max_body_bytes;
+    let too_large = || reject(StatusCode::PAYLOAD_TOO_LARGE, &format!("Payload Too Large: the limit is {limit} bytes"));
+    if let Some(len) = header_str(headers, header::CONTENT_LENGTH).and_then(|l| l.parse::<usize>().ok()) {
+        if len > limit {
+            return Err(too_large());
+        }
+    }
+    match http_body_util::Limited::new(body, limit).collect().await {
+        Ok(c) => Ok(c.to_bytes()),
+        Err(e) if e.is::<http_body_util::LengthLimitError>() => Err(too_large()),
+        Err(_) => Err(reject(StatusCode::BAD_REQUEST, "Bad Request: could not read the body")),
+    }
+}
+
+async fn handle_post(State(st): State<Arc<HttpState>>, req: Request<Body>) -> Response {
+    let (parts, body) = req.into_parts();
+    let h = &parts.headers;
+    if let Err(r) = check_host(&st, h) {
+        return r;
+    }
+    let content_type = header_str(h, header::CONTENT_TYPE).unwrap_or("");
+    if !content_type.split(';').next().unwrap_or("").trim().eq_ignore_ascii_case("application/json") {
+        return reject(StatusCode::UNSUPPORTED_MEDIA_TYPE, "Unsupported Media Type: Content-Type must be application/json");
+    }
+    let (json_ok, sse_ok) = accepts(h);
+    if !json_ok && !sse_ok {
+        return reject(
+            StatusCode::NOT_ACCEPTABLE,
+            "Not Acceptable: Accept must include application/json and text/event-stream",
+        );
+    }
+    let bytes = match read_body(&st, body, h).await {
+        Ok(b) => b,
+        Err(r) => return r,
+    };
+    let Ok(text) = std::str::from_utf8(&bytes) else {
+        return error_response(StatusCode::BAD_REQUEST, None, ErrorObject::parse_error("Parse error: body is not UTF-8"));
+    };
+    let payload = parse_payload(text);
+    if let Payload::Single(Err(Invalid { id, error })) = payload {
+        return error_response(StatusCode::BAD_REQUEST, id, error);
+    }
+    let init = is_initialize(&payload);
+
+    // Find the connection state this POST runs against.
+    let (conn, session, new_session) = if st.server.is_stateless() {
+        let version = if init {
+            ProtocolVersion::LATEST_HANDSHAKE
+        } else {
+            match header_version(h) {
+                Ok(v) => v.unwrap_or(ProtocolVersion::HTTP_DEFAULT),
+                Err(r) => return r,
+            }
+        };
+        let id = format!("stateless-{}", st.next_transient.fetch_add(1, Ordering::Relaxed));
+        let conn = Arc::new(if init {
+            ConnectionState::new(id)
+        } else {
+            ConnectionState::transient(id, version, Default::default())
+        });
+        (conn, None, false)
+    } else if init && h.get(SESSION_HEADER).is_none() {
+        match st.sessions.create() {
+            Ok(s) => (s.conn.clone(), Some(s), true),
+            Err(e) => {
+                return error_response(
+                    StatusCode::INTERNAL_SERVER_ERROR,
+                    None,
+                    ErrorObject::internal(format!("no randomness for a session id: {e}")),
+                )
+            }
+        }
+    } else {
+        if !init {
+            if let Err(r) = header_version(h) {
+                return r;
+            }
+        }
+        match find_session(&st, h) {
+            Ok(s) => (s.conn.clone(), Some(s), false),
+            Err(r) => return r,
+        }
+    };
+
+    let request_ids = payload_requests(&payload);
+    if request_ids.is_empty() {
+        // Only notifications and responses: process them, answer 202.
+        let peer: Arc<dyn Peer> = Arc::new(StreamPeer::new(
+            Arc::new(StreamHub::new(String::new(), None)),
+            session.clone(),
+            None,
+            false,
+        ));
+        st.server.handle_payload(payload, &conn, &peer).await;
+        return accepted();
+    }
+
+    let mode = match (json_ok, sse_ok) {
+        (true, false) => ResponseMode::Json,
+        (false, true) => ResponseMode::Sse,
+        _ => st.opts.response_mode,
+    };
+    let sse_possible = mode != ResponseMode::Json;
+    let store = if session.is_some() && sse_possible { st.opts.event_store.clone() } else { None };
+    let hub = Arc::new(StreamHub::new(st.new_stream_id(), store));
+    if let Some(s) = &session {
+        s.track_stream(&hub);
+    }
+    let first = Arc::new(Notify::new());
+    let peer: Arc<dyn Peer> = Arc::new(StreamPeer::new(hub.clone(), session.clone(), Some(first.clone()), sse_possible));
+    let server = st.server.clone();
+    let work_conn = conn.clone();
+    let mut work = tokio::spawn(async move { server.handle_payload(payload, &work_conn, &peer).await });
+    // Until the answer is on its way, a dropped connection cancels the requests.
+    let mut guard = peer::CancelOnDrop::new(conn.clone(), request_ids.clone());
+    let session_id = session.as_ref().filter(|_| new_session).map(|s| s.id().to_owned());
+
+    let go_sse = match mode {
+        ResponseMode::Json => false,
+        ResponseMode::Sse => true,
+        ResponseMode::Auto => {
+            tokio::select! {
+                biased;
+                out = &mut work => {
+                    let out = out.ok().flatten();
+                    if hub.message_count() == 0 {
+                        guard.disarm();
+                        return finish_json(&st, out, session.as_ref(), new_session, session_id.as_deref());
+                    }
+                    hub.finish(out);
+                    true
+                }
+                _ = first.notified() => true,
+            }
+        }
+    };
+    if !go_sse {
+        let out = match (&mut work).await {
+            Ok(o) => o,
+            Err(_) => None,
+        };
+        guard.disarm();
+        return finish_json(&st, out, session.as_ref(), new_session, session_id.as_deref());
+    }
+    guard.disarm();
+    let (tx, rx) = mpsc::channel(st.opts.stream_buffer.max(1));
+    let priming = hub.resumable() && conn.effective_version() >= ProtocolVersion::V2025_11_25;
+    hub.start(tx, priming, Some(st.opts.sse_retry));
+    {
+        let hub = hub.clone();
+        tokio::spawn(async move {
+            let out = work.await.ok().flatten();
+            hub.finish(out);
+        });
+    }
+    let body = SseBody::new(rx).cancel_on_drop_unless_resumable(hub, conn, request_ids);
+    sse_response(body, session_id.as_deref())
+}
+
+fn finish_json(
+    st: &HttpState,
+    out: Option<String>,
+    session: Option<&Arc<Session>>,
+    new_session: bool,
+    session_id: Option<&str>,
+) -> Response {
+    let Some(out) = out else { return accepted() };
+    if new_session && out.contains("\"error\"") && !out.contains("\"result\"") {
+        // The initialize failed: no session was established.
+        if let Some(s) = session {
+            st.sessions.discard(s.id());
+        }
+        return json_response(out, None);
+    }
+    json_response(out, session_id)
+}
+
+// ----- GET -----
+
+async fn handle_get(State(st): State<Arc<HttpState>>, req: Request<Body>) -> Response {
+    let h = req.headers();
+    if let Err(r) = check_host(&st, h) {
+        return r;
+    }
+    if st.server.is_stateless() {
+        return method_not_allowed();
+    }
+    let (_, sse_ok) = accepts(h);
+    if !sse_ok {
+        return reject(StatusCode::NOT_ACCEPTABLE, "Not Acceptable: Accept must include text/event-stream");
+    }
+    if let Err(r) = header_version(h) {
+        return r;
+    }
+    let session = match find_session(&st, h) {
+        Ok(s) => s,
+        Err(r) => return r,
+    };
+    let (tx, rx) = mpsc::channel(st.opts.stream_buffer.max(1));
+
+    // Resumption of a stream the client lost.
+    if let (Some(last), Some(store)) = (header_str(h, "last-event-id"), &st.opts.event_store) {
+        if let Some((stream, missed)) = store.replay_after(last) {
+            match session.find_stream(&stream) {
+                Some(hub) => hub.reattach(tx, missed),
+                None => {
+                    for (id, data) in missed {
+                        let _ = tx.try_send(encode_event(Some(&id), &data, None));
+                    }
+                    drop(tx);
+                }
+            }
+            return sse_response(SseBody::new(rx), None);
+        }
+    }
+
+    // The standalone stream for unsolicited messages: one per session.
+    {
+        let mut slot = session.get_stream.lock().unwrap_or_else(|p| p.into_inner());
+        if slot.as_ref().and_then(|w| w.upgrade()).is_some_and(|h| !h.is_finished()) {
+            return reject(StatusCode::CONFLICT, "Conflict: this session already has a GET stream open");
+        }
+        let hub = Arc::new(StreamHub::new(st.new_stream_id(), st.opts.event_store.clone()));
+        session.track_stream(&hub);
+        *slot = Some(Arc::downgrade(&hub));
+        drop(slot);
+        let priming = hub.resumable() && session.conn.effective_version() >= ProtocolVersion::V2025_11_25;
+        hub.start(tx, priming, Some(st.opts.sse_retry));
+        let peer: Arc<dyn Peer> = Arc::new(StreamPeer::new(hub.clone(), Some(session.clone()), None, true));
+        let listener = st.server.attach_listener(&session.conn, &peer);
+        let body = SseBody::new(rx).keep_alive(Box::new((listener, peer))).close_on_drop(hub);
+        sse_response(body, None)
+    }
+}
+
+// ----- DELETE -----
+
+async fn handle_delete(State(st): State<Arc<HttpState>>, req: Request<Body>) -> Response {
+    let h = req.headers();
+    if let Err(r) = check_host(&st, h) {
+        return r;
+    }
+    if st.server.is_stateless() {
+        return method_not_allowed();
+    }
+    if let Err(r) = header_version(h) {
+        return r;
+    }
+    match find_session(&st, h) {
+        Ok(s) => {
+            st.sessions.terminate(s.id());
+            let mut r = Response::new(Body::empty());
+            *r.status_mut() = StatusCode::OK;
+            r
+        }
+        Err(r) => r,
+    }
+}

@@ -1,0 +1,401 @@
+// The Node everything server: the whole conformance fixture surface (examples/SURFACE.md)
+// over stdio, plus the `add` and `echo` tools the benchmarks call.
+//
+//   node examples/node/everything.mjs             # stateful, stdio
+//   node examples/node/everything.mjs --stateless # stateless
+//
+// It imports the package from bindings-node/ (run `npm install` there first to build it).
+// Logs go to stderr: stdout carries the protocol.
+
+import { realpathSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { pathToFileURL } from 'node:url';
+
+import { Server } from '../../bindings-node/lib/index.mjs';
+
+/** A 1x1 PNG. */
+const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
+
+/** A short silent 8 kHz mono 16-bit WAV (0.1 s), base64. */
+function wavBase64() {
+  const samples = 800;
+  const dataLen = samples * 2;
+  const b = Buffer.alloc(44 + dataLen);
+  b.write('RIFF', 0);
+  b.writeUInt32LE(36 + dataLen, 4);
+  b.write('WAVEfmt ', 8);
+  b.writeUInt32LE(16, 16);
+  b.writeUInt16LE(1, 20); // PCM
+  b.writeUInt16LE(1, 22); // mono
+  b.writeUInt32LE(8000, 24);
+  b.writeUInt32LE(16000, 28);
+  b.writeUInt16LE(2, 32);
+  b.writeUInt16LE(16, 34);
+  b.write('data', 36);
+  b.writeUInt32LE(dataLen, 40);
+  return b.toString('base64');
+}
+
+const NO_ARGS = { type: 'object', additionalProperties: false };
+
+function registerTools(server) {
+  server.tool(
+    'add',
+    {
+      description: 'Add two integers and return their sum',
+      inputSchema: {
+        type: 'object',
+        properties: { a: { type: 'integer' }, b: { type: 'integer' } },
+        required: ['a', 'b'],
+      },
+      outputSchema: { type: 'object', properties: { sum: { type: 'integer' } }, required: ['sum'] },
+    },
+    ({ a, b }) => {
+      const sum = a + b;
+      if (!Number.isSafeInteger(sum)) throw new Error('integer overflow');
+      return { content: [{ type: 'text', text: String(sum) }], structuredContent: { sum } };
+    },
+  );
+  server.tool(
+    'echo',
+    {
+      description: 'Echo the text back',
+      inputSchema: {
+        type: 'object',
+        properties: { text: { type: 'string', description: 'The text to echo back.' } },
+        required: ['text'],
+      },
+    },
+    ({ text }) => text,
+  );
+  server.tool(
+    'test_simple_text',
+    { description: 'Returns a simple text response', inputSchema: NO_ARGS },
+    () => 'This is a simple text response for testing.',
+  );
+  server.tool('test_image_content', { description: 'Returns an image (PNG)', inputSchema: NO_ARGS }, () => ({
+    content: [{ type: 'image', data: PNG, mimeType: 'image/png' }],
+  }));
+  const wav = wavBase64();
+  server.tool('test_audio_content', { description: 'Returns audio (WAV)', inputSchema: NO_ARGS }, () => ({
+    content: [{ type: 'audio', data: wav, mimeType: 'audio/wav' }],
+  }));
+  server.tool('test_embedded_resource', { description: 'Returns an embedded resource', inputSchema: NO_ARGS }, () => ({
+    content: [
+      {
+        type: 'resource',
+        resource: {
+          uri: 'test://embedded-resource',
+          mimeType: 'text/plain',
+          text: 'This is an embedded resource content.',
+        },
+      },
+    ],
+  }));
+  server.tool(
+    'test_multiple_content_types',
+    { description: 'Returns text, an image and a resource', inputSchema: NO_ARGS },
+    () => ({
+      content: [
+        { type: 'text', text: 'Multiple content types test:' },
+        { type: 'image', data: PNG, mimeType: 'image/png' },
+        {
+          type: 'resource',
+          resource: {
+            uri: 'test://mixed-content-resource',
+            mimeType: 'application/json',
+            text: '{"test":"data","value":123}',
+          },
+        },
+      ],
+    }),
+  );
+  server.tool(
+    'test_tool_with_logging',
+    { description: 'Logs three messages while it runs', inputSchema: NO_ARGS },
+    async (_args, ctx) => {
+      const messages = ['Tool execution started', 'Tool processing data', 'Tool execution completed'];
+      for (const [i, message] of messages.entries()) {
+        if (i > 0) await sleep(50);
+        ctx.info(message);
+      }
+      return 'Tool with logging executed successfully';
+    },
+  );
+  server.tool(
+    'test_tool_with_progress',
+    { description: 'Reports progress 0, 50, 100 of 100', inputSchema: NO_ARGS },
+    async (_args, ctx) => {
+      for (const [i, p] of [0, 50, 100].entries()) {
+        if (i > 0) await sleep(50);
+        ctx.reportProgress(p, 100);
+      }
+      return 'Tool with progress executed successfully';
+    },
+  );
+  server.tool('test_error_handling', { description: 'Always fails with isError', inputSchema: NO_ARGS }, () => {
+    throw new Error('This tool intentionally returns an error for testing');
+  });
+  server.tool(
+    'test_sampling',
+    {
+      description: "Asks the client's LLM to answer a prompt",
+      inputSchema: {
+        type: 'object',
+        properties: { prompt: { type: 'string', description: 'The prompt to send' } },
+        required: ['prompt'],
+      },
+    },
+    async ({ prompt }, ctx) => {
+      const reply = await ctx.sample(prompt, { maxTokens: 100 });
+      const text = reply.content !== null && typeof reply.content === 'object' && !Array.isArray(reply.content)
+        ? reply.content.text ?? ''
+        : '';
+      return `LLM response: ${text}`;
+    },
+  );
+  server.tool(
+    'test_elicitation',
+    {
+      description: 'Asks the user for a username and an email',
+      inputSchema: {
+        type: 'object',
+        properties: { message: { type: 'string', description: 'The message to show the user' } },
+        required: ['message'],
+      },
+    },
+    async ({ message }, ctx) => {
+      const r = await ctx.elicit(message, {
+        type: 'object',
+        properties: {
+          username: { type: 'string', description: "User's response" },
+          email: { type: 'string', description: "User's email address" },
+        },
+        required: ['username', 'email'],
+      });
+      return `User response: ${r.action} ${JSON.stringify(r.content ?? null)}`;
+    },
+  );
+  const elicitForm = (message, requestedSchema) => async (_args, ctx) => {
+    const r = await ctx.elicit(message, requestedSchema);
+    return `Elicitation completed: action=${r.action}, content=${JSON.stringify(r.content ?? {})}`;
+  };
+  server.tool(
+    'test_elicitation_sep1034_defaults',
+    { description: 'Elicits fields with default values (SEP-1034)', inputSchema: NO_ARGS },
+    elicitForm('Please review and update the form fields with defaults', {
+      type: 'object',
+      properties: {
+        name: { type: 'string', description: 'User name', default: 'John Doe' },
+        age: { type: 'integer', description: 'User age', default: 30 },
+        score: { type: 'number', description: 'User score', default: 95.5 },
+        status: {
+          type: 'string',
+          description: 'User status',
+          enum: ['active', 'inactive', 'pending'],
+          default: 'active',
+        },
+        verified: { type: 'boolean', description: 'Verification status', default: true },
+      },
+      required: [],
+    }),
+  );
+  server.tool(
+    'test_elicitation_sep1330_enums',
+    { description: 'Elicits every enum schema variant (SEP-1330)', inputSchema: NO_ARGS },
+    elicitForm('Please select options from the enum fields', {
+      type: 'object',
+      properties: {
+        untitledSingle: { type: 'string', description: 'Select one option', enum: ['option1', 'option2', 'option3'] },
+        titledSingle: {
+          type: 'string',
+          description: 'Select one option with titles',
+          oneOf: [
+            { const: 'value1', title: 'First Option' },
+            { const: 'value2', title: 'Second Option' },
+            { const: 'value3', title: 'Third Option' },
+          ],
+        },
+        legacyEnum: {
+          type: 'string',
+          description: 'Select one option (legacy)',
+          enum: ['opt1', 'opt2', 'opt3'],
+          enumNames: ['Option One', 'Option Two', 'Option Three'],
+        },
+        untitledMulti: {
+          type: 'array',
+          description: 'Select multiple options',
+          minItems: 1,
+          maxItems: 3,
+          items: { type: 'string', enum: ['option1', 'option2', 'option3'] },
+        },
+        titledMulti: {
+          type: 'array',
+          description: 'Select multiple options with titles',
+          minItems: 1,
+          maxItems: 3,
+          items: {
+            anyOf: [
+              { const: 'value1', title: 'First Choice' },
+              { const: 'value2', title: 'Second Choice' },
+              { const: 'value3', title: 'Third Choice' },
+            ],
+          },
+        },
+      },
+      required: [],
+    }),
+  );
+  server.tool(
+    'json_schema_2020_12_tool',
+    {
+      description: 'A tool whose input schema uses JSON Schema 2020-12 features',
+      inputSchema: {
+        $schema: 'https://json-schema.org/draft/2020-12/schema',
+        type: 'object',
+        $defs: {
+          address: {
+            type: 'object',
+            properties: { street: { type: 'string' }, city: { type: 'string' } },
+          },
+        },
+        properties: {
+          name: { type: 'string' },
+          address: { $ref: '#/$defs/address' },
+        },
+        additionalProperties: false,
+      },
+    },
+    (args) => `JSON Schema 2020-12 tool called with: ${JSON.stringify(args)}`,
+  );
+  server.tool(
+    'test_reconnection',
+    { description: 'Closes the SSE stream mid-call (HTTP); completes at once on stdio', inputSchema: NO_ARGS },
+    () => 'Reconnection test completed',
+  );
+  let cancelled = 0;
+  server.tool(
+    'test_slow',
+    {
+      description: 'Waits ms milliseconds, stopping early when cancelled',
+      inputSchema: {
+        type: 'object',
+        properties: { ms: { type: 'integer', minimum: 0 } },
+        required: ['ms'],
+      },
+    },
+    async ({ ms }, ctx) => {
+      const deadline = Date.now() + ms;
+      while (Date.now() < deadline) {
+        if (ctx.cancelled) {
+          cancelled += 1;
+          return 'cancelled';
+        }
+        await sleep(10);
+      }
+      return `completed after ${ms} ms`;
+    },
+  );
+  server.tool(
+    'test_cancellation_count',
+    { description: 'How many test_slow calls observed cancellation', inputSchema: NO_ARGS },
+    () => String(cancelled),
+  );
+}
+
+function registerResources(server) {
+  server.resource(
+    'static-text',
+    'test://static-text',
+    { description: 'A static text resource', mimeType: 'text/plain' },
+    () => 'This is the content of the static text resource.',
+  );
+  const png = Buffer.from(PNG, 'base64');
+  server.resource(
+    'static-binary',
+    'test://static-binary',
+    { description: 'A static PNG image', mimeType: 'image/png' },
+    () => png,
+  );
+  server.resource(
+    'watched-resource',
+    'test://watched-resource',
+    { description: 'A resource clients can subscribe to', mimeType: 'text/plain' },
+    () => 'Watched resource content',
+  );
+  server.resourceTemplate(
+    'template',
+    'test://template/{id}/data',
+    { description: 'Data for an id', mimeType: 'application/json' },
+    (_uri, { id }) => JSON.stringify({ id, templateTest: true, data: `Data for ID: ${id}` }),
+  );
+}
+
+function registerPrompts(server) {
+  server.prompt(
+    'test_simple_prompt',
+    { description: 'A simple prompt without arguments' },
+    () => 'This is a simple prompt for testing.',
+  );
+  server.prompt(
+    'test_prompt_with_arguments',
+    {
+      description: 'A prompt with two arguments',
+      arguments: [
+        { name: 'arg1', description: 'First test argument', required: true },
+        { name: 'arg2', description: 'Second test argument', required: true },
+      ],
+      complete: { arg1: ['paris', 'park', 'party', 'pasta', 'zebra'] },
+    },
+    ({ arg1, arg2 }) => `Prompt with arguments: arg1='${arg1}', arg2='${arg2}'`,
+  );
+  server.prompt(
+    'test_prompt_with_embedded_resource',
+    {
+      description: 'A prompt that embeds a resource',
+      arguments: [{ name: 'resourceUri', description: 'URI of the resource to embed', required: true }],
+    },
+    ({ resourceUri }) => [
+      {
+        role: 'user',
+        content: {
+          type: 'resource',
+          resource: { uri: String(resourceUri), mimeType: 'text/plain', text: 'Embedded resource content for testing.' },
+        },
+      },
+      { role: 'user', content: { type: 'text', text: 'Please process the embedded resource above.' } },
+    ],
+  );
+  server.prompt('test_prompt_with_image', { description: 'A prompt with an image' }, () => [
+    { role: 'user', content: { type: 'image', data: PNG, mimeType: 'image/png' } },
+    { role: 'user', content: { type: 'text', text: 'Please analyze the image above.' } },
+  ]);
+}
+
+/** Build the everything server. */
+export function build({ stateless = false } = {}) {
+  const server = new Server({
+    name: 'ferrite-everything',
+    version: '0.1.0',
+    instructions: "Ferrite's everything server: the MCP conformance fixture surface.",
+    stateful: !stateless,
+    logging: true,
+    subscriptions: !stateless,
+  });
+  registerTools(server);
+  registerResources(server);
+  registerPrompts(server);
+  return server;
+}
+
+const args = process.argv.slice(2);
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(realpathSync(process.argv[1])).href) {
+  const portAt = args.indexOf('--port');
+  if (portAt >= 0) {
+    console.error(`everything: Streamable HTTP (--port ${args[portAt + 1] ?? '?'}) is not implemented yet; serving stdio only`);
+    process.exit(2);
+  }
+  const server = build({ stateless: args.includes('--stateless') });
+  await server.connectStdio();
+  await server.close();
+}
