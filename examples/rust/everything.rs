@@ -263,7 +263,11 @@ fn register_tools(server: &Server) -> Result<(), Box<dyn std::error::Error>> {
         },
     )?;
     server.add_tool(
-        tool("test_reconnection", "Closes the SSE stream mid-call (HTTP); the result arrives after the client reconnects", no_args()),
+        tool(
+            "test_reconnection",
+            "Closes the SSE stream mid-call (HTTP); the result arrives after the client reconnects",
+            no_args(),
+        ),
         |_args: Value, ctx: RequestContext| async move {
             if ctx.close_sse_stream(Some(Duration::from_millis(200))) {
                 // Give the client time to notice the closed stream and reconnect.

@@ -186,7 +186,10 @@ impl HttpServer {
         let shutdown = state.opts.shutdown.clone();
         let sweeper = {
             let state = state.clone();
-            let every = state.opts.session_idle_timeout.map(|t| (t / 4).clamp(Duration::from_millis(100), Duration::from_secs(30)));
+            let every = state
+                .opts
+                .session_idle_timeout
+                .map(|t| (t / 4).clamp(Duration::from_millis(100), Duration::from_secs(30)));
             tokio::spawn(async move {
                 let Some(every) = every else { return };
                 loop {
@@ -371,7 +374,10 @@ async fn handle_post(State(st): State<Arc<HttpState>>, req: Request<Body>) -> Re
     }
     let content_type = header_str(h, header::CONTENT_TYPE).unwrap_or("");
     if !content_type.split(';').next().unwrap_or("").trim().eq_ignore_ascii_case("application/json") {
-        return reject(StatusCode::UNSUPPORTED_MEDIA_TYPE, "Unsupported Media Type: Content-Type must be application/json");
+        return reject(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "Unsupported Media Type: Content-Type must be application/json",
+        );
     }
     let (json_ok, sse_ok) = accepts(h);
     if !json_ok && !sse_ok {
@@ -385,7 +391,11 @@ async fn handle_post(State(st): State<Arc<HttpState>>, req: Request<Body>) -> Re
         Err(r) => return r,
     };
     let Ok(text) = std::str::from_utf8(&bytes) else {
-        return error_response(StatusCode::BAD_REQUEST, None, ErrorObject::parse_error("Parse error: body is not UTF-8"));
+        return error_response(
+            StatusCode::BAD_REQUEST,
+            None,
+            ErrorObject::parse_error("Parse error: body is not UTF-8"),
+        );
     };
     let payload = parse_payload(text);
     if let Payload::Single(Err(Invalid { id, error })) = payload {
@@ -436,12 +446,8 @@ async fn handle_post(State(st): State<Arc<HttpState>>, req: Request<Body>) -> Re
     let request_ids = payload_requests(&payload);
     if request_ids.is_empty() {
         // Only notifications and responses: process them, answer 202.
-        let peer: Arc<dyn Peer> = Arc::new(StreamPeer::new(
-            Arc::new(StreamHub::new(String::new(), None)),
-            session.clone(),
-            None,
-            false,
-        ));
+        let peer: Arc<dyn Peer> =
+            Arc::new(StreamPeer::new(Arc::new(StreamHub::new(String::new(), None)), session.clone(), None, false));
         st.server.handle_payload(payload, &conn, &peer).await;
         return accepted();
     }
@@ -458,7 +464,8 @@ async fn handle_post(State(st): State<Arc<HttpState>>, req: Request<Body>) -> Re
         s.track_stream(&hub);
     }
     let first = Arc::new(Notify::new());
-    let peer: Arc<dyn Peer> = Arc::new(StreamPeer::new(hub.clone(), session.clone(), Some(first.clone()), sse_possible));
+    let peer: Arc<dyn Peer> =
+        Arc::new(StreamPeer::new(hub.clone(), session.clone(), Some(first.clone()), sse_possible));
     let server = st.server.clone();
     let work_conn = conn.clone();
     let mut work = tokio::spawn(async move { server.handle_payload(payload, &work_conn, &peer).await });

@@ -27,7 +27,12 @@ pub(crate) struct StreamPeer {
 }
 
 impl StreamPeer {
-    pub(crate) fn new(hub: Arc<StreamHub>, session: Option<Arc<Session>>, first: Option<Arc<Notify>>, sse: bool) -> Self {
+    pub(crate) fn new(
+        hub: Arc<StreamHub>,
+        session: Option<Arc<Session>>,
+        first: Option<Arc<Notify>>,
+        sse: bool,
+    ) -> Self {
         StreamPeer { hub, session, first, sse }
     }
 

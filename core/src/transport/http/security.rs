@@ -17,9 +17,7 @@ impl Default for HostPolicy {
         let hosts = ["localhost", "127.0.0.1", "[::1]"];
         HostPolicy {
             allowed_hosts: Some(hosts.iter().map(|h| h.to_string()).collect()),
-            allowed_origins: Some(
-                hosts.iter().flat_map(|h| [format!("http://{h}"), format!("https://{h}")]).collect(),
-            ),
+            allowed_origins: Some(hosts.iter().flat_map(|h| [format!("http://{h}"), format!("https://{h}")]).collect()),
         }
     }
 }

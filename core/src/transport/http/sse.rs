@@ -297,7 +297,10 @@ mod tests {
     #[test]
     fn events_encode_with_id_retry_and_data() {
         assert_eq!(&encode_event(Some("s:1"), r#"{"a":1}"#, None)[..], b"id: s:1\ndata: {\"a\":1}\n\n");
-        assert_eq!(&encode_event(Some("s:0"), "", Some(Duration::from_millis(500)))[..], b"id: s:0\nretry: 500\ndata: \n\n");
+        assert_eq!(
+            &encode_event(Some("s:0"), "", Some(Duration::from_millis(500)))[..],
+            b"id: s:0\nretry: 500\ndata: \n\n"
+        );
     }
 
     #[test]
