@@ -1,0 +1,363 @@
+"""The Python everything server: the whole conformance fixture surface (see
+``examples/SURFACE.md``), plus the ``add`` and ``echo`` tools the benchmarks call.
+
+Run it with ``python examples/python/everything.py`` (stdio; needs ``pip install
+./bindings-python``). ``--stateless`` builds a stateless server. ``FERRITE_ADD_ASYNC=1``
+registers ``add`` as an ``async def`` (for the benchmark's second row).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import json
+import os
+import struct
+import sys
+import threading
+from typing import Any, Dict
+
+from ferrite_mcp import (
+    Context,
+    EmbeddedResource,
+    ImageContent,
+    AudioContent,
+    Message,
+    Server,
+    TextContent,
+    ToolResult,
+    BlobResourceContents,
+    error,
+)
+
+# A 1x1 PNG.
+PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
+
+
+def wav_base64() -> str:
+    """A short silent 8 kHz mono 16-bit WAV."""
+    samples = 800
+    data_len = samples * 2
+    header = b"RIFF" + struct.pack("<I", 36 + data_len) + b"WAVEfmt "
+    header += struct.pack("<IHHIIHH", 16, 1, 1, 8000, 16000, 2, 16)
+    header += b"data" + struct.pack("<I", data_len)
+    return base64.b64encode(header + bytes(data_len)).decode("ascii")
+
+
+ADD_OUTPUT_SCHEMA = {"type": "object", "properties": {"sum": {"type": "integer"}}, "required": ["sum"]}
+NO_ARGS = {"type": "object", "additionalProperties": False}
+
+
+def build(stateless: bool) -> Server:
+    server = Server(
+        "ferrite-everything",
+        "0.1.0",
+        instructions="Ferrite's everything server: the MCP conformance fixture surface.",
+        stateless=stateless,
+    )
+
+    # ----- tools -----
+
+    if os.environ.get("FERRITE_ADD_ASYNC") == "1":
+
+        @server.tool(output_schema=ADD_OUTPUT_SCHEMA)
+        async def add(a: int, b: int) -> ToolResult:
+            """Add two integers and return their sum"""
+            s = a + b
+            return ToolResult([str(s)], structured_content={"sum": s})
+
+    else:
+
+        @server.tool(output_schema=ADD_OUTPUT_SCHEMA)
+        def add(a: int, b: int) -> ToolResult:
+            """Add two integers and return their sum"""
+            s = a + b
+            return ToolResult([str(s)], structured_content={"sum": s})
+
+    @server.tool()
+    def echo(text: str) -> str:
+        """Echo the text back
+
+        Args:
+            text: The text to echo back.
+        """
+        return text
+
+    @server.tool(input_schema=NO_ARGS)
+    def test_simple_text() -> str:
+        """Returns a simple text response"""
+        return "This is a simple text response for testing."
+
+    @server.tool(input_schema=NO_ARGS)
+    def test_image_content() -> ImageContent:
+        """Returns an image (PNG)"""
+        return ImageContent(PNG, "image/png")
+
+    @server.tool(input_schema=NO_ARGS)
+    def test_audio_content() -> AudioContent:
+        """Returns audio (WAV)"""
+        return AudioContent(wav_base64(), "audio/wav")
+
+    @server.tool(input_schema=NO_ARGS)
+    def test_embedded_resource() -> EmbeddedResource:
+        """Returns an embedded resource"""
+        return EmbeddedResource("test://embedded-resource", text="This is an embedded resource content.", mime_type="text/plain")
+
+    @server.tool(input_schema=NO_ARGS)
+    def test_multiple_content_types() -> list:
+        """Returns text, an image and a resource"""
+        return [
+            TextContent("Multiple content types test:"),
+            ImageContent(PNG, "image/png"),
+            EmbeddedResource(
+                "test://mixed-content-resource", text='{"test":"data","value":123}', mime_type="application/json"
+            ),
+        ]
+
+    @server.tool(input_schema=NO_ARGS)
+    async def test_tool_with_logging(ctx: Context) -> str:
+        """Logs three messages while it runs"""
+        for i, message in enumerate(["Tool execution started", "Tool processing data", "Tool execution completed"]):
+            if i:
+                await asyncio.sleep(0.05)
+            ctx.info(message)
+        return "Tool with logging executed successfully"
+
+    @server.tool(input_schema=NO_ARGS)
+    async def test_tool_with_progress(ctx: Context) -> str:
+        """Reports progress 0, 50, 100 of 100"""
+        for i, progress in enumerate([0, 50, 100]):
+            if i:
+                await asyncio.sleep(0.05)
+            ctx.report_progress(progress, 100)
+        return "Tool with progress executed successfully"
+
+    @server.tool(input_schema=NO_ARGS)
+    def test_error_handling() -> ToolResult:
+        """Always fails with isError"""
+        return error("This tool intentionally returns an error for testing")
+
+    @server.tool()
+    async def test_sampling(prompt: str, ctx: Context) -> str:
+        """Asks the client's LLM to answer a prompt
+
+        Args:
+            prompt: The prompt to send
+        """
+        reply = await ctx.sample(prompt, max_tokens=100)
+        return f"LLM response: {reply.text or ''}"
+
+    @server.tool()
+    async def test_elicitation(message: str, ctx: Context) -> str:
+        """Asks the user for a username and an email
+
+        Args:
+            message: The message to show the user
+        """
+        schema = {
+            "type": "object",
+            "properties": {
+                "username": {"type": "string", "description": "User's response"},
+                "email": {"type": "string", "description": "User's email address"},
+            },
+            "required": ["username", "email"],
+        }
+        r = await ctx.elicit(message, schema)
+        return f"User response: {r.action} {json.dumps(r.content, separators=(',', ':'))}"
+
+    def elicit_form(message: str, schema: Dict[str, Any]):
+        async def run(ctx: Context) -> str:
+            r = await ctx.elicit(message, schema)
+            content = json.dumps(r.content or {}, separators=(",", ":"))
+            return f"Elicitation completed: action={r.action}, content={content}"
+
+        return run
+
+    server.add_tool(
+        elicit_form(
+            "Please review and update the form fields with defaults",
+            {
+                "type": "object",
+                "properties": {
+                    "name": {"type": "string", "description": "User name", "default": "John Doe"},
+                    "age": {"type": "integer", "description": "User age", "default": 30},
+                    "score": {"type": "number", "description": "User score", "default": 95.5},
+                    "status": {
+                        "type": "string",
+                        "description": "User status",
+                        "enum": ["active", "inactive", "pending"],
+                        "default": "active",
+                    },
+                    "verified": {"type": "boolean", "description": "Verification status", "default": True},
+                },
+                "required": [],
+            },
+        ),
+        name="test_elicitation_sep1034_defaults",
+        description="Elicits fields with default values (SEP-1034)",
+        input_schema=NO_ARGS,
+    )
+    titled = lambda prefix, word: [  # noqa: E731
+        {"const": f"{prefix}{i}", "title": f"{n} {word}"} for i, n in ((1, "First"), (2, "Second"), (3, "Third"))
+    ]
+    server.add_tool(
+        elicit_form(
+            "Please select options from the enum fields",
+            {
+                "type": "object",
+                "properties": {
+                    "untitledSingle": {
+                        "type": "string",
+                        "description": "Select one option",
+                        "enum": ["option1", "option2", "option3"],
+                    },
+                    "titledSingle": {
+                        "type": "string",
+                        "description": "Select one option with titles",
+                        "oneOf": titled("value", "Option"),
+                    },
+                    "legacyEnum": {
+                        "type": "string",
+                        "description": "Select one option (legacy)",
+                        "enum": ["opt1", "opt2", "opt3"],
+                        "enumNames": ["Option One", "Option Two", "Option Three"],
+                    },
+                    "untitledMulti": {
+                        "type": "array",
+                        "description": "Select multiple options",
+                        "minItems": 1,
+                        "maxItems": 3,
+                        "items": {"type": "string", "enum": ["option1", "option2", "option3"]},
+                    },
+                    "titledMulti": {
+                        "type": "array",
+                        "description": "Select multiple options with titles",
+                        "minItems": 1,
+                        "maxItems": 3,
+                        "items": {"anyOf": titled("value", "Choice")},
+                    },
+                },
+                "required": [],
+            },
+        ),
+        name="test_elicitation_sep1330_enums",
+        description="Elicits every enum schema variant (SEP-1330)",
+        input_schema=NO_ARGS,
+    )
+
+    @server.tool(
+        input_schema={
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "type": "object",
+            "$defs": {
+                "address": {"type": "object", "properties": {"street": {"type": "string"}, "city": {"type": "string"}}}
+            },
+            "properties": {"name": {"type": "string"}, "address": {"$ref": "#/$defs/address"}},
+            "additionalProperties": False,
+        }
+    )
+    def json_schema_2020_12_tool(**arguments: Any) -> str:
+        """A tool whose input schema uses JSON Schema 2020-12 features"""
+        return f"JSON Schema 2020-12 tool called with: {json.dumps(arguments, separators=(',', ':'))}"
+
+    @server.tool(input_schema=NO_ARGS)
+    def test_reconnection() -> str:
+        """Closes the SSE stream mid-call (HTTP); completes at once on stdio"""
+        return "Reconnection test completed"
+
+    cancelled = {"count": 0}
+    lock = threading.Lock()
+
+    @server.tool(input_schema={"type": "object", "properties": {"ms": {"type": "integer", "minimum": 0}}, "required": ["ms"]})
+    async def test_slow(ms: int, ctx: Context) -> str:
+        """Waits ms milliseconds, stopping early when cancelled"""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + ms / 1000
+        while loop.time() < deadline:
+            if ctx.is_cancelled():
+                with lock:
+                    cancelled["count"] += 1
+                return "cancelled"
+            await asyncio.sleep(0.01)
+        return f"completed after {ms} ms"
+
+    @server.tool(input_schema=NO_ARGS)
+    def test_cancellation_count() -> str:
+        """How many test_slow calls observed cancellation"""
+        with lock:
+            return str(cancelled["count"])
+
+    # ----- resources -----
+
+    @server.resource("test://static-text", name="static-text", description="A static text resource", mime_type="text/plain")
+    def static_text() -> str:
+        return "This is the content of the static text resource."
+
+    @server.resource("test://static-binary", name="static-binary", description="A static PNG image", mime_type="image/png")
+    def static_binary() -> BlobResourceContents:
+        return BlobResourceContents(PNG)
+
+    @server.resource(
+        "test://watched-resource",
+        name="watched-resource",
+        description="A resource clients can subscribe to",
+        mime_type="text/plain",
+    )
+    def watched_resource() -> str:
+        return "Watched resource content"
+
+    @server.resource("test://template/{id}/data", name="template", description="Data for an id", mime_type="application/json")
+    def template(id: str) -> str:  # noqa: A002 (the template's variable)
+        return json.dumps({"id": id, "templateTest": True, "data": f"Data for ID: {id}"}, separators=(",", ":"))
+
+    # ----- prompts -----
+
+    @server.prompt(description="A simple prompt without arguments")
+    def test_simple_prompt() -> str:
+        return "This is a simple prompt for testing."
+
+    @server.prompt(description="A prompt with two arguments")
+    def test_prompt_with_arguments(arg1: str, arg2: str) -> str:
+        """A prompt with two arguments
+
+        Args:
+            arg1: First test argument
+            arg2: Second test argument
+        """
+        return f"Prompt with arguments: arg1='{arg1}', arg2='{arg2}'"
+
+    @server.prompt(description="A prompt that embeds a resource")
+    def test_prompt_with_embedded_resource(resourceUri: str) -> list:  # noqa: N803 (the wire name)
+        """A prompt that embeds a resource
+
+        Args:
+            resourceUri: URI of the resource to embed
+        """
+        return [
+            Message("user", EmbeddedResource(resourceUri, text="Embedded resource content for testing.", mime_type="text/plain")),
+            "Please process the embedded resource above.",
+        ]
+
+    @server.prompt(description="A prompt with an image")
+    def test_prompt_with_image() -> list:
+        return [Message("user", ImageContent(PNG, "image/png")), "Please analyze the image above."]
+
+    server.completion_values(
+        ["paris", "park", "party", "pasta", "zebra"], prompt="test_prompt_with_arguments", argument="arg1"
+    )
+
+    if not stateless:
+        server.enable_resource_subscriptions()
+    return server
+
+
+def main() -> None:
+    args = sys.argv[1:]
+    if "--port" in args:
+        print("everything: Streamable HTTP (--port) is not implemented yet; serving stdio only", file=sys.stderr)
+        sys.exit(2)
+    build("--stateless" in args).run()
+
+
+if __name__ == "__main__":
+    main()
