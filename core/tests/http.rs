@@ -137,10 +137,14 @@ fn sse_ids(t: &str) -> Vec<String> {
 }
 
 async fn request(addr: SocketAddr, method: &str, headers: &[(&str, &str)], body: &str) -> Reply {
+    request_at(addr, "/mcp", method, headers, body).await
+}
+
+async fn request_at(addr: SocketAddr, path: &str, method: &str, headers: &[(&str, &str)], body: &str) -> Reply {
     let stream = tokio::net::TcpStream::connect(addr).await.unwrap();
     let (mut sender, conn) = hyper::client::conn::http1::handshake(TokioIo::new(stream)).await.unwrap();
     tokio::spawn(conn);
-    let mut b = hyper::Request::builder().method(method).uri("/mcp");
+    let mut b = hyper::Request::builder().method(method).uri(path);
     let mut has_host = false;
     for (k, v) in headers {
         has_host |= k.eq_ignore_ascii_case("host");
@@ -578,4 +582,66 @@ async fn graceful_shutdown_ends_get_streams() {
     t.shutdown.cancel();
     // The body ends instead of hanging forever.
     let _ = g.text().await;
+}
+
+async fn read_until(body: &mut Incoming, buf: &mut String, done: impl Fn(&str) -> bool) {
+    while !done(buf) {
+        let frame = tokio::time::timeout(Duration::from_secs(5), body.frame()).await.unwrap().unwrap().unwrap();
+        if let Ok(d) = frame.into_data() {
+            buf.push_str(std::str::from_utf8(&d).unwrap());
+        }
+    }
+}
+
+#[tokio::test]
+async fn legacy_http_sse_is_off_by_default() {
+    let t = start(true, |_| {}).await;
+    assert_eq!(request_at(t.addr, "/sse", "GET", &[("accept", "text/event-stream")], "").await.status, 404);
+}
+
+#[tokio::test]
+async fn legacy_http_sse_serves_2024_11_05_clients() {
+    let t = start(true, |o| o.legacy_sse = true).await;
+    let mut g = request_at(t.addr, "/sse", "GET", &[("accept", "text/event-stream")], "").await;
+    assert_eq!(g.status, 200);
+    let mut buf = String::new();
+    read_until(&mut g.body, &mut buf, |b| b.contains("\n\n")).await;
+    let endpoint = buf.lines().find_map(|l| l.strip_prefix("data: ")).expect("the endpoint event").to_owned();
+    assert!(buf.starts_with("event: endpoint\n"), "{buf}");
+    assert!(endpoint.starts_with("/messages?sessionId="), "{endpoint}");
+    let post = |body: String| {
+        let endpoint = endpoint.clone();
+        async move { request_at(t.addr, &endpoint, "POST", &[JSON], &body).await.status }
+    };
+    assert_eq!(post(init_body("2024-11-05", json!({}))).await, 202);
+    buf.clear();
+    read_until(&mut g.body, &mut buf, |b| b.contains("protocolVersion")).await;
+    let init = sse_data(&buf).pop().unwrap();
+    assert_eq!(init["result"]["protocolVersion"], "2024-11-05");
+    let call =
+        json!({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"a":1}}}).to_string();
+    assert_eq!(post(call).await, 202);
+    buf.clear();
+    read_until(&mut g.body, &mut buf, |b| b.contains("\"id\":2")).await;
+    assert_eq!(sse_data(&buf).pop().unwrap()["result"]["content"][0]["text"], r#"{"a":1}"#);
+    let bad = request_at(t.addr, "/messages?sessionId=nope", "POST", &[JSON], "{}").await;
+    assert_eq!(bad.status, 404);
+}
+
+#[tokio::test]
+async fn the_router_mounts_into_an_existing_app_at_any_path() {
+    let (server, _) = build(true);
+    let mcp = http::router(&server, HttpOptions { path: "/v1/mcp".into(), ..Default::default() });
+    let app = axum::Router::new().route("/health", axum::routing::get(|| async { "ok" })).merge(mcp);
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    assert_eq!(request_at(addr, "/health", "GET", &[], "").await.text().await, "ok");
+    let r = request_at(addr, "/v1/mcp", "POST", &[JSON, ACCEPT], &init_body("2025-11-25", json!({}))).await;
+    assert_eq!(r.status, 200);
+    assert!(r.header("mcp-session-id").is_some());
+    assert_eq!(
+        request_at(addr, "/mcp", "POST", &[JSON, ACCEPT], &init_body("2025-11-25", json!({}))).await.status,
+        404
+    );
 }

@@ -2,7 +2,9 @@
 //! `examples/SURFACE.md`), plus the `add` and `echo` tools the benchmarks call.
 //!
 //! Run it from the repository root with `cargo run --release --example everything`
-//! (stdio). `--stateless` builds a stateless server.
+//! (stdio). `--port N` serves Streamable HTTP on 127.0.0.1:N at `/mcp` instead
+//! (`--legacy-sse` adds the deprecated 2024-11-05 HTTP+SSE endpoints `/sse` and
+//! `/messages`); `--stateless` builds a stateless server.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -443,7 +445,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         None => runtime.block_on(stdio::serve_stdio(&server))?,
         Some(port) => runtime.block_on(async {
             let shutdown = http::HttpOptions::default().shutdown;
-            let options = http::HttpOptions { shutdown: shutdown.clone(), ..Default::default() };
+            let legacy_sse = args.iter().any(|a| a == "--legacy-sse");
+            let options = http::HttpOptions { shutdown: shutdown.clone(), legacy_sse, ..Default::default() };
             let bound = http::bind(&server, ([127, 0, 0, 1], port).into(), options).await?;
             eprintln!("everything: Streamable HTTP on http://{}/mcp", bound.local_addr()?);
             tokio::spawn(async move {

@@ -8,6 +8,7 @@
 //! mode each session owns one `ConnectionState`; in stateless mode every POST gets a
 //! transient one, and GET and DELETE answer 405.
 
+mod legacy;
 mod peer;
 pub mod security;
 pub mod session;
@@ -81,6 +82,13 @@ pub struct HttpOptions {
     /// Cancel to shut down gracefully: stop accepting, end sessions and their streams, let
     /// in-flight requests finish.
     pub shutdown: CancellationToken,
+    /// Also serve the deprecated 2024-11-05 HTTP+SSE transport (`GET legacy_sse_path`,
+    /// `POST legacy_messages_path?sessionId=…`) for old clients. Default off.
+    pub legacy_sse: bool,
+    /// The HTTP+SSE stream path. Default `/sse`.
+    pub legacy_sse_path: String,
+    /// The HTTP+SSE message path. Default `/messages`.
+    pub legacy_messages_path: String,
 }
 
 impl Default for HttpOptions {
@@ -96,6 +104,9 @@ impl Default for HttpOptions {
             sse_retry: Duration::from_secs(1),
             stream_buffer: 1024,
             shutdown: CancellationToken::new(),
+            legacy_sse: false,
+            legacy_sse_path: "/sse".to_owned(),
+            legacy_messages_path: "/messages".to_owned(),
         }
     }
 }
@@ -148,7 +159,13 @@ pub fn router(server: &Server, options: HttpOptions) -> Router {
 }
 
 fn router_for(state: Arc<HttpState>, path: &str) -> Router {
-    Router::new().route(path, post(handle_post).get(handle_get).delete(handle_delete)).with_state(state)
+    let mut r = Router::new().route(path, post(handle_post).get(handle_get).delete(handle_delete));
+    if state.opts.legacy_sse {
+        r = r
+            .route(&state.opts.legacy_sse_path, axum::routing::get(legacy::handle_sse))
+            .route(&state.opts.legacy_messages_path, post(legacy::handle_messages));
+    }
+    r.with_state(state)
 }
 
 /// A bound, not yet running, HTTP server.

@@ -166,8 +166,13 @@ impl SseBody {
     }
 
     /// Close the hub when the client goes away (the standalone GET stream).
-    pub(crate) fn close_on_drop(mut self, hub: Arc<StreamHub>) -> Self {
-        self.on_drop.push(Box::new(move || hub.close()));
+    pub(crate) fn close_on_drop(self, hub: Arc<StreamHub>) -> Self {
+        self.on_drop(move || hub.close())
+    }
+
+    /// Run `f` when the client goes away.
+    pub(crate) fn on_drop(mut self, f: impl FnOnce() + Send + 'static) -> Self {
+        self.on_drop.push(Box::new(f));
         self
     }
 
