@@ -645,3 +645,13 @@ async fn the_router_mounts_into_an_existing_app_at_any_path() {
         404
     );
 }
+
+#[tokio::test]
+async fn a_failed_initialize_establishes_no_session() {
+    let t = start(true, |_| {}).await;
+    let bad = json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"capabilities":{}}}).to_string();
+    let r = request(t.addr, "POST", &[JSON, ACCEPT], &bad).await;
+    assert_eq!(r.status, 200);
+    assert!(r.header("mcp-session-id").is_none());
+    assert_eq!(r.json().await["error"]["code"], -32602);
+}

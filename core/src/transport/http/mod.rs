@@ -500,7 +500,7 @@ async fn handle_post(State(st): State<Arc<HttpState>>, req: Request<Body>) -> Re
                     let out = out.ok().flatten();
                     if hub.message_count() == 0 {
                         guard.disarm();
-                        return finish_json(&st, out, session.as_ref(), new_session, session_id.as_deref());
+                        return finish_json(&st, out, session.as_ref(), new_session);
                     }
                     hub.finish(out);
                     true
@@ -515,7 +515,7 @@ async fn handle_post(State(st): State<Arc<HttpState>>, req: Request<Body>) -> Re
             Err(_) => None,
         };
         guard.disarm();
-        return finish_json(&st, out, session.as_ref(), new_session, session_id.as_deref());
+        return finish_json(&st, out, session.as_ref(), new_session);
     }
     guard.disarm();
     let (tx, rx) = mpsc::channel(st.opts.stream_buffer.max(1));
@@ -532,22 +532,17 @@ async fn handle_post(State(st): State<Arc<HttpState>>, req: Request<Body>) -> Re
     sse_response(body, session_id.as_deref())
 }
 
-fn finish_json(
-    st: &HttpState,
-    out: Option<String>,
-    session: Option<&Arc<Session>>,
-    new_session: bool,
-    session_id: Option<&str>,
-) -> Response {
+fn finish_json(st: &HttpState, out: Option<String>, session: Option<&Arc<Session>>, new_session: bool) -> Response {
     let Some(out) = out else { return accepted() };
-    if new_session && out.contains("\"error\"") && !out.contains("\"result\"") {
-        // The initialize failed: no session was established.
-        if let Some(s) = session {
+    match session {
+        // A session is established only by an initialize that succeeded.
+        Some(s) if new_session && !s.conn.initialize_processed() => {
             st.sessions.discard(s.id());
+            json_response(out, None)
         }
-        return json_response(out, None);
+        Some(s) if new_session => json_response(out, Some(s.id())),
+        _ => json_response(out, None),
     }
-    json_response(out, session_id)
 }
 
 // ----- GET -----
