@@ -123,10 +123,7 @@ struct AddOutput {
 }
 
 fn error(code: i64, message: impl Into<String>) -> ErrorObject {
-    ErrorObject {
-        code,
-        message: message.into(),
-    }
+    ErrorObject { code, message: message.into() }
 }
 
 fn main() -> io::Result<()> {
@@ -193,10 +190,7 @@ fn initialize(out: &mut impl Write, id: &RawValue, params: Option<&RawValue>) ->
     let result = InitializeResult {
         protocol_version: version,
         capabilities: Capabilities { tools: Empty {} },
-        server_info: ServerInfo {
-            name: "baseline-loop",
-            version: env!("CARGO_PKG_VERSION"),
-        },
+        server_info: ServerInfo { name: "baseline-loop", version: env!("CARGO_PKG_VERSION") },
     };
     write_result(out, id, result)
 }
@@ -219,32 +213,19 @@ fn call_tool(out: &mut impl Write, id: &RawValue, params: Option<&RawValue>) -> 
         return write_error(out, Some(id), error(INVALID_PARAMS, "a + b overflows"));
     };
     let text = sum.to_string();
-    let result = AddResult {
-        content: [TextContent {
-            kind: "text",
-            text: &text,
-        }],
-        structured_content: AddOutput { sum },
-    };
+    let result =
+        AddResult { content: [TextContent { kind: "text", text: &text }], structured_content: AddOutput { sum } };
     write_result(out, id, result)
 }
 
 fn write_result(out: &mut impl Write, id: &RawValue, result: impl Serialize) -> io::Result<()> {
-    let response = Response {
-        jsonrpc: "2.0",
-        id,
-        result,
-    };
+    let response = Response { jsonrpc: "2.0", id, result };
     serde_json::to_writer(&mut *out, &response)?;
     out.write_all(b"\n")
 }
 
 fn write_error(out: &mut impl Write, id: Option<&RawValue>, error: ErrorObject) -> io::Result<()> {
-    let response = ErrorResponse {
-        jsonrpc: "2.0",
-        id,
-        error,
-    };
+    let response = ErrorResponse { jsonrpc: "2.0", id, error };
     serde_json::to_writer(&mut *out, &response)?;
     out.write_all(b"\n")
 }
@@ -277,10 +258,7 @@ mod tests {
 
     #[test]
     fn notifications_get_no_answer() {
-        assert_eq!(
-            respond(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#),
-            ""
-        );
+        assert_eq!(respond(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#), "");
     }
 
     #[test]

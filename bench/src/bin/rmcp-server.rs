@@ -17,9 +17,7 @@ use std::process::ExitCode;
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::tool::schema_for_output;
 use rmcp::handler::server::wrapper::Parameters;
-use rmcp::model::{
-    CallToolResult, ContentBlock, Implementation, ServerCapabilities, ServerConfig,
-};
+use rmcp::model::{CallToolResult, ContentBlock, Implementation, ServerCapabilities, ServerConfig};
 use rmcp::{schemars, tool, tool_handler, tool_router, ErrorData, ServerHandler, ServiceExt};
 use serde::{Deserialize, Serialize};
 
@@ -46,9 +44,7 @@ struct AddServer {
 
 impl AddServer {
     fn new() -> Self {
-        Self {
-            tool_router: Self::tool_router(),
-        }
+        Self { tool_router: Self::tool_router() }
     }
 }
 
@@ -56,15 +52,10 @@ impl AddServer {
 impl AddServer {
     /// Add two integers.
     #[tool(output_schema = schema_for_output::<AddOutput>())]
-    fn add(
-        &self,
-        Parameters(AddArguments { a, b }): Parameters<AddArguments>,
-    ) -> Result<CallToolResult, ErrorData> {
-        let sum = a
-            .checked_add(b)
-            .ok_or_else(|| ErrorData::invalid_params("a + b overflows", None))?;
-        let output = serde_json::to_value(AddOutput { sum })
-            .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
+    fn add(&self, Parameters(AddArguments { a, b }): Parameters<AddArguments>) -> Result<CallToolResult, ErrorData> {
+        let sum = a.checked_add(b).ok_or_else(|| ErrorData::invalid_params("a + b overflows", None))?;
+        let output =
+            serde_json::to_value(AddOutput { sum }).map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
         let mut result = CallToolResult::success(vec![ContentBlock::text(sum.to_string())]);
         result.structured_content = Some(output);
         Ok(result)

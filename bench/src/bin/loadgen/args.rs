@@ -57,9 +57,7 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Parsed, String>
 
     let mut args = args.into_iter();
     while let Some(arg) = args.next() {
-        let arg = arg
-            .into_string()
-            .map_err(|arg| format!("option is not UTF-8: {arg:?}"))?;
+        let arg = arg.into_string().map_err(|arg| format!("option is not UTF-8: {arg:?}"))?;
         let (name, inline) = match arg.split_once('=') {
             Some((name, value)) if name.starts_with("--") => (name.to_owned(), Some(value.to_owned())),
             _ => (arg.clone(), None),
@@ -105,28 +103,13 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Parsed, String>
         (None, Some(d)) => Plan::Duration(d),
         (None, None) => Plan::Calls(if inflight == 1 { 10_000 } else { 50_000 }),
     };
-    let label = label.unwrap_or_else(|| {
-        command
-            .iter()
-            .map(|part| part.to_string_lossy())
-            .collect::<Vec<_>>()
-            .join(" ")
-    });
-    Ok(Parsed::Run(Args {
-        inflight,
-        plan,
-        warmup,
-        label,
-        idle_timeout,
-        quiet_server,
-        command,
-    }))
+    let label =
+        label.unwrap_or_else(|| command.iter().map(|part| part.to_string_lossy()).collect::<Vec<_>>().join(" "));
+    Ok(Parsed::Run(Args { inflight, plan, warmup, label, idle_timeout, quiet_server, command }))
 }
 
 fn number(name: &str, value: &str) -> Result<u64, String> {
-    value
-        .parse()
-        .map_err(|_| format!("{name}: expected a whole number, got {value:?}"))
+    value.parse().map_err(|_| format!("{name}: expected a whole number, got {value:?}"))
 }
 
 fn seconds(name: &str, value: &str) -> Result<Duration, String> {

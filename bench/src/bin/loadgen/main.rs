@@ -3,9 +3,9 @@
 //! It spawns the server command given after `--` with piped stdin and stdout, performs the MCP
 //! handshake (`initialize` with protocol version 2025-11-25, then `notifications/initialized`),
 //! warms up, and then keeps exactly `--inflight` calls of the `add` tool outstanding for the
-//! measured window. Every response is checked (id, result, the sum in the text and in
-//! `structuredContent`). The server's CPU time is read from `/proc/<pid>/stat` just before and
-//! just after the measured window.
+//! measured window (see [`pipeline`] for how, on one thread). Every response is checked (id,
+//! result, the sum in the text and in `structuredContent`). The server's CPU time is read from
+//! `/proc/<pid>/stat` just before and just after the measured window.
 //!
 //! The result is one JSON line on stdout:
 //!
@@ -103,10 +103,7 @@ fn run(args: &Args) -> Result<Summary<'_>, Error> {
     let watchdog = Watchdog::start(server.pid(), args.idle_timeout, Arc::clone(&progress));
     let outcome = measure(&mut server, args, &progress);
     if watchdog.stop() {
-        return Err(Error::new(format!(
-            "the server answered nothing for {:?} and was killed",
-            args.idle_timeout
-        )));
+        return Err(Error::new(format!("the server answered nothing for {:?} and was killed", args.idle_timeout)));
     }
     let (identity, measured, server_cpu, client_cpu) = outcome?;
     let (status, killed) = server.shutdown(SHUTDOWN_GRACE)?;
@@ -118,14 +115,7 @@ fn run(args: &Args) -> Result<Summary<'_>, Error> {
     } else if !status.success() {
         eprintln!("loadgen [{}]: the server exited with {status}", args.label);
     }
-    Ok(Summary {
-        args,
-        identity,
-        measured,
-        server_cpu,
-        client_cpu,
-        killed,
-    })
+    Ok(Summary { args, identity, measured, server_cpu, client_cpu, killed })
 }
 
 type Measurement = (server::ServerIdentity, PhaseReport, Duration, Duration);
@@ -137,15 +127,8 @@ fn measure(server: &mut Server, args: &Args, progress: &AtomicU64) -> Result<Mea
     let mut next_id = 1;
 
     if args.warmup > 0 {
-        let stdin = server.stdin.as_mut().ok_or_else(|| Error::new("stdin closed"))?;
-        let warmup = pipeline::run(
-            stdin,
-            &mut server.stdout,
-            next_id,
-            Plan::Calls(args.warmup),
-            args.inflight,
-            progress,
-        )?;
+        let (stdin, stdout) = server.pipes()?;
+        let warmup = pipeline::run(stdin, stdout, next_id, Plan::Calls(args.warmup), args.inflight, progress)?;
         if warmup.errors > 0 {
             let first = warmup.error_samples.first().map_or("", String::as_str);
             return Err(Error::new(format!(
@@ -158,15 +141,8 @@ fn measure(server: &mut Server, args: &Args, progress: &AtomicU64) -> Result<Mea
 
     let server_before = server::cpu_time(&pid)?;
     let client_before = server::cpu_time("self")?;
-    let stdin = server.stdin.as_mut().ok_or_else(|| Error::new("stdin closed"))?;
-    let measured = pipeline::run(
-        stdin,
-        &mut server.stdout,
-        next_id,
-        args.plan,
-        args.inflight,
-        progress,
-    )?;
+    let (stdin, stdout) = server.pipes()?;
+    let measured = pipeline::run(stdin, stdout, next_id, args.plan, args.inflight, progress)?;
     let server_cpu = server::cpu_time(&pid)?.saturating_sub(server_before);
     let client_cpu = server::cpu_time("self")?.saturating_sub(client_before);
     Ok((identity, measured, server_cpu, client_cpu))

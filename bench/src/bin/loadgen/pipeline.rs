@@ -1,28 +1,27 @@
-//! One load phase: a writer thread keeps exactly K `tools/call` requests in flight while the
-//! reader (the calling thread) checks every response and records its latency.
+//! One load phase: keeps exactly K `tools/call` requests in flight on one connection, checks
+//! every response and records its latency.
 //!
-//! The two sides talk through two channels:
-//! - writer → reader: [`Event::Sent`] for every flushed batch of requests, sent *before* the batch
-//!   is written, so the reader always knows a request's send time by the time its response
-//!   arrives; and a final [`Event::Finished`] with the number of requests written;
-//! - reader → writer: credits, one per answered request, handed over whenever the reader has
-//!   drained every response already buffered (that is, just before it would block on the pipe).
+//! The loop runs on one thread and never blocks on writing while a response could be read:
+//! the server's stdin is non-blocking, and the loop blocks only
+//! - in `read(2)` on the server's stdout when every request it may send is already written, or
+//! - in `poll(2)` on both pipes while part of a batch still waits for room in the stdin pipe.
 //!
-//! The writer spends all the credits it holds in one batch and one `write(2)`, so the number of
-//! requests in flight (written, not yet answered) never exceeds K and returns to K as soon as the
-//! client has seen the answers.
+//! Each pass writes one batch (all the requests the free window allows) with one `write(2)`,
+//! then reads whatever the server has sent with one `read(2)` and answers every complete line.
+//! With K = 1 this is a plain write/read ping-pong; a reader and a writer thread would add a
+//! cross-thread wake-up to every call, which on this 2-core machine costs more than the
+//! hand-written server's own work per call.
 
-use std::io::{self, BufRead, BufReader, BufWriter, Write};
+use std::io::{self, Write};
+use std::os::fd::AsRawFd;
 use std::process::{ChildStdin, ChildStdout};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::mpsc::{self, Receiver, Sender};
-use std::thread;
 use std::time::{Duration, Instant};
 
 use serde::Deserialize;
 
 use crate::args::Plan;
-use crate::server::Incoming;
+use crate::server::{self, Incoming, LineReader};
 use crate::Error;
 
 /// Error messages kept for the report; the rest are only counted.
@@ -37,17 +36,11 @@ pub struct PhaseReport {
     pub errors: u64,
     /// The first few error descriptions.
     pub error_samples: Vec<String>,
-    /// Per-call latency, from the flush of its request to the read of its response.
+    /// Per-call latency, from just before its request is written to the read that returned its
+    /// response.
     pub latencies: Vec<Duration>,
     /// From the first write to the last response.
     pub elapsed: Duration,
-}
-
-enum Event {
-    /// Requests with indices `first..first + count` were flushed at `at`.
-    Sent { first: u64, count: u64, at: Instant },
-    /// The writer is done after `total` requests.
-    Finished { total: u64 },
 }
 
 /// The operands of the call with JSON-RPC id `id`, so that every response can be checked.
@@ -59,84 +52,105 @@ pub fn operands(id: u64) -> (i64, i64) {
 /// Runs one phase on an initialized connection. Request ids are `first_id`, `first_id + 1`, ...
 pub fn run(
     stdin: &mut ChildStdin,
-    stdout: &mut BufReader<ChildStdout>,
+    stdout: &mut LineReader<ChildStdout>,
     first_id: u64,
     plan: Plan,
     inflight: u64,
     progress: &AtomicU64,
 ) -> Result<PhaseReport, Error> {
-    let (event_tx, event_rx) = mpsc::channel();
-    let (credit_tx, credit_rx) = mpsc::channel();
+    server::set_nonblocking(stdin)?;
+    let mut report = PhaseReport::default();
+    if let Plan::Calls(total) = plan {
+        report.latencies.reserve(usize::try_from(total).unwrap_or(0));
+    }
+    let mut ledger = Ledger::default();
+    let mut out = Vec::with_capacity(64 * 1024);
+    let mut written = 0;
+    let mut free = inflight;
+    let mut issuing = true;
+    let mut warned_about_requests = false;
     let start = Instant::now();
-    thread::scope(|scope| {
-        let writer = thread::Builder::new()
-            .name("loadgen-writer".into())
-            .spawn_scoped(scope, move || {
-                write_requests(stdin, first_id, plan, inflight, start, event_tx, credit_rx)
-            })
-            .map_err(|e| Error::new(format!("cannot start the writer thread: {e}")))?;
-        let read = read_responses(stdout, first_id, &event_rx, credit_tx, progress, plan);
-        // A failing reader drops its credit sender, which stops the writer.
-        let written = writer
-            .join()
-            .map_err(|_| Error::new("the writer thread panicked"))?;
-        let mut report = read?;
-        written.map_err(|e| Error::new(format!("writing to the server failed: {e}")))?;
-        report.elapsed = start.elapsed();
-        Ok(report)
-    })
-}
 
-/// The writer thread: spends credits on batches of requests until the plan is done.
-fn write_requests(
-    stdin: &mut ChildStdin,
-    first_id: u64,
-    plan: Plan,
-    inflight: u64,
-    start: Instant,
-    events: Sender<Event>,
-    credits: Receiver<u64>,
-) -> io::Result<u64> {
-    let mut out = BufWriter::with_capacity(64 * 1024, stdin);
-    let mut available = inflight;
-    let mut next = 0u64;
-    let result = loop {
-        let remaining = match plan {
-            Plan::Calls(total) => total - next,
-            Plan::Duration(limit) if start.elapsed() >= limit => 0,
-            Plan::Duration(_) => u64::MAX,
-        };
-        if remaining == 0 {
-            break Ok(());
-        }
-        if available == 0 {
-            match credits.recv() {
-                Ok(n) => available += n,
-                Err(_) => break Ok(()), // the reader stopped; it reports why
+    loop {
+        if issuing {
+            let remaining = match plan {
+                Plan::Calls(total) => total - ledger.sent(),
+                Plan::Duration(limit) if start.elapsed() >= limit => 0,
+                Plan::Duration(_) => u64::MAX,
+            };
+            issuing = remaining > 0;
+            let count = free.min(remaining);
+            if count > 0 {
+                let first = ledger.sent();
+                for index in first..first + count {
+                    write_request(&mut out, first_id + index)?;
+                }
+                ledger.record_sent(count, Instant::now());
+                free -= count;
             }
         }
-        available += credits.try_iter().sum::<u64>();
-        let count = available.min(remaining);
-        for index in next..next + count {
-            write_request(&mut out, first_id + index)?;
+        if written < out.len() {
+            written += write_some(stdin, &out[written..])?;
+            if written == out.len() {
+                out.clear();
+                written = 0;
+            }
         }
-        let sent = Event::Sent {
-            first: next,
-            count,
-            at: Instant::now(),
-        };
-        if events.send(sent).is_err() {
-            break Ok(());
+        if !issuing && ledger.all_answered() {
+            break;
         }
-        if let Err(e) = out.flush() {
-            break Err(e);
+
+        // Wait for responses; also for room in the pipe if part of the batch is still unwritten.
+        if written < out.len() && !wait_readable_or_writable(stdout.get_ref(), stdin)? {
+            continue; // writable, not readable: write more first
         }
-        next += count;
-        available -= count;
-    };
-    // Tell the reader how many answers to expect even when writing failed, so it can stop.
-    let _ = events.send(Event::Finished { total: next });
-    result.map(|()| next)
+        if stdout.fill()? == 0 {
+            return Err(Error::new(format!("the server closed stdout with {} calls unanswered", ledger.outstanding())));
+        }
+        let received = Instant::now();
+        progress.fetch_add(1, Ordering::Relaxed);
+
+        while let Some(line) = stdout.next_line() {
+            let text = line.trim_ascii();
+            if text.is_empty() {
+                continue;
+            }
+            let message: Incoming<'_> = serde_json::from_slice(text).map_err(|e| {
+                Error::new(format!("unparsable line from the server ({e}): {}", String::from_utf8_lossy(text)))
+            })?;
+            if message.method.is_some() {
+                // Notifications are ignored. Requests from the server are not expected here and
+                // are left unanswered; say so once.
+                if message.id.is_some() && !warned_about_requests {
+                    warned_about_requests = true;
+                    eprintln!("loadgen: ignoring a request from the server: {}", String::from_utf8_lossy(text));
+                }
+                continue;
+            }
+            let id = message.id.as_ref().and_then(serde_json::Value::as_u64).ok_or_else(|| {
+                Error::new(format!("response without a usable id: {}", String::from_utf8_lossy(text)))
+            })?;
+            let sent_at = id
+                .checked_sub(first_id)
+                .and_then(|index| ledger.answer(index))
+                .ok_or_else(|| Error::new(format!("response for id {id}, which is not outstanding")))?;
+
+            report.calls += 1;
+            report.latencies.push(received.saturating_duration_since(sent_at));
+            free += 1;
+            if let Err(problem) = check(id, &message) {
+                report.errors += 1;
+                if report.error_samples.len() < KEPT_ERRORS {
+                    report.error_samples.push(format!("id {id}: {problem}"));
+                }
+            }
+        }
+    }
+    report.elapsed = start.elapsed();
+    if stdout.has_partial_line() {
+        eprintln!("loadgen: the server sent an incomplete line after the last response");
+    }
+    Ok(report)
 }
 
 fn write_request(out: &mut impl Write, id: u64) -> io::Result<()> {
@@ -147,110 +161,49 @@ fn write_request(out: &mut impl Write, id: u64) -> io::Result<()> {
     )
 }
 
-/// The reader: matches every response to its request, checks it, and returns credits.
-fn read_responses(
-    stdout: &mut BufReader<ChildStdout>,
-    first_id: u64,
-    events: &Receiver<Event>,
-    credits: Sender<u64>,
-    progress: &AtomicU64,
-    plan: Plan,
-) -> Result<PhaseReport, Error> {
-    let mut report = PhaseReport::default();
-    if let Plan::Calls(total) = plan {
-        report.latencies.reserve(usize::try_from(total).unwrap_or(0));
-    }
-    let mut ledger = Ledger::default();
-    let mut pending_credits = 0u64;
-    let mut line = Vec::with_capacity(4096);
-    let mut warned_about_requests = false;
-
+/// Writes as much of `bytes` as the pipe takes without blocking.
+fn write_some(stdin: &mut ChildStdin, bytes: &[u8]) -> Result<usize, Error> {
     loop {
-        if pending_credits > 0 && (ledger.all_answered() || stdout.buffer().is_empty()) {
-            // About to block, on the pipe or on the writer: let the writer refill the window.
-            if credits.send(pending_credits).is_ok() {
-                pending_credits = 0;
-            }
-        }
-        if ledger.all_answered() {
-            match ledger.total {
-                Some(_) => break,
-                // Everything sent so far is answered: wait for the writer's next batch or its end.
-                None => match events.recv() {
-                    Ok(event) => {
-                        ledger.apply(event);
-                        continue;
-                    }
-                    Err(_) => return Err(Error::new("the writer stopped without finishing")),
-                },
-            }
-        }
-        line.clear();
-        if stdout.read_until(b'\n', &mut line)? == 0 {
-            return Err(Error::new(format!(
-                "the server closed stdout with {} calls unanswered",
-                ledger.outstanding()
-            )));
-        }
-        let received = Instant::now();
-        progress.fetch_add(1, Ordering::Relaxed);
-        let text = line.trim_ascii();
-        if text.is_empty() {
-            continue;
-        }
-        let message: Incoming<'_> = serde_json::from_slice(text).map_err(|e| {
-            Error::new(format!(
-                "unparsable line from the server ({e}): {}",
-                String::from_utf8_lossy(text)
-            ))
-        })?;
-        if message.method.is_some() {
-            // Notifications are ignored. Requests from the server are not expected here and are
-            // left unanswered; say so once.
-            if message.id.is_some() && !warned_about_requests {
-                warned_about_requests = true;
-                eprintln!(
-                    "loadgen: ignoring a request from the server: {}",
-                    String::from_utf8_lossy(text)
-                );
-            }
-            continue;
-        }
-        let id = message
-            .id
-            .as_ref()
-            .and_then(serde_json::Value::as_u64)
-            .ok_or_else(|| {
-                Error::new(format!(
-                    "response without a usable id: {}",
-                    String::from_utf8_lossy(text)
-                ))
-            })?;
-        let index = id
-            .checked_sub(first_id)
-            .ok_or_else(|| Error::new(format!("response for an id never sent: {id}")))?;
-        let sent_at = ledger.answer(index, events)?;
-
-        report.calls += 1;
-        report.latencies.push(received.saturating_duration_since(sent_at));
-        pending_credits += 1;
-        if let Err(problem) = check(id, &message) {
-            report.errors += 1;
-            if report.error_samples.len() < KEPT_ERRORS {
-                report.error_samples.push(format!("id {id}: {problem}"));
-            }
+        match stdin.write(bytes) {
+            Ok(0) => return Err(Error::new("the server's stdin accepts no more data")),
+            Ok(n) => return Ok(n),
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Ok(0),
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(Error::new(format!("writing to the server failed: {e}"))),
         }
     }
-    Ok(report)
 }
 
-/// Which requests were sent, when, and which are answered.
+/// Blocks until the server's stdout has data (or was closed) or its stdin has room. Returns
+/// whether stdout is readable.
+fn wait_readable_or_writable(stdout: &ChildStdout, stdin: &ChildStdin) -> Result<bool, Error> {
+    let mut fds = [
+        libc::pollfd { fd: stdout.as_raw_fd(), events: libc::POLLIN, revents: 0 },
+        libc::pollfd { fd: stdin.as_raw_fd(), events: libc::POLLOUT, revents: 0 },
+    ];
+    loop {
+        // SAFETY: `fds` is a valid array of two pollfd for the duration of the call, and both
+        // descriptors are owned by handles borrowed for that long.
+        let ready = unsafe { libc::poll(fds.as_mut_ptr(), 2, -1) };
+        if ready >= 0 {
+            // POLLHUP or POLLERR on stdout: the read that follows reports end of stream.
+            let readable = fds[0].revents != 0;
+            // On stdin, POLLERR means the server closed its end; the next write reports EPIPE.
+            return Ok(readable);
+        }
+        let e = io::Error::last_os_error();
+        if e.kind() != io::ErrorKind::Interrupted {
+            return Err(Error::new(format!("poll failed: {e}")));
+        }
+    }
+}
+
+/// When each request was sent, and which are answered. Indices count from the phase's first id.
 #[derive(Default)]
 struct Ledger {
     sent_at: Vec<Instant>,
     answered: Vec<bool>,
     answered_count: u64,
-    total: Option<u64>,
 }
 
 impl Ledger {
@@ -266,38 +219,23 @@ impl Ledger {
         self.answered_count == self.sent()
     }
 
-    fn apply(&mut self, event: Event) {
-        match event {
-            Event::Sent { first, count, at } => {
-                debug_assert_eq!(first, self.sent());
-                for _ in 0..count {
-                    self.sent_at.push(at);
-                    self.answered.push(false);
-                }
-            }
-            Event::Finished { total } => self.total = Some(total),
+    fn record_sent(&mut self, count: u64, at: Instant) {
+        for _ in 0..count {
+            self.sent_at.push(at);
+            self.answered.push(false);
         }
     }
 
-    /// Marks request `index` answered and returns its send time. A request's `Sent` event
-    /// precedes its bytes on the pipe, so an index not yet known is waited for; one that never
-    /// comes was never sent.
-    fn answer(&mut self, index: u64, events: &Receiver<Event>) -> Result<Instant, Error> {
-        while index >= self.sent() && self.total.is_none() {
-            match events.recv() {
-                Ok(event) => self.apply(event),
-                Err(_) => break,
-            }
-        }
-        let slot = usize::try_from(index).ok().filter(|&i| i < self.sent_at.len());
-        let Some(slot) = slot else {
-            return Err(Error::new(format!("response for request #{index}, which was never sent")));
-        };
-        if std::mem::replace(&mut self.answered[slot], true) {
-            return Err(Error::new(format!("a second response for request #{index}")));
+    /// Marks request `index` answered and returns its send time, or `None` when it was never
+    /// sent or is already answered.
+    fn answer(&mut self, index: u64) -> Option<Instant> {
+        let slot = usize::try_from(index).ok()?;
+        let answered = self.answered.get_mut(slot)?;
+        if std::mem::replace(answered, true) {
+            return None;
         }
         self.answered_count += 1;
-        Ok(self.sent_at[slot])
+        Some(self.sent_at[slot])
     }
 }
 
@@ -331,8 +269,8 @@ fn check(id: u64, message: &Incoming<'_>) -> Result<(), String> {
         return Err(format!("JSON-RPC error {}", error.get()));
     }
     let result = message.result.ok_or("a response with neither result nor error")?;
-    let result: ToolResult<'_> = serde_json::from_str(result.get())
-        .map_err(|e| format!("not a CallToolResult ({e}): {}", result.get()))?;
+    let result: ToolResult<'_> =
+        serde_json::from_str(result.get()).map_err(|e| format!("not a CallToolResult ({e}): {}", result.get()))?;
     if result.is_error == Some(true) {
         return Err("the tool reported isError".into());
     }
@@ -393,14 +331,13 @@ mod tests {
 
     #[test]
     fn ledger_rejects_unknown_and_duplicate_answers() {
-        let (tx, rx) = mpsc::channel();
         let mut ledger = Ledger::default();
         let at = Instant::now();
-        tx.send(Event::Sent { first: 0, count: 2, at }).expect("receiver alive");
-        tx.send(Event::Finished { total: 2 }).expect("receiver alive");
-        assert_eq!(ledger.answer(1, &rx).ok(), Some(at));
-        assert!(ledger.answer(1, &rx).is_err());
-        assert!(ledger.answer(5, &rx).is_err());
+        ledger.record_sent(2, at);
+        assert_eq!(ledger.answer(1), Some(at));
+        assert_eq!(ledger.answer(1), None);
+        assert_eq!(ledger.answer(5), None);
         assert_eq!(ledger.outstanding(), 1);
+        assert!(!ledger.all_answered());
     }
 }

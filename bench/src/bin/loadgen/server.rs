@@ -2,7 +2,9 @@
 //! shutdown.
 
 use std::borrow::Cow;
-use std::io::{self, BufRead, BufReader, Write};
+use std::io::{self, Read, Write};
+use std::os::fd::AsRawFd;
+use std::os::unix::process::CommandExt;
 use std::process::{Child, ChildStdin, ChildStdout, Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
@@ -21,10 +23,14 @@ pub const PROTOCOL_VERSION: &str = "2025-11-25";
 const INITIALIZE_ID: u64 = 0;
 
 /// A running server and the two pipes to it.
+///
+/// The server runs in a process group of its own, so that killing it also kills any helper
+/// process it started (a shell, a launcher) that might otherwise keep the pipes open.
 pub struct Server {
     child: Child,
-    pub stdin: Option<ChildStdin>,
-    pub stdout: BufReader<ChildStdout>,
+    /// `None` once [`Server::shutdown`] has closed it.
+    stdin: Option<ChildStdin>,
+    stdout: LineReader<ChildStdout>,
 }
 
 /// What the server said about itself in its `initialize` result.
@@ -59,43 +65,32 @@ pub struct Incoming<'a> {
 
 impl Server {
     pub fn spawn(args: &Args) -> Result<Self, Error> {
-        let (program, rest) = args
-            .command
-            .split_first()
-            .ok_or_else(|| Error::new("empty server command"))?;
+        let (program, rest) = args.command.split_first().ok_or_else(|| Error::new("empty server command"))?;
         let mut child = Command::new(program)
             .args(rest)
+            .process_group(0)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(if args.quiet_server {
-                Stdio::null()
-            } else {
-                Stdio::inherit()
-            })
+            .stderr(if args.quiet_server { Stdio::null() } else { Stdio::inherit() })
             .spawn()
             .map_err(|e| Error::new(format!("cannot start {program:?}: {e}")))?;
         let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
             // Unreachable with Stdio::piped(), but never leave a child behind.
-            let _ = child.kill();
+            kill_group(child.id());
             let _ = child.wait();
             return Err(Error::new("the server's pipes were not created"));
         };
-        Ok(Self {
-            child,
-            stdin: Some(stdin),
-            stdout: BufReader::with_capacity(64 * 1024, stdout),
-        })
+        Ok(Self { child, stdin: Some(stdin), stdout: LineReader::new(stdout) })
     }
 
     pub fn pid(&self) -> u32 {
         self.child.id()
     }
 
-    /// The server's stdin, which is open until [`Server::shutdown`].
-    pub fn stdin(&mut self) -> Result<&mut ChildStdin, Error> {
-        self.stdin
-            .as_mut()
-            .ok_or_else(|| Error::new("the server's stdin is already closed"))
+    /// Both pipes: the server's stdin (open until [`Server::shutdown`]) and its stdout.
+    pub fn pipes(&mut self) -> Result<(&mut ChildStdin, &mut LineReader<ChildStdout>), Error> {
+        let stdin = self.stdin.as_mut().ok_or_else(|| Error::new("the server's stdin is already closed"))?;
+        Ok((stdin, &mut self.stdout))
     }
 
     /// Sends `initialize`, waits for its result, then sends `notifications/initialized`.
@@ -110,40 +105,37 @@ impl Server {
                 "clientInfo": {"name": "ferrite-bench-loadgen", "version": env!("CARGO_PKG_VERSION")},
             },
         });
-        send_line(self.stdin()?, &initialize)?;
+        send_line(self.pipes()?.0, &initialize)?;
 
-        let mut line = Vec::new();
         let identity = loop {
-            line.clear();
-            if self.stdout.read_until(b'\n', &mut line)? == 0 {
-                return Err(Error::new("the server closed stdout during initialize"));
-            }
-            progress.fetch_add(1, Ordering::Relaxed);
+            let Some(line) = self.stdout.next_line() else {
+                if self.stdout.fill()? == 0 {
+                    return Err(Error::new("the server closed stdout during initialize"));
+                }
+                progress.fetch_add(1, Ordering::Relaxed);
+                continue;
+            };
             let text = line.trim_ascii();
             if text.is_empty() {
                 continue;
             }
             let message: Incoming<'_> = serde_json::from_slice(text).map_err(|e| {
-                Error::new(format!(
-                    "unparsable line during initialize ({e}): {}",
-                    String::from_utf8_lossy(text)
-                ))
+                Error::new(format!("unparsable line during initialize ({e}): {}", String::from_utf8_lossy(text)))
             })?;
-            if message.method.is_some() || message.id.as_ref().and_then(|id| id.as_u64()) != Some(INITIALIZE_ID) {
+            let id = message.id.as_ref().and_then(serde_json::Value::as_u64);
+            if message.method.is_some() || id != Some(INITIALIZE_ID) {
                 continue; // a notification or a server request: not the answer we wait for
             }
             if let Some(error) = message.error {
                 return Err(Error::new(format!("initialize failed: {}", error.get())));
             }
-            let result = message
-                .result
-                .ok_or_else(|| Error::new("the initialize response has no result"))?;
+            let result = message.result.ok_or_else(|| Error::new("the initialize response has no result"))?;
             break serde_json::from_str::<ServerIdentity>(result.get())
                 .map_err(|e| Error::new(format!("bad initialize result ({e}): {}", result.get())))?;
         };
 
         let initialized = serde_json::json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
-        send_line(self.stdin()?, &initialized)?;
+        send_line(self.pipes()?.0, &initialized)?;
         Ok(identity)
     }
 
@@ -157,8 +149,7 @@ impl Server {
                 return Ok((status, false));
             }
             if Instant::now() >= deadline {
-                // Kill can only fail if the child already exited, which wait() then reports.
-                let _ = self.child.kill();
+                kill_group(self.child.id());
                 return Ok((self.child.wait()?, true));
             }
             thread::sleep(Duration::from_millis(5));
@@ -170,9 +161,95 @@ impl Drop for Server {
     fn drop(&mut self) {
         // On every early return, leave no server running. After shutdown() both calls are no-ops.
         if let Ok(None) = self.child.try_wait() {
-            let _ = self.child.kill();
+            kill_group(self.child.id());
             let _ = self.child.wait();
         }
+    }
+}
+
+/// Kills the process group led by `pid` (the server and anything it started).
+fn kill_group(pid: u32) {
+    if let Ok(pid) = libc::pid_t::try_from(pid) {
+        // SAFETY: plain syscall. Callers only pass the pid of the not yet reaped server, which
+        // leads its own process group, so the group id cannot name anything else.
+        unsafe { libc::kill(-pid, libc::SIGKILL) };
+    }
+}
+
+/// Puts the write end of the server's stdin into non-blocking mode. Only this process's open file
+/// description changes; the server's end of the pipe keeps its own flags.
+pub fn set_nonblocking(stdin: &ChildStdin) -> io::Result<()> {
+    let fd = stdin.as_raw_fd();
+    // SAFETY: fcntl on a descriptor owned by `stdin`, which outlives both calls.
+    let flags = unsafe { libc::fcntl(fd, libc::F_GETFL) };
+    if flags < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    if flags & libc::O_NONBLOCK == 0 {
+        // SAFETY: as above.
+        if unsafe { libc::fcntl(fd, libc::F_SETFL, flags | libc::O_NONBLOCK) } < 0 {
+            return Err(io::Error::last_os_error());
+        }
+    }
+    Ok(())
+}
+
+/// Splits a byte stream into lines with one `read(2)` per [`LineReader::fill`], so the caller
+/// decides when to block and sees everything that arrived with one read at once.
+pub struct LineReader<R> {
+    inner: R,
+    buf: Vec<u8>,
+    /// `buf[start..end]` holds the bytes read but not yet returned as lines.
+    start: usize,
+    end: usize,
+}
+
+impl<R: Read> LineReader<R> {
+    const INITIAL_SIZE: usize = 64 * 1024;
+
+    pub fn new(inner: R) -> Self {
+        Self { inner, buf: vec![0; Self::INITIAL_SIZE], start: 0, end: 0 }
+    }
+
+    /// The next complete line (without its newline), if one is buffered.
+    pub fn next_line(&mut self) -> Option<&[u8]> {
+        let newline = self.buf[self.start..self.end].iter().position(|&b| b == b'\n')?;
+        let line = self.start..self.start + newline;
+        self.start += newline + 1;
+        Some(&self.buf[line])
+    }
+
+    /// Whether bytes of an incomplete line are buffered.
+    pub fn has_partial_line(&self) -> bool {
+        self.start < self.end
+    }
+
+    /// Reads once (blocking if nothing is available) and returns the number of bytes read;
+    /// 0 means end of stream.
+    pub fn fill(&mut self) -> io::Result<usize> {
+        // Keep only the unconsumed tail (part of one line), moved to the front.
+        self.buf.copy_within(self.start..self.end, 0);
+        self.end -= self.start;
+        self.start = 0;
+        if self.end == self.buf.len() {
+            // One line fills the whole buffer: make room for the rest of it.
+            self.buf.resize(self.buf.len() * 2, 0);
+        }
+        loop {
+            match self.inner.read(&mut self.buf[self.end..]) {
+                Ok(read) => {
+                    self.end += read;
+                    return Ok(read);
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
+    /// The underlying reader, e.g. to poll its descriptor.
+    pub fn get_ref(&self) -> &R {
+        &self.inner
     }
 }
 
@@ -210,8 +287,9 @@ fn ticks_to_duration(ticks: u64) -> Duration {
     Duration::from_nanos(ticks.saturating_mul(1_000_000_000) / per_second)
 }
 
-/// Kills the server when it has answered nothing for `idle` while work is outstanding, so a hung
-/// server fails the run instead of hanging it. The reader bumps `progress` for every line it reads.
+/// Kills the server's process group when the server has sent nothing for `idle`, so a hung server
+/// fails the run instead of hanging it: its stdout then reaches end of stream. Readers bump
+/// `progress` for every read that returned data.
 pub struct Watchdog {
     stop: Arc<AtomicBool>,
     fired: Arc<AtomicBool>,
@@ -236,21 +314,15 @@ impl Watchdog {
                         since = Instant::now();
                     } else if since.elapsed() >= idle {
                         fired.store(true, Ordering::Relaxed);
-                        if let Ok(pid) = libc::pid_t::try_from(pid) {
-                            // SAFETY: plain syscall. The child is not reaped before the watchdog
-                            // is stopped, so the pid still names it.
-                            unsafe { libc::kill(pid, libc::SIGKILL) };
-                        }
+                        // The server is not reaped before the watchdog is stopped, so its pid
+                        // still names its process group.
+                        kill_group(pid);
                         return;
                     }
                 }
             })
         };
-        Self {
-            stop,
-            fired,
-            thread: Some(thread),
-        }
+        Self { stop, fired, thread: Some(thread) }
     }
 
     /// Whether the watchdog killed the server.
@@ -287,6 +359,18 @@ mod tests {
         let stat = "1234 (my (odd) srv) S 1 1234 1234 0 -1 4194560 100 0 0 0 250 75 0 0 20 0 3 0";
         assert_eq!(parse_stat_ticks(stat), Some(325));
         assert_eq!(parse_stat_ticks("garbage"), None);
+    }
+
+    #[test]
+    fn line_reader_keeps_partial_lines() {
+        let data: &[u8] = b"one\ntw";
+        let mut reader = LineReader::new(data.chain(&b"o\nthree"[..]));
+        assert_eq!(reader.fill().ok(), Some(6));
+        assert_eq!(reader.next_line(), Some(&b"one"[..]));
+        assert_eq!(reader.next_line(), None);
+        assert!(reader.fill().is_ok());
+        assert_eq!(reader.next_line(), Some(&b"two"[..]));
+        assert_eq!(reader.next_line(), None);
     }
 
     #[test]

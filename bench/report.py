@@ -1,0 +1,155 @@
+#!/usr/bin/env python3
+"""Summarise loadgen results: medians per (server, in-flight level), a table, and target ratios.
+
+Input is the JSON-lines file written by bench/stdio.sh, one loadgen line per run. Runs that
+answered any call wrongly are left out of the medians and counted in the "bad" column.
+
+Usage: report.py [--baseline NAME] [--ferrite NAME] [--rmcp-prefix PREFIX] [--at K] RESULTS.jsonl
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+from dataclasses import dataclass, field
+
+# Ferrite's targets at the reference in-flight level (see bench/README.md).
+TARGET_VS_BASELINE = 0.60
+TARGET_VS_RMCP = 1.5
+
+METRICS = ("req_per_s", "p50_us", "p99_us", "cpu_us_per_call")
+
+
+@dataclass
+class Row:
+    label: str
+    inflight: int
+    runs: list[dict] = field(default_factory=list)
+    bad: int = 0
+
+    def median(self, metric: str) -> float | None:
+        values = [run[metric] for run in self.runs if run.get(metric) is not None]
+        return statistics.median(values) if values else None
+
+
+def load(path: str) -> list[Row]:
+    """Groups runs by (label, inflight), keeping the order in which rows first appear."""
+    rows: dict[tuple[str, int], Row] = {}
+    with open(path, encoding="utf-8") as lines:
+        for number, line in enumerate(lines, 1):
+            if not line.strip():
+                continue
+            try:
+                run = json.loads(line)
+                key = (run["label"], int(run["inflight"]))
+            except (ValueError, KeyError, TypeError) as e:
+                sys.exit(f"{path}:{number}: not a loadgen result line ({e})")
+            row = rows.setdefault(key, Row(*key))
+            if run.get("errors", 0) > 0:
+                row.bad += 1
+            else:
+                row.runs.append(run)
+    # Servers in order of appearance, each server's levels ascending.
+    order: dict[str, int] = {}
+    for label, _ in rows:
+        order.setdefault(label, len(order))
+    return sorted(rows.values(), key=lambda r: (order[r.label], r.inflight))
+
+
+def fmt(value: float | None, digits: int = 1) -> str:
+    if value is None:
+        return "-"
+    return f"{value:,.{digits}f}"
+
+
+def print_table(rows: list[Row], baseline: str) -> None:
+    loop_rps = {r.inflight: r.median("req_per_s") for r in rows if r.label == baseline}
+    header = ("server", "inflight", "req/s", "p50 µs", "p99 µs", "server CPU µs/call", "x loop", "runs", "bad")
+    table = [header]
+    for r in rows:
+        rps = r.median("req_per_s")
+        loop = loop_rps.get(r.inflight)
+        table.append(
+            (
+                r.label,
+                str(r.inflight),
+                fmt(rps, 0),
+                fmt(r.median("p50_us")),
+                fmt(r.median("p99_us")),
+                fmt(r.median("cpu_us_per_call"), 2),
+                fmt(rps / loop, 2) if rps and loop else "-",
+                str(len(r.runs)),
+                str(r.bad),
+            )
+        )
+    widths = [max(len(line[i]) for line in table) for i in range(len(header))]
+    for n, line in enumerate(table):
+        cells = [line[0].ljust(widths[0])] + [cell.rjust(w) for cell, w in zip(line[1:], widths[1:])]
+        print("  ".join(cells).rstrip())
+        if n == 0:
+            print("  ".join("-" * w for w in widths))
+
+
+def ratio_line(name: str, numerator: float | None, denominator: float | None, target: float, missing: str) -> str:
+    if numerator is None or denominator is None or denominator == 0:
+        return f"{name} = n/a ({missing}) (target >= {target:.2f})"
+    value = numerator / denominator
+    verdict = "met" if value >= target else "NOT met"
+    return f"{name} = {value:.2f} (target >= {target:.2f}: {verdict})"
+
+
+def print_ratios(rows: list[Row], baseline: str, ferrite: str, rmcp_prefix: str, at: int) -> None:
+    def rps(label: str) -> float | None:
+        return next((r.median("req_per_s") for r in rows if r.label == label and r.inflight == at), None)
+
+    ferrite_rps = rps(ferrite)
+    loop_rps = rps(baseline)
+    rmcp = [(r.median("req_per_s"), r.label) for r in rows if r.label.startswith(rmcp_prefix) and r.inflight == at]
+    rmcp = [(value, label) for value, label in rmcp if value is not None]
+    best_rmcp_rps, best_rmcp = max(rmcp) if rmcp else (None, "none")
+
+    missing_ferrite = f"no '{ferrite}' figures at {at} in flight"
+    print(
+        ratio_line(
+            f"ferrite/hand-written @{at}",
+            ferrite_rps,
+            loop_rps,
+            TARGET_VS_BASELINE,
+            missing_ferrite if ferrite_rps is None else f"no '{baseline}' figures",
+        )
+    )
+    print(
+        ratio_line(
+            f"ferrite/best-rmcp @{at}",
+            ferrite_rps,
+            best_rmcp_rps,
+            TARGET_VS_RMCP,
+            missing_ferrite if ferrite_rps is None else f"no '{rmcp_prefix}*' figures",
+        )
+        + (f"  [best rmcp: {best_rmcp}]" if best_rmcp_rps is not None else "")
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("results", help="JSON-lines file of loadgen results")
+    parser.add_argument("--baseline", default="hand-written loop", help="label of the hand-written loop row")
+    parser.add_argument("--ferrite", default="ferrite (rust)", help="label of the Ferrite row")
+    parser.add_argument("--rmcp-prefix", default="rmcp ", help="labels of rmcp rows start with this")
+    parser.add_argument("--at", type=int, default=32, help="in-flight level the targets apply to")
+    args = parser.parse_args()
+
+    rows = load(args.results)
+    if not rows:
+        sys.exit(f"{args.results}: no results")
+    print_table(rows, args.baseline)
+    print()
+    print_ratios(rows, args.baseline, args.ferrite, args.rmcp_prefix, args.at)
+    if any(r.bad for r in rows):
+        print("\nsome runs answered calls wrongly and were left out (column 'bad'); see the log")
+
+
+if __name__ == "__main__":
+    main()

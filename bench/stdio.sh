@@ -1,0 +1,144 @@
+#!/usr/bin/env bash
+# The stdio benchmark: pipelined `tools/call add` against several MCP servers, 1 and 32 requests
+# in flight, RUNS runs each, medians and target ratios. See bench/README.md.
+#
+# Environment (all optional):
+#   RUNS=3              runs per server and in-flight level; the table shows medians
+#   INFLIGHT="1 32"     in-flight levels
+#   DURATION=2          seconds per measured window (ignored when CALLS is set)
+#   CALLS=N             measure exactly N calls per run instead of DURATION seconds
+#   WARMUP=2000         calls before each measured window
+#   EXTRA_SERVERS="name=command;name2=command2"
+#                       more rows; each command is run as `sh -c "exec COMMAND"` (set variables
+#                       with `env VAR=value program`) and must serve MCP on stdio in that very
+#                       process: CPU time is read for that pid only
+#   ONLY="name;name2"   run only these rows (by name)
+#   FERRITE_CMD=...     command for the ferrite row instead of building the Rust everything example
+#   BENCH_TARGET_DIR    cargo target dir for bench/ (default ~/.cache/ferrite/bench-target)
+#   CARGO_TARGET_DIR    the repository's target dir, where the everything example is built
+#   RESULTS=path.jsonl  where the raw loadgen lines go (default: in BENCH_TARGET_DIR)
+set -euo pipefail
+
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+bench_target=${BENCH_TARGET_DIR:-$HOME/.cache/ferrite/bench-target}
+ferrite_target=${CARGO_TARGET_DIR:-$repo/target}
+runs=${RUNS:-3}
+inflight_levels=${INFLIGHT:-1 32}
+warmup=${WARMUP:-2000}
+results=${RESULTS:-$bench_target/stdio-$(date +%Y%m%d-%H%M%S).jsonl}
+log_file=${results%.jsonl}.log
+
+if [[ -n ${CALLS:-} ]]; then
+    plan=(--calls "$CALLS")
+else
+    plan=(--duration "${DURATION:-2}")
+fi
+
+say() { printf '%s\n' "$*" >&2; }
+
+# One loadgen JSON line as "N req/s, p50 N µs" for the progress output.
+summarize() {
+    python3 -c 'import json, sys
+d = json.loads(sys.argv[1])
+print(format(d["req_per_s"], ",.0f"), "req/s, p50", format(d["p50_us"], ".1f"), "µs")' "$1"
+}
+
+say "== building bench/ (release) into $bench_target"
+CARGO_TARGET_DIR=$bench_target cargo build --release --quiet --manifest-path "$repo/bench/Cargo.toml"
+bin=$bench_target/release
+mkdir -p "$(dirname "$results")"
+: >"$results"
+: >"$log_file"
+
+# The rows: parallel arrays of names and shell commands.
+names=()
+commands=()
+IFS=';' read -r -a only <<<"${ONLY:-}"
+# Whether row NAME is selected by ONLY (every row is when ONLY is empty).
+wanted() {
+    ((${#only[@]} == 0)) && return 0
+    local w
+    for w in "${only[@]}"; do
+        [[ $w == "$1" ]] && return 0
+    done
+    return 1
+}
+add_server() {
+    if wanted "$1"; then
+        names+=("$1")
+        commands+=("$2")
+    fi
+}
+add_server "hand-written loop" "$(printf '%q' "$bin/baseline-loop")"
+add_server "rmcp stdio()" "$(printf '%q' "$bin/rmcp-server") --driver stdio"
+add_server "rmcp stdio_pipes()" "$(printf '%q' "$bin/rmcp-server") --driver stdio-pipes"
+
+if wanted "ferrite (rust)"; then
+    if [[ -n ${FERRITE_CMD:-} ]]; then
+        add_server "ferrite (rust)" "$FERRITE_CMD"
+    else
+        say "== building Ferrite's everything example (release) into $ferrite_target"
+        if (cd "$repo" && CARGO_TARGET_DIR=$ferrite_target cargo build --release --quiet --example everything) \
+            >>"$log_file" 2>&1; then
+            add_server "ferrite (rust)" "$(printf '%q' "$ferrite_target/release/examples/everything")"
+        else
+            say "   skipping the ferrite (rust) row: the everything example does not build (log: $log_file)"
+        fi
+    fi
+fi
+
+if [[ -n ${EXTRA_SERVERS:-} ]]; then
+    IFS=';' read -r -a extras <<<"$EXTRA_SERVERS"
+    for extra in "${extras[@]}"; do
+        [[ -z ${extra//[[:space:]]/} ]] && continue
+        if [[ $extra != *=* ]]; then
+            say "EXTRA_SERVERS: expected name=command, got: $extra"
+            exit 2
+        fi
+        add_server "${extra%%=*}" "${extra#*=}"
+    done
+fi
+
+if ((${#names[@]} == 0)); then
+    say "ONLY=${ONLY:-} selects no server"
+    exit 2
+fi
+
+say "== $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+say "   $runs run(s) x ${#names[@]} server(s) x in-flight {$inflight_levels}; ${plan[*]}"
+say "   raw results: $results"
+
+# Runs are interleaved (run 1 of every row, then run 2, ...) so that a burst of background load
+# on this shared machine spreads over all rows instead of sinking one of them.
+failures=0
+for ((run = 1; run <= runs; run++)); do
+    for i in "${!names[@]}"; do
+        for inflight in $inflight_levels; do
+            name=${names[i]}
+            if line=$("$bin/loadgen" --inflight "$inflight" --warmup "$warmup" "${plan[@]}" \
+                --label "$name" -- sh -c "exec ${commands[i]}" 2>>"$log_file"); then
+                status=0
+            else
+                status=$?
+            fi
+            if [[ -n $line ]]; then
+                printf '%s\n' "$line" >>"$results"
+            fi
+            if ((status != 0)); then
+                failures=$((failures + 1))
+                say "   [run $run/$runs] $name @$inflight FAILED (exit $status); last log lines:"
+                tail -n 3 "$log_file" | sed 's/^/      /' >&2
+            else
+                say "   [run $run/$runs] $name @$inflight: $(summarize "$line")"
+            fi
+        done
+    done
+done
+
+echo
+python3 "$repo/bench/report.py" --baseline "hand-written loop" --ferrite "ferrite (rust)" \
+    --rmcp-prefix "rmcp " "$results"
+if ((failures > 0)); then
+    say "$failures run(s) failed; see $log_file"
+    exit 1
+fi
