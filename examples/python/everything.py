@@ -2,7 +2,8 @@
 ``examples/SURFACE.md``), plus the ``add`` and ``echo`` tools the benchmarks call.
 
 Run it with ``python examples/python/everything.py`` (stdio; needs ``pip install
-./bindings-python``). ``--stateless`` builds a stateless server. ``FERRITE_ADD_ASYNC=1``
+./bindings-python``); ``--port N`` serves Streamable HTTP on 127.0.0.1:N at ``/mcp``;
+``--stateless`` builds a stateless server. ``FERRITE_ADD_ASYNC=1``
 registers ``add`` as an ``async def`` (for the benchmark's second row).
 """
 
@@ -250,9 +251,23 @@ def build(stateless: bool) -> Server:
             "$schema": "https://json-schema.org/draft/2020-12/schema",
             "type": "object",
             "$defs": {
-                "address": {"type": "object", "properties": {"street": {"type": "string"}, "city": {"type": "string"}}}
+                "address": {
+                    "$anchor": "addressDef",
+                    "type": "object",
+                    "properties": {"street": {"type": "string"}, "city": {"type": "string"}},
+                }
             },
-            "properties": {"name": {"type": "string"}, "address": {"$ref": "#/$defs/address"}},
+            "properties": {
+                "name": {"type": "string"},
+                "address": {"$ref": "#/$defs/address"},
+                "contactMethod": {"type": "string", "enum": ["phone", "email"]},
+                "phone": {"type": "string"},
+                "email": {"type": "string"},
+            },
+            "allOf": [{"anyOf": [{"required": ["phone"]}, {"required": ["email"]}]}],
+            "if": {"properties": {"contactMethod": {"const": "phone"}}, "required": ["contactMethod"]},
+            "then": {"required": ["phone"]},
+            "else": {"required": ["email"]},
             "additionalProperties": False,
         }
     )
@@ -261,8 +276,10 @@ def build(stateless: bool) -> Server:
         return f"JSON Schema 2020-12 tool called with: {json.dumps(arguments, separators=(',', ':'))}"
 
     @server.tool(input_schema=NO_ARGS)
-    def test_reconnection() -> str:
-        """Closes the SSE stream mid-call (HTTP); completes at once on stdio"""
+    async def test_reconnection(ctx: Context) -> str:
+        """Closes the SSE stream mid-call (HTTP); the result arrives after the client reconnects"""
+        if ctx.close_sse_stream(retry=0.2):
+            await asyncio.sleep(0.3)  # time for the client to notice and reconnect
         return "Reconnection test completed"
 
     cancelled = {"count": 0}
@@ -353,10 +370,17 @@ def build(stateless: bool) -> Server:
 
 def main() -> None:
     args = sys.argv[1:]
+    server = build("--stateless" in args)
     if "--port" in args:
-        print("everything: Streamable HTTP (--port) is not implemented yet; serving stdio only", file=sys.stderr)
-        sys.exit(2)
-    build("--stateless" in args).run()
+        i = args.index("--port")
+        try:
+            port = int(args[i + 1])
+        except (IndexError, ValueError):
+            print("everything: --port needs a port number", file=sys.stderr)
+            sys.exit(2)
+        server.run(transport="http", host="127.0.0.1", port=port, path="/mcp")
+    else:
+        server.run()
 
 
 if __name__ == "__main__":

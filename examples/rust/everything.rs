@@ -440,9 +440,16 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         None => None,
     };
     let server = build(stateless)?;
-    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
+    let runtime = if std::env::var_os("FERRITE_CURRENT_THREAD").is_some() {
+        tokio::runtime::Builder::new_current_thread().enable_all().build()?
+    } else {
+        tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?
+    };
     match port {
-        None => runtime.block_on(stdio::serve_stdio(&server))?,
+        // Serve from a worker thread, where the I/O driver runs: no hand-off per message.
+        None => {
+            runtime.block_on(async move { tokio::spawn(async move { stdio::serve_stdio(&server).await }).await })??
+        }
         Some(port) => runtime.block_on(async {
             let shutdown = http::HttpOptions::default().shutdown;
             let legacy_sse = args.iter().any(|a| a == "--legacy-sse");

@@ -204,21 +204,47 @@ pub enum Payload {
 /// Parse raw text into a payload. Invalid JSON is a `-32700` element with no id.
 pub fn parse_payload(text: &str) -> Payload {
     let trimmed = text.trim_start();
+    let parse_error = |e: serde_json::Error| {
+        Payload::Single(Err(Invalid { id: None, error: ErrorObject::parse_error(format!("Parse error: {e}")) }))
+    };
     if trimmed.starts_with('[') {
         match serde_json::from_str::<Vec<Value>>(trimmed) {
             Ok(items) => Payload::Batch(items.into_iter().map(classify).collect()),
-            Err(e) => {
-                Payload::Single(Err(Invalid { id: None, error: ErrorObject::parse_error(format!("Parse error: {e}")) }))
-            }
+            Err(e) => parse_error(e),
         }
     } else {
+        // Fast path: read the envelope's fields straight into a struct, without building a
+        // map for the envelope. Anything unusual (not an object, duplicate keys, bad JSON)
+        // takes the general path, which produces the precise error.
+        if let Ok(env) = serde_json::from_str::<Envelope>(trimmed) {
+            return Payload::Single(env.classify());
+        }
         match serde_json::from_str::<Value>(trimmed) {
             Ok(v) => Payload::Single(classify(v)),
-            Err(e) => {
-                Payload::Single(Err(Invalid { id: None, error: ErrorObject::parse_error(format!("Parse error: {e}")) }))
-            }
+            Err(e) => parse_error(e),
         }
     }
+}
+
+/// The envelope fields of one message; `Some(Value::Null)` means present and null.
+#[derive(Default, Deserialize)]
+struct Envelope {
+    #[serde(default, deserialize_with = "present")]
+    jsonrpc: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    id: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    method: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    params: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    result: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    error: Option<Value>,
+}
+
+fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
+    Value::deserialize(d).map(Some)
 }
 
 /// Classify one JSON value as a JSON-RPC message.
@@ -229,54 +255,66 @@ pub fn classify(value: Value) -> Parsed {
             error: ErrorObject::invalid_request("Invalid Request: a JSON-RPC message must be an object"),
         });
     };
-    // Read the id first, so that later errors can carry it.
-    let id_field = obj.remove("id");
-    let id = match &id_field {
-        None => None,
-        Some(v) => match RequestId::from_value(v) {
-            Some(id) => Some(id),
-            None => {
-                return Err(Invalid {
-                    id: None,
-                    error: ErrorObject::invalid_request("Invalid Request: id must be a string or an integer"),
+    Envelope {
+        jsonrpc: obj.remove("jsonrpc"),
+        id: obj.remove("id"),
+        method: obj.remove("method"),
+        params: obj.remove("params"),
+        result: obj.remove("result"),
+        error: obj.remove("error"),
+    }
+    .classify()
+}
+
+impl Envelope {
+    fn classify(self) -> Parsed {
+        // Read the id first, so that later errors can carry it.
+        let id = match &self.id {
+            None => None,
+            Some(v) => match RequestId::from_value(v) {
+                Some(id) => Some(id),
+                None => {
+                    return Err(Invalid {
+                        id: None,
+                        error: ErrorObject::invalid_request("Invalid Request: id must be a string or an integer"),
+                    })
+                }
+            },
+        };
+        let invalid = |id: Option<RequestId>, msg: &str| {
+            Err(Invalid { id, error: ErrorObject::invalid_request(format!("Invalid Request: {msg}")) })
+        };
+        match &self.jsonrpc {
+            Some(Value::String(s)) if s == "2.0" => {}
+            _ => return invalid(id, "jsonrpc must be \"2.0\""),
+        }
+        match self.method {
+            Some(Value::String(method)) => {
+                let params = match self.params {
+                    None | Some(Value::Null) => None,
+                    Some(p @ (Value::Object(_) | Value::Array(_))) => Some(p),
+                    Some(_) => return invalid(id, "params must be an object or an array"),
+                };
+                Ok(match id {
+                    Some(id) => Message::Request(Request { id, method, params }),
+                    None => Message::Notification(Notification { method, params }),
                 })
             }
-        },
-    };
-    let invalid = |id: Option<RequestId>, msg: &str| {
-        Err(Invalid { id, error: ErrorObject::invalid_request(format!("Invalid Request: {msg}")) })
-    };
-    match obj.get("jsonrpc") {
-        Some(Value::String(s)) if s == "2.0" => {}
-        _ => return invalid(id, "jsonrpc must be \"2.0\""),
-    }
-    match obj.remove("method") {
-        Some(Value::String(method)) => {
-            let params = match obj.remove("params") {
-                None => None,
-                Some(p @ (Value::Object(_) | Value::Array(_))) => Some(p),
-                Some(Value::Null) => None,
-                Some(_) => return invalid(id, "params must be an object or an array"),
-            };
-            Ok(match id {
-                Some(id) => Message::Request(Request { id, method, params }),
-                None => Message::Notification(Notification { method, params }),
-            })
-        }
-        Some(_) => invalid(id, "method must be a string"),
-        None => {
-            let Some(id) = id else {
-                return invalid(None, "a message needs a method, or an id with a result or an error");
-            };
-            if let Some(result) = obj.remove("result") {
-                Ok(Message::Response(Response { id, outcome: Ok(result) }))
-            } else if let Some(err) = obj.remove("error") {
-                match serde_json::from_value::<ErrorObject>(err) {
-                    Ok(e) => Ok(Message::Response(Response { id, outcome: Err(e) })),
-                    Err(_) => invalid(Some(id), "malformed error object"),
+            Some(_) => invalid(id, "method must be a string"),
+            None => {
+                let Some(id) = id else {
+                    return invalid(None, "a message needs a method, or an id with a result or an error");
+                };
+                if let Some(result) = self.result {
+                    Ok(Message::Response(Response { id, outcome: Ok(result) }))
+                } else if let Some(err) = self.error {
+                    match serde_json::from_value::<ErrorObject>(err) {
+                        Ok(e) => Ok(Message::Response(Response { id, outcome: Err(e) })),
+                        Err(_) => invalid(Some(id), "malformed error object"),
+                    }
+                } else {
+                    invalid(Some(id), "a response needs a result or an error")
                 }
-            } else {
-                invalid(Some(id), "a response needs a result or an error")
             }
         }
     }

@@ -1,18 +1,21 @@
 //! The stdio transport: newline-delimited JSON-RPC over a byte stream pair.
 //!
-//! Requests are handled concurrently: the read loop keeps reading while handlers run, so a
-//! slow handler blocks neither other requests nor the `notifications/cancelled` aimed at it.
-//! `initialize`, notifications and client responses are processed in order on the read
-//! loop, so lifecycle changes take effect before the next line is read. Everything written
-//! goes through one writer task, so a handler's notifications precede its response, and
-//! writes are batched (flushed when the queue is empty). Server-to-client requests are
-//! correlated with the client's answers on the read loop. At EOF the loop stops reading,
-//! lets in-flight requests finish, fails outstanding server-to-client requests, and returns.
+//! One loop reads, dispatches and writes. A request whose handler completes without
+//! waiting (most tools) is answered inline; one that waits runs as a task, so a slow handler
+//! blocks neither other requests nor the `notifications/cancelled` aimed at it.
+//! `initialize`, notifications and client responses are processed in order on the loop, so
+//! lifecycle changes take effect before the next line is read. Handler notifications are
+//! written before the handler's response. Output is flushed only when no more input is
+//! buffered, so a burst of pipelined requests costs one write. Server-to-client requests are
+//! correlated with the client's answers on the loop. At EOF the loop stops reading, fails
+//! outstanding server-to-client requests, lets in-flight requests finish, and returns.
 
 use std::collections::HashMap;
+use std::future::Future as _;
 use std::io;
 use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
 use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll, Waker};
 
 use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
@@ -112,7 +115,31 @@ impl Peer for StdioPeer {
 
 /// Serve `server` on the process's stdin and stdout until stdin reaches EOF.
 pub async fn serve_stdio(server: &Server) -> io::Result<()> {
-    serve(server, tokio::io::stdin(), tokio::io::stdout(), StdioOptions::default()).await
+    serve_stdio_with(server, StdioOptions::default()).await
+}
+
+/// Serve on stdin and stdout with options (line limit, shutdown token).
+///
+/// When stdin and stdout are pipes (how MCP clients launch servers), they are reopened as
+/// new non-blocking file descriptions driven by tokio's reactor, so reads and writes cost no
+/// thread hand-off; the process's own fds 0 and 1 stay blocking. Anything else (a terminal,
+/// a file, a socket) goes through tokio's standard stdin/stdout.
+pub async fn serve_stdio_with(server: &Server, options: StdioOptions) -> io::Result<()> {
+    #[cfg(target_os = "linux")]
+    if let Some((r, w)) = reopen_pipes() {
+        return serve(server, r, w, options).await;
+    }
+    serve(server, tokio::io::stdin(), tokio::io::stdout(), options).await
+}
+
+#[cfg(target_os = "linux")]
+fn reopen_pipes() -> Option<(tokio::net::unix::pipe::Receiver, tokio::net::unix::pipe::Sender)> {
+    use std::fs::OpenOptions;
+    use tokio::net::unix::pipe;
+    let input = OpenOptions::new().read(true).open("/proc/self/fd/0").ok()?;
+    let output = OpenOptions::new().write(true).open("/proc/self/fd/1").ok()?;
+    // Both conversions fail (and we fall back) unless the descriptors are pipes.
+    Some((pipe::Receiver::from_file(input).ok()?, pipe::Sender::from_file(output).ok()?))
 }
 
 /// One line read from the input.
@@ -122,66 +149,72 @@ enum Line {
     Eof,
 }
 
-async fn read_line<R: AsyncRead + Unpin>(reader: &mut BufReader<R>, buf: &mut Vec<u8>, max: usize) -> io::Result<Line> {
-    buf.clear();
-    let mut too_long = false;
-    loop {
-        let available = reader.fill_buf().await?;
-        if available.is_empty() {
-            return Ok(if too_long {
-                Line::TooLong
-            } else if buf.is_empty() {
-                Line::Eof
-            } else {
-                Line::Text(std::mem::take(buf))
-            });
+/// Splits the input into lines of at most `max` bytes without ever buffering more. Its
+/// state lives across calls, so `next` is cancel-safe (it is raced against other events).
+struct LineReader<R> {
+    reader: BufReader<R>,
+    buf: Vec<u8>,
+    too_long: bool,
+    max: usize,
+}
+
+impl<R: AsyncRead + Unpin> LineReader<R> {
+    fn new(reader: R, max: usize) -> Self {
+        LineReader { reader: BufReader::with_capacity(64 * 1024, reader), buf: Vec::new(), too_long: false, max }
+    }
+
+    /// Whether a whole line is already buffered (no read needed to get it).
+    fn has_line(&self) -> bool {
+        self.reader.buffer().contains(&b'\n')
+    }
+
+    fn take(&mut self) -> Line {
+        let too_long = std::mem::take(&mut self.too_long);
+        let line = std::mem::take(&mut self.buf);
+        if too_long {
+            Line::TooLong
+        } else {
+            Line::Text(line)
         }
-        let (chunk, done) = match memchr_newline(available) {
-            Some(i) => (&available[..i], Some(i + 1)),
-            None => (available, None),
-        };
-        if !too_long {
-            if buf.len() + chunk.len() > max {
-                too_long = true;
-                buf.clear();
-            } else {
-                buf.extend_from_slice(chunk);
+    }
+
+    async fn next(&mut self) -> io::Result<Line> {
+        loop {
+            let available = self.reader.fill_buf().await?;
+            if available.is_empty() {
+                return Ok(if self.buf.is_empty() && !self.too_long { Line::Eof } else { self.take() });
             }
-        }
-        let consumed = done.unwrap_or(available.len());
-        reader.consume(consumed);
-        if done.is_some() {
-            return Ok(if too_long { Line::TooLong } else { Line::Text(std::mem::take(buf)) });
+            let newline = available.iter().position(|&c| c == b'\n');
+            let chunk = &available[..newline.unwrap_or(available.len())];
+            if !self.too_long {
+                if self.buf.len() + chunk.len() > self.max {
+                    self.too_long = true;
+                    self.buf = Vec::new();
+                } else {
+                    self.buf.extend_from_slice(chunk);
+                }
+            }
+            let consumed = newline.map_or(available.len(), |i| i + 1);
+            self.reader.consume(consumed);
+            if newline.is_some() {
+                return Ok(self.take());
+            }
         }
     }
 }
 
-fn memchr_newline(b: &[u8]) -> Option<usize> {
-    b.iter().position(|&c| c == b'\n')
-}
-
 /// Serve `server` on any reader/writer pair (stdin/stdout, pipes, in-memory duplexes).
+///
+/// One loop reads, dispatches and writes: a request whose handler completes without waiting
+/// is answered inline, and the output is flushed only when no further input is already
+/// buffered, so a burst of pipelined requests costs one write. Requests that must wait run
+/// as tasks and send their frames back through a channel the loop drains.
 pub async fn serve<R, W>(server: &Server, reader: R, writer: W, options: StdioOptions) -> io::Result<()>
 where
     R: AsyncRead + Unpin + Send + 'static,
     W: AsyncWrite + Unpin + Send + 'static,
 {
     let (tx, mut rx) = mpsc::unbounded_channel::<String>();
-    let writer_task = tokio::spawn(async move {
-        let mut w = tokio::io::BufWriter::with_capacity(64 * 1024, writer);
-        while let Some(frame) = rx.recv().await {
-            w.write_all(frame.as_bytes()).await?;
-            w.write_all(b"\n").await?;
-            while let Ok(frame) = rx.try_recv() {
-                w.write_all(frame.as_bytes()).await?;
-                w.write_all(b"\n").await?;
-            }
-            w.flush().await?;
-        }
-        w.flush().await?;
-        Ok::<_, io::Error>(())
-    });
-
     let stdio_peer = Arc::new(StdioPeer {
         out: tx.clone(),
         pending: Mutex::new(HashMap::new()),
@@ -190,85 +223,146 @@ where
     });
     let peer: Arc<dyn Peer> = stdio_peer.clone();
     let conn = server.new_connection();
-    let _listener = server.attach_listener(&conn, &peer);
+    let listener = server.attach_listener(&conn, &peer);
 
-    let mut reader = BufReader::with_capacity(64 * 1024, reader);
-    let mut buf = Vec::new();
+    let mut input = LineReader::new(reader, options.max_line_bytes);
+    let mut out = Output { w: tokio::io::BufWriter::with_capacity(64 * 1024, writer), dirty: false };
     let mut tasks = JoinSet::new();
-    let read_result = loop {
-        let line = tokio::select! {
-            biased;
-            _ = options.shutdown.cancelled() => break Ok(()),
-            l = read_line(&mut reader, &mut buf, options.max_line_bytes) => match l {
-                Ok(l) => l,
-                Err(e) => break Err(e),
-            },
-        };
-        let bytes = match line {
-            Line::Eof => break Ok(()),
-            Line::TooLong => {
-                let e = ErrorObject::invalid_request(format!(
-                    "Invalid Request: message longer than the {} byte limit",
-                    options.max_line_bytes
-                ));
-                let _ = tx.send(OutboundResponse::error(None, e).to_json_string());
-                continue;
+    let result: io::Result<()> = async {
+        loop {
+            // Frames from handlers and tasks go out first, in the order they were sent.
+            while let Ok(frame) = rx.try_recv() {
+                out.write(&frame).await?;
             }
-            Line::Text(b) => b,
-        };
-        let text = match std::str::from_utf8(&bytes) {
-            Ok(t) => t.trim(),
-            Err(_) => {
+            if !input.has_line() {
+                out.flush().await?;
+            }
+            let line = tokio::select! {
+                biased;
+                _ = options.shutdown.cancelled() => return Ok(()),
+                frame = rx.recv() => {
+                    if let Some(frame) = frame {
+                        out.write(&frame).await?;
+                    }
+                    continue;
+                }
+                line = input.next() => line?,
+            };
+            let bytes = match line {
+                Line::Eof => return Ok(()),
+                Line::TooLong => {
+                    let e = ErrorObject::invalid_request(format!(
+                        "Invalid Request: message longer than the {} byte limit",
+                        options.max_line_bytes
+                    ));
+                    out.write(&OutboundResponse::error(None, e).to_json_string()).await?;
+                    continue;
+                }
+                Line::Text(b) => b,
+            };
+            let Ok(text) = std::str::from_utf8(&bytes) else {
                 let e = ErrorObject::parse_error("Parse error: input is not valid UTF-8");
-                let _ = tx.send(OutboundResponse::error(None, e).to_json_string());
+                out.write(&OutboundResponse::error(None, e).to_json_string()).await?;
+                continue;
+            };
+            let text = text.trim();
+            if text.is_empty() {
                 continue;
             }
-        };
-        if text.is_empty() {
-            continue;
+            // Reap finished tasks so the set does not grow over a long session.
+            while tasks.try_join_next().is_some() {}
+            let answer = match parse_payload(text) {
+                Payload::Single(Ok(Message::Request(req))) if req.method != "initialize" => {
+                    let server = server.clone();
+                    let conn = conn.clone();
+                    let peer = peer.clone();
+                    let mut work = Box::pin(async move {
+                        server.handle(Message::Request(req), &conn, &peer).await.map(|r| r.to_json_string())
+                    });
+                    // Fast path: most handlers finish without waiting on anything, so poll
+                    // once here and spawn a task only for a request that has to wait. (A
+                    // spawned task is polled again at once, registering its real waker.)
+                    match work.as_mut().poll(&mut Context::from_waker(Waker::noop())) {
+                        Poll::Ready(answer) => answer,
+                        Poll::Pending => {
+                            let tx = tx.clone();
+                            tasks.spawn(async move {
+                                if let Some(answer) = work.await {
+                                    let _ = tx.send(answer);
+                                }
+                            });
+                            None
+                        }
+                    }
+                }
+                payload @ Payload::Batch(_) => {
+                    let (server, conn, peer, tx) = (server.clone(), conn.clone(), peer.clone(), tx.clone());
+                    tasks.spawn(async move {
+                        if let Some(answer) = server.handle_payload(payload, &conn, &peer).await {
+                            let _ = tx.send(answer);
+                        }
+                    });
+                    None
+                }
+                // initialize, notifications and client responses: in order, before reading on.
+                payload => server.handle_payload(payload, &conn, &peer).await,
+            };
+            if let Some(answer) = answer {
+                // The handler's notifications were queued before its answer existed.
+                while let Ok(frame) = rx.try_recv() {
+                    out.write(&frame).await?;
+                }
+                out.write(&answer).await?;
+            }
         }
-        // Reap finished tasks so the set does not grow over a long session.
-        while tasks.try_join_next().is_some() {}
-        match parse_payload(text) {
-            Payload::Single(Ok(Message::Request(req))) if req.method != "initialize" => {
-                let server = server.clone();
-                let conn = conn.clone();
-                let peer = peer.clone();
-                let tx = tx.clone();
-                tasks.spawn(async move {
-                    if let Some(resp) = server.handle(Message::Request(req), &conn, &peer).await {
-                        let _ = tx.send(resp.to_json_string());
-                    }
-                });
-            }
-            payload @ Payload::Batch(_) => {
-                let server = server.clone();
-                let conn = conn.clone();
-                let peer = peer.clone();
-                let tx = tx.clone();
-                tasks.spawn(async move {
-                    if let Some(out) = server.handle_payload(payload, &conn, &peer).await {
-                        let _ = tx.send(out);
-                    }
-                });
-            }
-            payload => {
-                if let Some(out) = server.handle_payload(payload, &conn, &peer).await {
-                    let _ = tx.send(out);
+    }
+    .await;
+
+    // EOF, shutdown or a read error: nobody can answer server-to-client requests any more;
+    // let the running requests finish and write what they send.
+    stdio_peer.close();
+    drop(listener);
+    let mut write_result = Ok(());
+    while !tasks.is_empty() {
+        tokio::select! {
+            _ = tasks.join_next() => {}
+            Some(frame) = rx.recv() => {
+                if write_result.is_ok() {
+                    write_result = out.write(&frame).await;
                 }
             }
         }
-    };
-    // EOF (or a read error): nobody can answer server-to-client requests any more.
-    stdio_peer.close();
-    while tasks.join_next().await.is_some() {}
-    drop(_listener);
-    drop(peer);
-    drop(stdio_peer);
-    drop(tx);
-    let write_result = match writer_task.await {
-        Ok(r) => r,
-        Err(e) => Err(io::Error::other(e)),
-    };
-    read_result.and(write_result)
+    }
+    while let Ok(frame) = rx.try_recv() {
+        if write_result.is_ok() {
+            write_result = out.write(&frame).await;
+        }
+    }
+    if write_result.is_ok() {
+        write_result = out.flush().await;
+    }
+    result.and(write_result)
+}
+
+/// The buffered output, flushed only when there is something to flush.
+struct Output<W> {
+    w: tokio::io::BufWriter<W>,
+    dirty: bool,
+}
+
+impl<W: AsyncWrite + Unpin> Output<W> {
+    async fn write(&mut self, frame: &str) -> io::Result<()> {
+        self.w.write_all(frame.as_bytes()).await?;
+        self.w.write_all(b"\n").await?;
+        self.dirty = true;
+        Ok(())
+    }
+
+    async fn flush(&mut self) -> io::Result<()> {
+        if self.dirty {
+            self.w.flush().await?;
+            self.dirty = false;
+        }
+        Ok(())
+    }
 }

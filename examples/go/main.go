@@ -1,0 +1,407 @@
+// The Go everything server: the whole surface of examples/SURFACE.md over stdio, on
+// libferrite through cgo (standard library only).
+//
+// From the repository root, after `cargo build --release -p ferrite-ffi`:
+//
+//	go run ./examples/go [--stateless]
+//
+// With another cargo target directory, point cgo at it:
+// CGO_LDFLAGS="-L$DIR/release -Wl,-rpath,$DIR/release" go run ./examples/go
+//
+// Slow tools (logging, progress, test_slow) return ErrPending and finish in a goroutine, so
+// no library worker thread is held; sampling and elicitation complete from their reply.
+package main
+
+import (
+	"encoding/base64"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"os"
+	"sync/atomic"
+	"time"
+)
+
+const png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
+
+type obj = map[string]any
+
+func text(s string) obj { return obj{"content": []obj{{"type": "text", "text": s}}} }
+
+func content(items ...obj) obj { return obj{"content": items} }
+
+func noArgs() obj { return obj{"type": "object", "additionalProperties": false} }
+
+func tool(name, description string, schema obj) obj {
+	return obj{"name": name, "description": description, "inputSchema": schema}
+}
+
+func fixed(result any) ToolFunc {
+	return func(Request, json.RawMessage) (any, error) { return result, nil }
+}
+
+// wav is 0.1 s of 8 kHz mono 16-bit silence, base64.
+func wav() string {
+	const samples = 800
+	dataLen := uint32(samples * 2)
+	b := make([]byte, 44+dataLen)
+	copy(b, "RIFF")
+	binary.LittleEndian.PutUint32(b[4:], 36+dataLen)
+	copy(b[8:], "WAVEfmt ")
+	binary.LittleEndian.PutUint32(b[16:], 16)
+	binary.LittleEndian.PutUint16(b[20:], 1)
+	binary.LittleEndian.PutUint16(b[22:], 1)
+	binary.LittleEndian.PutUint32(b[24:], 8000)
+	binary.LittleEndian.PutUint32(b[28:], 16000)
+	binary.LittleEndian.PutUint16(b[32:], 2)
+	binary.LittleEndian.PutUint16(b[34:], 16)
+	copy(b[36:], "data")
+	binary.LittleEndian.PutUint32(b[40:], dataLen)
+	return base64.StdEncoding.EncodeToString(b)
+}
+
+// later runs work in a goroutine and tells the library the request is pending.
+func later(work func()) (any, error) {
+	go work()
+	return nil, ErrPending
+}
+
+func compact(raw json.RawMessage) string {
+	if len(raw) == 0 || string(raw) == "null" {
+		return ""
+	}
+	var v any
+	if json.Unmarshal(raw, &v) != nil {
+		return string(raw)
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+func elicitTool(req Request, params obj, format func(action, content string) string, none string) (any, error) {
+	err := req.Elicit(params, func(result json.RawMessage, err error) {
+		if err != nil {
+			req.Fail(err.Error())
+			return
+		}
+		var r struct {
+			Action  string          `json:"action"`
+			Content json.RawMessage `json:"content"`
+		}
+		json.Unmarshal(result, &r)
+		c := compact(r.Content)
+		if c == "" {
+			c = none
+		}
+		req.Complete(text(format(r.Action, c)))
+	})
+	if err != nil {
+		return nil, err
+	}
+	return nil, ErrPending
+}
+
+func registerTools(s *Server) error {
+	var cancellations atomic.Uint64
+	tools := []struct {
+		descriptor obj
+		f          ToolFunc
+	}{
+		{obj{"name": "add", "description": "Add two integers and return their sum",
+			"inputSchema": obj{"type": "object", "properties": obj{"a": obj{"type": "integer"}, "b": obj{"type": "integer"}},
+				"required": []string{"a", "b"}},
+			"outputSchema": obj{"type": "object", "properties": obj{"sum": obj{"type": "integer"}}, "required": []string{"sum"}}},
+			func(_ Request, args json.RawMessage) (any, error) {
+				var a struct{ A, B int64 }
+				if err := json.Unmarshal(args, &a); err != nil {
+					return nil, err
+				}
+				sum := a.A + a.B
+				if (a.B > 0 && sum < a.A) || (a.B < 0 && sum > a.A) {
+					return nil, fmt.Errorf("integer overflow")
+				}
+				return obj{"content": []obj{{"type": "text", "text": fmt.Sprint(sum)}}, "structuredContent": obj{"sum": sum}}, nil
+			}},
+		{tool("echo", "Echo the text back", obj{"type": "object",
+			"properties": obj{"text": obj{"type": "string", "description": "The text to echo back."}}, "required": []string{"text"}}),
+			func(_ Request, args json.RawMessage) (any, error) {
+				var a struct{ Text string }
+				err := json.Unmarshal(args, &a)
+				return text(a.Text), err
+			}},
+		{tool("test_simple_text", "Returns a simple text response", noArgs()),
+			fixed(text("This is a simple text response for testing."))},
+		{tool("test_image_content", "Returns an image (PNG)", noArgs()),
+			fixed(content(obj{"type": "image", "data": png, "mimeType": "image/png"}))},
+		{tool("test_audio_content", "Returns audio (WAV)", noArgs()),
+			fixed(content(obj{"type": "audio", "data": wav(), "mimeType": "audio/wav"}))},
+		{tool("test_embedded_resource", "Returns an embedded resource", noArgs()),
+			fixed(content(obj{"type": "resource", "resource": obj{"uri": "test://embedded-resource", "mimeType": "text/plain",
+				"text": "This is an embedded resource content."}}))},
+		{tool("test_multiple_content_types", "Returns text, an image and a resource", noArgs()),
+			fixed(content(
+				obj{"type": "text", "text": "Multiple content types test:"},
+				obj{"type": "image", "data": png, "mimeType": "image/png"},
+				obj{"type": "resource", "resource": obj{"uri": "test://mixed-content-resource", "mimeType": "application/json",
+					"text": `{"test":"data","value":123}`}}))},
+		{tool("test_tool_with_logging", "Logs three messages while it runs", noArgs()),
+			func(req Request, _ json.RawMessage) (any, error) {
+				return later(func() {
+					for i, m := range []string{"Tool execution started", "Tool processing data", "Tool execution completed"} {
+						if i > 0 {
+							time.Sleep(50 * time.Millisecond)
+						}
+						req.Log(LogInfo, m)
+					}
+					req.Complete(text("Tool with logging executed successfully"))
+				})
+			}},
+		{tool("test_tool_with_progress", "Reports progress 0, 50, 100 of 100", noArgs()),
+			func(req Request, _ json.RawMessage) (any, error) {
+				return later(func() {
+					for i, p := range []float64{0, 50, 100} {
+						if i > 0 {
+							time.Sleep(50 * time.Millisecond)
+						}
+						req.Progress(p, 100)
+					}
+					req.Complete(text("Tool with progress executed successfully"))
+				})
+			}},
+		{tool("test_error_handling", "Always fails with isError", noArgs()),
+			func(Request, json.RawMessage) (any, error) {
+				return nil, fmt.Errorf("This tool intentionally returns an error for testing")
+			}},
+		{tool("test_sampling", "Asks the client's LLM to answer a prompt", obj{"type": "object",
+			"properties": obj{"prompt": obj{"type": "string", "description": "The prompt to send"}}, "required": []string{"prompt"}}),
+			func(req Request, args json.RawMessage) (any, error) {
+				var a struct{ Prompt string }
+				json.Unmarshal(args, &a)
+				params := obj{"messages": []obj{{"role": "user", "content": obj{"type": "text", "text": a.Prompt}}}, "maxTokens": 100}
+				err := req.Sample(params, func(result json.RawMessage, err error) {
+					if err != nil {
+						req.Fail(err.Error())
+						return
+					}
+					var single struct{ Content struct{ Text string } }
+					var many struct{ Content []struct{ Text string } }
+					reply := ""
+					if json.Unmarshal(result, &single) == nil {
+						reply = single.Content.Text
+					} else if json.Unmarshal(result, &many) == nil && len(many.Content) > 0 {
+						reply = many.Content[0].Text
+					}
+					req.Complete(text("LLM response: " + reply))
+				})
+				if err != nil {
+					return nil, err
+				}
+				return nil, ErrPending
+			}},
+		{tool("test_elicitation", "Asks the user for a username and an email", obj{"type": "object",
+			"properties": obj{"message": obj{"type": "string", "description": "The message to show the user"}},
+			"required":   []string{"message"}}),
+			func(req Request, args json.RawMessage) (any, error) {
+				var a struct{ Message string }
+				json.Unmarshal(args, &a)
+				schema := obj{"type": "object", "properties": obj{
+					"username": obj{"type": "string", "description": "User's response"},
+					"email":    obj{"type": "string", "description": "User's email address"}},
+					"required": []string{"username", "email"}}
+				return elicitTool(req, obj{"message": a.Message, "requestedSchema": schema},
+					func(action, c string) string { return "User response: " + action + " " + c }, "null")
+			}},
+		{tool("test_elicitation_sep1034_defaults", "Elicits fields with default values (SEP-1034)", noArgs()),
+			func(req Request, _ json.RawMessage) (any, error) {
+				schema := obj{"type": "object", "properties": obj{
+					"name":     obj{"type": "string", "description": "User name", "default": "John Doe"},
+					"age":      obj{"type": "integer", "description": "User age", "default": 30},
+					"score":    obj{"type": "number", "description": "User score", "default": 95.5},
+					"status":   obj{"type": "string", "description": "User status", "enum": []string{"active", "inactive", "pending"}, "default": "active"},
+					"verified": obj{"type": "boolean", "description": "Verification status", "default": true}},
+					"required": []string{}}
+				return elicitTool(req, obj{"message": "Please review and update the form fields with defaults", "requestedSchema": schema},
+					formResult, "{}")
+			}},
+		{tool("test_elicitation_sep1330_enums", "Elicits every enum schema variant (SEP-1330)", noArgs()),
+			func(req Request, _ json.RawMessage) (any, error) {
+				titled := func(prefix string, titles ...string) []obj {
+					out := []obj{}
+					for i, t := range titles {
+						out = append(out, obj{"const": fmt.Sprintf("%s%d", prefix, i+1), "title": t})
+					}
+					return out
+				}
+				schema := obj{"type": "object", "properties": obj{
+					"untitledSingle": obj{"type": "string", "description": "Select one option", "enum": []string{"option1", "option2", "option3"}},
+					"titledSingle": obj{"type": "string", "description": "Select one option with titles",
+						"oneOf": titled("value", "First Option", "Second Option", "Third Option")},
+					"legacyEnum": obj{"type": "string", "description": "Select one option (legacy)", "enum": []string{"opt1", "opt2", "opt3"},
+						"enumNames": []string{"Option One", "Option Two", "Option Three"}},
+					"untitledMulti": obj{"type": "array", "description": "Select multiple options", "minItems": 1, "maxItems": 3,
+						"items": obj{"type": "string", "enum": []string{"option1", "option2", "option3"}}},
+					"titledMulti": obj{"type": "array", "description": "Select multiple options with titles", "minItems": 1, "maxItems": 3,
+						"items": obj{"anyOf": titled("value", "First Choice", "Second Choice", "Third Choice")}}},
+					"required": []string{}}
+				return elicitTool(req, obj{"message": "Please select options from the enum fields", "requestedSchema": schema},
+					formResult, "{}")
+			}},
+		{tool("json_schema_2020_12_tool", "A tool whose input schema uses JSON Schema 2020-12 features", obj{
+			"$schema": "https://json-schema.org/draft/2020-12/schema",
+			"type":    "object",
+			"$defs": obj{"address": obj{"type": "object",
+				"properties": obj{"street": obj{"type": "string"}, "city": obj{"type": "string"}}}},
+			"properties":           obj{"name": obj{"type": "string"}, "address": obj{"$ref": "#/$defs/address"}},
+			"additionalProperties": false}),
+			func(_ Request, args json.RawMessage) (any, error) {
+				return text("JSON Schema 2020-12 tool called with: " + string(args)), nil
+			}},
+		{tool("test_reconnection", "Closes the SSE stream mid-call (HTTP); completes at once on stdio", noArgs()),
+			fixed(text("Reconnection test completed"))},
+		{tool("test_slow", "Waits ms milliseconds, stopping early when cancelled", obj{"type": "object",
+			"properties": obj{"ms": obj{"type": "integer", "minimum": 0}}, "required": []string{"ms"}}),
+			func(req Request, args json.RawMessage) (any, error) {
+				var a struct{ Ms int64 }
+				json.Unmarshal(args, &a)
+				return later(func() {
+					deadline := time.Now().Add(time.Duration(a.Ms) * time.Millisecond)
+					for time.Now().Before(deadline) {
+						if req.IsCancelled() {
+							cancellations.Add(1)
+							req.Complete(text("cancelled"))
+							return
+						}
+						time.Sleep(10 * time.Millisecond)
+					}
+					req.Complete(text(fmt.Sprintf("completed after %d ms", a.Ms)))
+				})
+			}},
+		{tool("test_cancellation_count", "How many test_slow calls observed cancellation", noArgs()),
+			func(Request, json.RawMessage) (any, error) { return text(fmt.Sprint(cancellations.Load())), nil }},
+	}
+	for _, t := range tools {
+		if err := s.AddTool(t.descriptor, t.f); err != nil {
+			return fmt.Errorf("tool %v: %w", t.descriptor["name"], err)
+		}
+	}
+	return nil
+}
+
+func formResult(action, c string) string {
+	return "Elicitation completed: action=" + action + ", content=" + c
+}
+
+func registerResources(s *Server) error {
+	textResource := func(mime, body string) ResourceFunc {
+		return func(_ Request, uri string, _ map[string]string) (any, error) {
+			return obj{"contents": []obj{{"uri": uri, "mimeType": mime, "text": body}}}, nil
+		}
+	}
+	if err := s.AddResource(obj{"uri": "test://static-text", "name": "static-text", "description": "A static text resource",
+		"mimeType": "text/plain"}, textResource("text/plain", "This is the content of the static text resource.")); err != nil {
+		return err
+	}
+	if err := s.AddResource(obj{"uri": "test://static-binary", "name": "static-binary", "description": "A static PNG image",
+		"mimeType": "image/png"}, func(_ Request, uri string, _ map[string]string) (any, error) {
+		return obj{"contents": []obj{{"uri": uri, "mimeType": "image/png", "blob": png}}}, nil
+	}); err != nil {
+		return err
+	}
+	if err := s.AddResource(obj{"uri": "test://watched-resource", "name": "watched-resource",
+		"description": "A resource clients can subscribe to", "mimeType": "text/plain"},
+		textResource("text/plain", "Watched resource content")); err != nil {
+		return err
+	}
+	return s.AddResourceTemplate(obj{"uriTemplate": "test://template/{id}/data", "name": "template",
+		"description": "Data for an id", "mimeType": "application/json"},
+		func(_ Request, uri string, vars map[string]string) (any, error) {
+			id := vars["id"]
+			body, err := json.Marshal(struct {
+				ID           string `json:"id"`
+				TemplateTest bool   `json:"templateTest"`
+				Data         string `json:"data"`
+			}{id, true, "Data for ID: " + id})
+			return obj{"contents": []obj{{"uri": uri, "mimeType": "application/json", "text": string(body)}}}, err
+		})
+}
+
+func userText(s string) obj { return obj{"role": "user", "content": obj{"type": "text", "text": s}} }
+
+func registerPrompts(s *Server) error {
+	prompts := []struct {
+		descriptor obj
+		f          PromptFunc
+	}{
+		{obj{"name": "test_simple_prompt", "description": "A simple prompt without arguments"},
+			func(Request, map[string]string) (any, error) {
+				return obj{"messages": []obj{userText("This is a simple prompt for testing.")}}, nil
+			}},
+		{obj{"name": "test_prompt_with_arguments", "description": "A prompt with two arguments", "arguments": []obj{
+			{"name": "arg1", "description": "First test argument", "required": true},
+			{"name": "arg2", "description": "Second test argument", "required": true}}},
+			func(_ Request, a map[string]string) (any, error) {
+				return obj{"messages": []obj{userText(fmt.Sprintf("Prompt with arguments: arg1='%s', arg2='%s'", a["arg1"], a["arg2"]))}}, nil
+			}},
+		{obj{"name": "test_prompt_with_embedded_resource", "description": "A prompt that embeds a resource", "arguments": []obj{
+			{"name": "resourceUri", "description": "URI of the resource to embed", "required": true}}},
+			func(_ Request, a map[string]string) (any, error) {
+				return obj{"messages": []obj{
+					{"role": "user", "content": obj{"type": "resource", "resource": obj{"uri": a["resourceUri"],
+						"mimeType": "text/plain", "text": "Embedded resource content for testing."}}},
+					userText("Please process the embedded resource above.")}}, nil
+			}},
+		{obj{"name": "test_prompt_with_image", "description": "A prompt with an image"},
+			func(Request, map[string]string) (any, error) {
+				return obj{"messages": []obj{
+					{"role": "user", "content": obj{"type": "image", "data": png, "mimeType": "image/png"}},
+					userText("Please analyze the image above.")}}, nil
+			}},
+	}
+	for _, p := range prompts {
+		if err := s.AddPrompt(p.descriptor, p.f); err != nil {
+			return err
+		}
+	}
+	return s.SetArgumentCandidates(obj{"type": "ref/prompt", "name": "test_prompt_with_arguments"}, "arg1",
+		[]string{"paris", "park", "party", "pasta", "zebra"})
+}
+
+func run() error {
+	stateless := false
+	for _, a := range os.Args[1:] {
+		switch a {
+		case "--stateless":
+			stateless = true
+		case "--port":
+			fmt.Fprintln(os.Stderr, "everything: Streamable HTTP (--port) is not implemented yet; serving stdio only")
+			os.Exit(2)
+		}
+	}
+	s, err := NewServer("ferrite-everything", "0.1.0",
+		"Ferrite's everything server: the MCP conformance fixture surface.", !stateless)
+	if err != nil {
+		return err
+	}
+	defer s.Free()
+	for _, register := range []func(*Server) error{registerTools, registerResources, registerPrompts} {
+		if err := register(s); err != nil {
+			return err
+		}
+	}
+	if err := s.EnableLogging(); err != nil {
+		return err
+	}
+	if !stateless {
+		if err := s.EnableResourceSubscriptions(); err != nil {
+			return err
+		}
+	}
+	return s.ServeStdio()
+}
+
+func main() {
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, "everything:", err)
+		os.Exit(1)
+	}
+}
