@@ -234,19 +234,22 @@ where
             while let Ok(frame) = rx.try_recv() {
                 out.write(&frame).await?;
             }
-            if !input.has_line() {
+            let line = if input.has_line() && !options.shutdown.is_cancelled() {
+                // A whole line is buffered: take it without waiting on anything.
+                input.next().await?
+            } else {
                 out.flush().await?;
-            }
-            let line = tokio::select! {
-                biased;
-                _ = options.shutdown.cancelled() => return Ok(()),
-                frame = rx.recv() => {
-                    if let Some(frame) = frame {
-                        out.write(&frame).await?;
+                tokio::select! {
+                    biased;
+                    _ = options.shutdown.cancelled() => return Ok(()),
+                    frame = rx.recv() => {
+                        if let Some(frame) = frame {
+                            out.write(&frame).await?;
+                        }
+                        continue;
                     }
-                    continue;
+                    line = input.next() => line?,
                 }
-                line = input.next() => line?,
             };
             let bytes = match line {
                 Line::Eof => return Ok(()),
