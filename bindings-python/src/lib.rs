@@ -1,1 +1,31 @@
-//! Ferrite's Python binding. Not written yet: see the issue "The Python package".
+//! Ferrite's Python package, `ferrite_mcp`: the compiled half (`ferrite_mcp._ferrite`).
+//!
+//! This crate is a thin adapter over `ferrite-core`: it converts JSON values, turns Python
+//! callables into the core's handler traits, and owns the tokio runtime each server runs on.
+//! Everything a user sees (decorators, schema derivation from type hints, result mapping,
+//! the awaitable `Context`) is the Python half in `python/ferrite_mcp/`; everything
+//! protocol-level (dispatch, validation, pagination, errors, stdio) stays in the core.
+//!
+//! - [`server`]: the `Core` class (registration, options, notifications, serving).
+//! - [`context`]: the per-request `RequestContext`.
+//! - [`bridge`]: how handlers run (blocking pool for `def`, an asyncio loop for `async def`).
+//! - [`convert`]: JSON values between Rust and Python.
+//! - [`errors`]: exceptions to handler errors and core errors to exceptions.
+
+mod bridge;
+mod context;
+mod convert;
+mod errors;
+mod server;
+
+use pyo3::prelude::*;
+
+/// The compiled module.
+#[pymodule]
+fn _ferrite(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<server::Core>()?;
+    m.add_class::<context::PyRequestContext>()?;
+    m.add_class::<bridge::Completion>()?;
+    m.add("CORE_VERSION", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}

@@ -59,21 +59,18 @@ def build(stateless: bool) -> Server:
 
     # ----- tools -----
 
-    if os.environ.get("FERRITE_ADD_ASYNC") == "1":
+    def add(a: int, b: int) -> ToolResult:
+        """Add two integers and return their sum"""
+        s = a + b
+        return ToolResult([str(s)], structured_content={"sum": s})
 
-        @server.tool(output_schema=ADD_OUTPUT_SCHEMA)
-        async def add(a: int, b: int) -> ToolResult:
-            """Add two integers and return their sum"""
-            s = a + b
-            return ToolResult([str(s)], structured_content={"sum": s})
+    async def add_async(a: int, b: int) -> ToolResult:
+        """Add two integers and return their sum"""
+        s = a + b
+        return ToolResult([str(s)], structured_content={"sum": s})
 
-    else:
-
-        @server.tool(output_schema=ADD_OUTPUT_SCHEMA)
-        def add(a: int, b: int) -> ToolResult:
-            """Add two integers and return their sum"""
-            s = a + b
-            return ToolResult([str(s)], structured_content={"sum": s})
+    use_async = os.environ.get("FERRITE_ADD_ASYNC") == "1"
+    server.add_tool(add_async if use_async else add, name="add", output_schema=ADD_OUTPUT_SCHEMA)
 
     @server.tool()
     def echo(text: str) -> str:

@@ -1,0 +1,101 @@
+"""ferrite_mcp: MCP servers in Python, on Ferrite's Rust core.
+
+Quick start::
+
+    from ferrite_mcp import Server, Context
+
+    server = Server("demo", "1.0.0")
+
+    @server.tool()
+    def add(a: int, b: int) -> int:
+        \"\"\"Add two integers.\"\"\"
+        return a + b
+
+    if __name__ == "__main__":
+        server.run()  # stdio
+"""
+
+from . import _ferrite
+from .content import (
+    Audio,
+    AudioContent,
+    AssistantMessage,
+    BlobResourceContents,
+    Completion,
+    Content,
+    ElicitResult,
+    EmbeddedResource,
+    Image,
+    ImageContent,
+    Message,
+    ResourceLink,
+    Root,
+    SamplingResult,
+    TextContent,
+    TextResourceContents,
+    ToolResult,
+    UserMessage,
+    error,
+)
+from .context import Context
+from .errors import (
+    ClientError,
+    ConfigError,
+    ConnectionClosedError,
+    FerriteError,
+    InternalError,
+    InvalidParamsError,
+    MalformedResponseError,
+    McpError,
+    MissingCapabilityError,
+    NoChannelError,
+    PeerError,
+    ResourceNotFoundError,
+    ServerClosedError,
+    StatelessError,
+    ToolError,
+)
+from .schema import schema_for
+from .server import Server
+
+__version__ = _ferrite.CORE_VERSION
+
+__all__ = [
+    "Server",
+    "Context",
+    "schema_for",
+    "Audio",
+    "AudioContent",
+    "AssistantMessage",
+    "BlobResourceContents",
+    "Completion",
+    "Content",
+    "ElicitResult",
+    "EmbeddedResource",
+    "Image",
+    "ImageContent",
+    "Message",
+    "ResourceLink",
+    "Root",
+    "SamplingResult",
+    "TextContent",
+    "TextResourceContents",
+    "ToolResult",
+    "UserMessage",
+    "error",
+    "FerriteError",
+    "ConfigError",
+    "ServerClosedError",
+    "ToolError",
+    "McpError",
+    "InvalidParamsError",
+    "InternalError",
+    "ResourceNotFoundError",
+    "PeerError",
+    "NoChannelError",
+    "StatelessError",
+    "MissingCapabilityError",
+    "ConnectionClosedError",
+    "ClientError",
+    "MalformedResponseError",
+]

@@ -1,0 +1,119 @@
+"""The asyncio event loop that runs ``async def`` handlers.
+
+The Rust side queues calls and writes a byte to a socket; the loop watches that socket
+(``add_reader``), takes every queued call and runs each as a task. The loop is the package's
+own daemon thread, or the caller's loop while ``Server.run_async`` serves from inside one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from typing import Any, Optional, Set
+
+from . import _ferrite
+
+
+async def _run(wrapper: Any, inp: Any, ctx: Any, done: _ferrite.Completion) -> None:
+    try:
+        result = await wrapper(inp, ctx)
+    except asyncio.CancelledError as e:
+        done.reject(e)
+        raise
+    except BaseException as e:  # reported to the client as the handler's failure
+        done.reject(e)
+        if isinstance(e, (KeyboardInterrupt, SystemExit)):
+            raise
+    else:
+        done.resolve(result)
+
+
+class LoopBridge:
+    """Connects one server's queue of async calls to an event loop."""
+
+    def __init__(self, core: _ferrite.Core) -> None:
+        self._core = core
+        self._lock = threading.Lock()
+        self._loop: Optional[asyncio.AbstractEventLoop] = None
+        self._thread: Optional[threading.Thread] = None
+        self._tasks: Set["asyncio.Task[None]"] = set()
+
+    @property
+    def loop(self) -> Optional[asyncio.AbstractEventLoop]:
+        return self._loop
+
+    def in_loop_thread(self) -> bool:
+        """Whether the caller runs on the loop's thread (where blocking would deadlock)."""
+        loop = self._loop
+        if loop is None:
+            return False
+        try:
+            return asyncio.get_running_loop() is loop
+        except RuntimeError:
+            return False
+
+    def _drain(self) -> None:
+        loop = self._loop
+        if loop is None:
+            return
+        for wrapper, inp, ctx, done in self._core.take_async_jobs():
+            task = loop.create_task(_run(wrapper, inp, ctx, done))
+            # asyncio keeps only weak references to tasks.
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+
+    def start_thread(self) -> None:
+        """Run the package's own loop on a daemon thread (unless a loop is attached)."""
+        with self._lock:
+            if self._loop is not None or self._core.closed:
+                return
+            loop = asyncio.new_event_loop()
+            ready = threading.Event()
+
+            def main() -> None:
+                asyncio.set_event_loop(loop)
+                loop.add_reader(self._core.async_wake_fd, self._drain)
+                ready.set()
+                try:
+                    loop.run_forever()
+                finally:
+                    for task in list(self._tasks):
+                        task.cancel()
+                    if self._tasks:
+                        loop.run_until_complete(asyncio.gather(*self._tasks, return_exceptions=True))
+                    loop.remove_reader(self._core.async_wake_fd)
+                    loop.close()
+
+            self._loop = loop
+            self._thread = threading.Thread(target=main, name="ferrite-asyncio", daemon=True)
+            self._thread.start()
+            ready.wait()
+
+    def attach(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Run async handlers on ``loop`` (the caller's, running in this thread)."""
+        self.stop()
+        with self._lock:
+            self._loop = loop
+            loop.add_reader(self._core.async_wake_fd, self._drain)
+        self._drain()  # calls queued before the loop was attached
+
+    def detach(self, loop: asyncio.AbstractEventLoop) -> None:
+        with self._lock:
+            if self._loop is loop and self._thread is None:
+                loop.remove_reader(self._core.async_wake_fd)
+                self._loop = None
+
+    def stop(self) -> None:
+        """Stop the package's loop thread, if it runs (its tasks are cancelled)."""
+        with self._lock:
+            loop, thread = self._loop, self._thread
+            if thread is None or loop is None:
+                return
+            self._loop = None
+            self._thread = None
+        try:
+            loop.call_soon_threadsafe(loop.stop)
+        except RuntimeError:  # already closed
+            return
+        if thread is not threading.current_thread():
+            thread.join(timeout=5)

@@ -1,0 +1,126 @@
+"""The exceptions of ferrite_mcp.
+
+Two kinds of failure are kept apart, as MCP does:
+
+- A tool that raises *any* exception produces a result with ``isError: true`` whose text is
+  the exception's message: the model reads it and can react. :class:`ToolError` exists to
+  say so explicitly; it behaves like any other exception.
+- :class:`McpError` (and its subclasses) is a *protocol* error: raised from any handler, it
+  is sent as the JSON-RPC error it describes (code, message, data).
+
+Server-to-client requests (``ctx.sample``, ``ctx.elicit``, ``ctx.list_roots``) raise a
+:class:`PeerError` subclass when they cannot produce a result. The compiled module raises
+these classes too, so they are the only ones a user needs to catch.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+__all__ = [
+    "FerriteError",
+    "ConfigError",
+    "ServerClosedError",
+    "ToolError",
+    "McpError",
+    "InvalidParamsError",
+    "InternalError",
+    "ResourceNotFoundError",
+    "PeerError",
+    "NoChannelError",
+    "StatelessError",
+    "MissingCapabilityError",
+    "ConnectionClosedError",
+    "ClientError",
+    "MalformedResponseError",
+]
+
+# JSON-RPC and MCP error codes.
+INVALID_PARAMS = -32602
+INTERNAL_ERROR = -32603
+RESOURCE_NOT_FOUND = -32002
+
+
+class FerriteError(Exception):
+    """The base class of every exception this package defines."""
+
+
+class ConfigError(FerriteError, ValueError):
+    """A registration or configuration mistake: an invalid schema, a URI template that does
+    not parse, a handler whose parameters do not fit, a feature the server's mode forbids."""
+
+
+class ServerClosedError(FerriteError, RuntimeError):
+    """The server was closed; it can no longer handle requests."""
+
+
+class ToolError(FerriteError):
+    """Raise from a tool to fail the call with ``isError: true`` and this message."""
+
+
+class McpError(FerriteError):
+    """A JSON-RPC error. Raised from a handler, it is sent to the client as is."""
+
+    def __init__(self, code: int, message: str, data: Optional[Any] = None) -> None:
+        super().__init__(message)
+        self.code = int(code)
+        self.message = message
+        self.data = data
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(code={self.code}, message={self.message!r}, data={self.data!r})"
+
+
+class InvalidParamsError(McpError):
+    """``-32602``: the request's parameters are wrong."""
+
+    def __init__(self, message: str, data: Optional[Any] = None) -> None:
+        super().__init__(INVALID_PARAMS, message, data)
+
+
+class InternalError(McpError):
+    """``-32603``: the server failed."""
+
+    def __init__(self, message: str, data: Optional[Any] = None) -> None:
+        super().__init__(INTERNAL_ERROR, message, data)
+
+
+class ResourceNotFoundError(McpError):
+    """``-32002`` with ``data.uri``: no resource at that URI."""
+
+    def __init__(self, uri: str) -> None:
+        super().__init__(RESOURCE_NOT_FOUND, f"Resource not found: {uri}", {"uri": uri})
+
+
+class PeerError(FerriteError):
+    """A server-to-client request did not produce a result."""
+
+
+class NoChannelError(PeerError):
+    """The transport has no channel back to the client (e.g. ``handle_raw``)."""
+
+
+class StatelessError(PeerError):
+    """Server-to-client requests need a stateful server."""
+
+
+class MissingCapabilityError(PeerError):
+    """The client did not declare the capability the request needs."""
+
+
+class ConnectionClosedError(PeerError):
+    """The connection closed before the client answered."""
+
+
+class MalformedResponseError(PeerError):
+    """The client's answer did not have the expected shape."""
+
+
+class ClientError(PeerError):
+    """The client answered with a JSON-RPC error."""
+
+    def __init__(self, code: int, message: str, data: Optional[Any] = None) -> None:
+        super().__init__(f"client error {code}: {message}")
+        self.code = int(code)
+        self.message = message
+        self.data = data

@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# The Python package's tests: build and install ferrite_mcp into a venv, run its pytest suite,
+# then the shared harnesses against the Python everything server, each when it exists: the
+# stdio interop tests (official `mcp` client), the MCP Inspector CLI checks, and over
+# Streamable HTTP the conformance suite and the TypeScript SDK client.
+#
+#   FERRITE_PY_VENV     the venv ferrite_mcp is installed into
+#                       (default: $HOME/.cache/ferrite/venv-py; kept apart from the interop
+#                       client's venv, which tests/interop/python/setup.sh owns and may rebuild)
+#   FERRITE_PYTHON      the interpreter the venv is built with (default: python3.11, else python3)
+#   FERRITE_PY_TARGET   cargo target dir of the wheel build (default: $HOME/.cache/ferrite/target-py-wheel)
+#   FERRITE_PY_HTTP=0   skip the Streamable HTTP harnesses (conformance, TypeScript client)
+#
+# Exit status: non-zero when any suite fails. Each suite prints its own summary line.
+set -uo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+root="$(cd "$here/.." && pwd)"
+venv="${FERRITE_PY_VENV:-$HOME/.cache/ferrite/venv-py}"
+if [[ -n "${FERRITE_PYTHON:-}" ]]; then
+    base_python="$FERRITE_PYTHON"
+elif command -v python3.11 >/dev/null 2>&1; then
+    base_python=python3.11
+else
+    base_python=python3
+fi
+export CARGO_TARGET_DIR="${FERRITE_PY_TARGET:-$HOME/.cache/ferrite/target-py-wheel}"
+
+say() { printf 'run-tests.sh: %s\n' "$*" >&2; }
+
+# ----- the venv: created once, test tools installed once (stamped) -----
+(
+    set -e
+    mkdir -p "$(dirname "$venv")"
+    if command -v flock >/dev/null 2>&1; then
+        exec 9>"$venv.lock"
+        flock 9
+    fi
+    if [[ ! -x "$venv/bin/python" ]] || ! "$venv/bin/python" -c 'import sys' >/dev/null 2>&1; then
+        say "creating $venv with $base_python"
+        rm -rf "$venv"
+        "$base_python" -m venv "$venv"
+    fi
+    want="pytest==9.2.0 pydantic>=2,<3 mypy==2.4.1"
+    if [[ "$(cat "$venv/.ferrite-py-tools" 2>/dev/null)" != "$want" ]]; then
+        say "installing $want"
+        # shellcheck disable=SC2086
+        "$venv/bin/python" -m pip install --quiet --disable-pip-version-check $want >&2
+        echo "$want" >"$venv/.ferrite-py-tools"
+    fi
+    say "pip install ./bindings-python (maturin; cargo target $CARGO_TARGET_DIR)"
+    "$venv/bin/python" -m pip install --quiet --disable-pip-version-check --force-reinstall --no-deps "$here" >&2
+) || { say "could not build or install the package"; echo "0 passed, 1 failed (build)"; exit 1; }
+
+python="$venv/bin/python"
+failed=()
+
+# ----- the package's own suite -----
+(cd "$root" && "$python" -m pytest -q -p no:cacheprovider bindings-python/tests) || failed+=("pytest bindings-python/tests")
+
+# ----- the shared harnesses, against the Python everything server -----
+export FERRITE_STDIO_SERVERS="python=$python examples/python/everything.py"
+if [[ -x "$root/tests/interop/python/run.sh" ]]; then
+    say "interop: tests/interop/python/run.sh"
+    "$root/tests/interop/python/run.sh" || failed+=("tests/interop/python")
+else
+    say "tests/interop/python/run.sh not found: interop tests skipped"
+fi
+if [[ -x "$root/tests/inspector/run.sh" ]]; then
+    say "inspector: tests/inspector/run.sh"
+    "$root/tests/inspector/run.sh" || failed+=("tests/inspector")
+else
+    say "tests/inspector/run.sh not found: inspector checks skipped"
+fi
+
+# Streamable HTTP: the everything server with --port N (appended by the harnesses).
+if [[ "${FERRITE_PY_HTTP:-1}" != 0 ]]; then
+    if [[ -x "$root/tests/conformance/run.sh" ]]; then
+        say "conformance: tests/conformance/run.sh (Streamable HTTP)"
+        "$root/tests/conformance/run.sh" python -- "$python" "$root/examples/python/everything.py" \
+            || failed+=("tests/conformance")
+    else
+        say "tests/conformance/run.sh not found: conformance suite skipped"
+    fi
+    if [[ -x "$root/tests/interop/typescript/run.sh" ]]; then
+        say "interop: tests/interop/typescript/run.sh (Streamable HTTP)"
+        FERRITE_HTTP_SERVERS="python=$python examples/python/everything.py" "$root/tests/interop/typescript/run.sh" \
+            || failed+=("tests/interop/typescript")
+    else
+        say "tests/interop/typescript/run.sh not found: TypeScript interop skipped"
+    fi
+fi
+
+if ((${#failed[@]})); then
+    say "FAILED: ${failed[*]}"
+    exit 1
+fi
+say "all suites passed"

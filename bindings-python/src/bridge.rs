@@ -1,0 +1,373 @@
+//! Running Python handlers from the core's tokio tasks, without ever waiting on Rust while
+//! holding the GIL.
+//!
+//! - `def` handlers run on a pool of worker threads ([`SyncPool`]). A worker attaches to
+//!   Python, then runs queued calls one after the other until the queue is empty, and
+//!   detaches: under load one GIL acquisition serves many calls instead of one handoff per
+//!   call. A worker inside a call no longer counts as free, so the next call wakes (or
+//!   starts) another worker: a slow handler occupies one thread and nothing else.
+//! - `async def` handlers run on an asyncio event loop (the package's own loop thread, or the
+//!   caller's loop when served from inside one). A tokio task pushes a [`Job`] onto a queue and
+//!   wakes the loop by writing a byte to a socket the loop watches (`loop.add_reader`): the
+//!   wake needs no GIL, and one wake serves every job queued before the loop drains the queue,
+//!   so submissions batch under load. The loop calls back [`Completion::resolve`] or
+//!   [`Completion::reject`] with the handler's outcome, which completes a oneshot the tokio
+//!   task awaits.
+
+use std::collections::VecDeque;
+use std::io::Write as _;
+use std::os::fd::AsRawFd as _;
+use std::os::unix::net::UnixStream;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
+
+use ferrite_core::{CompleteRequest, HandlerError, RequestContext};
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyTuple};
+use serde_json::{json, Map, Value};
+use tokio::runtime::Handle;
+use tokio::sync::oneshot;
+
+use crate::context::PyRequestContext;
+use crate::{convert, errors};
+
+/// A handler's outcome: the JSON its Python wrapper returned, or why it failed.
+pub type Outcome = Result<Value, HandlerError>;
+
+/// What a handler is called with; turned into Python objects on the thread that calls it.
+pub enum Input {
+    /// `tools/call` arguments (an object).
+    Tool(Value),
+    /// `resources/read`: the URI and the template's captured variables.
+    Resource(String, std::collections::BTreeMap<String, String>),
+    /// `prompts/get` arguments.
+    Prompt(Map<String, Value>),
+    /// `completion/complete`.
+    Completion(CompleteRequest),
+    /// A notification from the client: its method and params.
+    Notification(String, Option<Value>),
+}
+
+impl Input {
+    fn to_py<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        match self {
+            Input::Tool(v) => convert::to_py(py, v),
+            Input::Resource(uri, vars) => {
+                let d = PyDict::new(py);
+                for (k, v) in vars {
+                    d.set_item(k, v)?;
+                }
+                Ok(PyTuple::new(py, [uri.into_pyobject(py)?.into_any(), d.into_any()])?.into_any())
+            }
+            Input::Prompt(m) => Ok(convert::map_to_py(py, m)?.into_any()),
+            Input::Completion(req) => {
+                let v = json!({
+                    // Serialized with its wire tag: {"type": "ref/prompt", "name": ...}.
+                    "ref": serde_json::to_value(&req.reference).unwrap_or(Value::Null),
+                    "argument": req.argument_name,
+                    "value": req.argument_value,
+                    "context": req.context_arguments,
+                });
+                convert::to_py(py, &v)
+            }
+            Input::Notification(method, params) => {
+                let params = match params {
+                    Some(p) => convert::to_py(py, p)?,
+                    None => py.None().into_bound(py),
+                };
+                Ok(PyTuple::new(py, [method.into_pyobject(py)?.into_any(), params])?.into_any())
+            }
+        }
+    }
+}
+
+/// A registered Python handler: the package's wrapper around the user's function, called as
+/// `wrapper(input, ctx)` where `ctx` is a `RequestContext` or `None` when the function takes
+/// no context.
+pub struct PyCallable {
+    pub callable: Py<PyAny>,
+    pub is_async: bool,
+    pub wants_context: bool,
+}
+
+/// One call of an `async def` handler, waiting on the queue for the event loop.
+struct Job {
+    handler: Arc<PyCallable>,
+    input: Input,
+    ctx: Option<RequestContext>,
+    done: oneshot::Sender<Outcome>,
+}
+
+/// The queue between tokio tasks and the asyncio loop that runs `async def` handlers.
+pub struct AsyncQueue {
+    jobs: Mutex<Vec<Job>>,
+    /// Whether a wake byte is written and not yet answered by a drain.
+    armed: AtomicBool,
+    /// The write end of the wake socket; the loop watches the read end.
+    wake_tx: UnixStream,
+    wake_rx: UnixStream,
+    closed: AtomicBool,
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+impl AsyncQueue {
+    pub fn new() -> std::io::Result<Self> {
+        let (wake_tx, wake_rx) = UnixStream::pair()?;
+        wake_tx.set_nonblocking(true)?;
+        wake_rx.set_nonblocking(true)?;
+        Ok(AsyncQueue {
+            jobs: Mutex::new(Vec::new()),
+            armed: AtomicBool::new(false),
+            wake_tx,
+            wake_rx,
+            closed: AtomicBool::new(false),
+        })
+    }
+
+    /// The file descriptor the event loop watches for readability.
+    pub fn wake_fd(&self) -> i32 {
+        self.wake_rx.as_raw_fd()
+    }
+
+    /// Queue a job; false (the job dropped) when the queue is closed.
+    fn push(&self, job: Job) -> bool {
+        let mut jobs = lock(&self.jobs);
+        if self.closed.load(Ordering::SeqCst) {
+            return false;
+        }
+        jobs.push(job);
+        if !self.armed.swap(true, Ordering::SeqCst) {
+            // A full socket buffer means a wake is already pending; nothing is lost.
+            let _ = (&self.wake_tx).write(&[1]);
+        }
+        true
+    }
+
+    /// Take every queued job (called by the loop when the wake socket is readable).
+    fn take(&self) -> Vec<Job> {
+        let mut buf = [0u8; 64];
+        while matches!(std::io::Read::read(&mut (&self.wake_rx), &mut buf), Ok(n) if n > 0) {}
+        let mut jobs = lock(&self.jobs);
+        self.armed.store(false, Ordering::SeqCst);
+        std::mem::take(&mut *jobs)
+    }
+
+    /// Refuse new jobs and fail the queued ones (their senders drop).
+    pub fn close(&self) {
+        self.closed.store(true, Ordering::SeqCst);
+        lock(&self.jobs).clear();
+    }
+}
+
+/// Turns queued jobs into Python calls, on the event loop's thread.
+pub fn take_jobs<'py>(py: Python<'py>, queue: &AsyncQueue, runtime: &Handle) -> PyResult<Vec<Bound<'py, PyTuple>>> {
+    let jobs = queue.take();
+    let mut out = Vec::with_capacity(jobs.len());
+    for job in jobs {
+        let done = Completion { tx: Mutex::new(Some(job.done)) };
+        let done = Bound::new(py, done)?;
+        let args = job.input.to_py(py).and_then(|input| Ok((input, context_arg(py, &job.handler, job.ctx, runtime)?)));
+        let (input, ctx) = match args {
+            Ok(a) => a,
+            Err(e) => {
+                // This call fails; the others still run.
+                done.borrow().send(Err(errors::to_handler_error(py, &e)));
+                continue;
+            }
+        };
+        out.push(PyTuple::new(py, [job.handler.callable.bind(py).clone(), input, ctx, done.into_any()])?);
+    }
+    Ok(out)
+}
+
+fn context_arg<'py>(
+    py: Python<'py>,
+    h: &PyCallable,
+    ctx: Option<RequestContext>,
+    runtime: &Handle,
+) -> PyResult<Bound<'py, PyAny>> {
+    match ctx {
+        Some(ctx) if h.wants_context => Ok(Bound::new(py, PyRequestContext::new(ctx, runtime.clone()))?.into_any()),
+        _ => Ok(py.None().into_bound(py)),
+    }
+}
+
+/// The completion handle of one `async def` call, resolved by the event loop.
+#[pyclass(module = "ferrite_mcp._ferrite", frozen)]
+pub struct Completion {
+    tx: Mutex<Option<oneshot::Sender<Outcome>>>,
+}
+
+impl Completion {
+    fn send(&self, outcome: Outcome) {
+        if let Some(tx) = lock(&self.tx).take() {
+            // The receiver is gone when the request was dropped (server closing): ignore.
+            let _ = tx.send(outcome);
+        }
+    }
+}
+
+#[pymethods]
+impl Completion {
+    /// Complete with the handler wrapper's JSON result.
+    fn resolve(&self, py: Python<'_>, result: &Bound<'_, PyAny>) {
+        let outcome = convert::from_py(result).map_err(|e| errors::to_handler_error(py, &e));
+        self.send(outcome);
+    }
+
+    /// Complete with the handler's exception.
+    fn reject(&self, py: Python<'_>, error: &Bound<'_, PyAny>) {
+        let err = PyErr::from_value(error.clone());
+        self.send(Err(errors::to_handler_error(py, &err)));
+    }
+}
+
+/// One call of a `def` handler, waiting for a worker.
+struct SyncJob {
+    handler: Arc<PyCallable>,
+    input: Input,
+    ctx: Option<RequestContext>,
+    done: oneshot::Sender<Outcome>,
+}
+
+#[derive(Default)]
+struct PoolState {
+    queue: VecDeque<SyncJob>,
+    /// Workers alive.
+    total: usize,
+    /// Workers awake and not inside a call (they will take the next queued job).
+    free: usize,
+    /// Wake-ups granted to sleeping workers and not yet taken.
+    wakeups: usize,
+    /// Workers asleep.
+    sleeping: usize,
+    closed: bool,
+}
+
+/// The workers that run `def` handlers.
+pub struct SyncPool {
+    state: Mutex<PoolState>,
+    wake: Condvar,
+    runtime: Handle,
+    max_workers: usize,
+}
+
+impl SyncPool {
+    pub fn new(runtime: Handle, max_workers: usize) -> Self {
+        SyncPool { state: Mutex::new(PoolState::default()), wake: Condvar::new(), runtime, max_workers }
+    }
+
+    /// Queue a call; false (the call dropped) when the pool is closed.
+    fn submit(self: &Arc<Self>, job: SyncJob) -> bool {
+        let mut st = lock(&self.state);
+        if st.closed {
+            return false;
+        }
+        st.queue.push_back(job);
+        if st.free == 0 {
+            if st.sleeping > st.wakeups {
+                st.wakeups += 1;
+                st.free += 1;
+                self.wake.notify_one();
+            } else if st.total < self.max_workers {
+                st.total += 1;
+                st.free += 1;
+                let pool = self.clone();
+                let spawned = std::thread::Builder::new().name("ferrite-py-worker".into()).spawn(move || pool.work());
+                if spawned.is_err() {
+                    st.total -= 1;
+                    st.free -= 1;
+                }
+            }
+            // Otherwise every worker is inside a call: the first to finish takes the job.
+        }
+        true
+    }
+
+    /// A worker's life: drain the queue while attached, sleep when it is empty.
+    fn work(self: Arc<Self>) {
+        loop {
+            let attached = Python::try_attach(|py| loop {
+                let job = {
+                    let mut st = lock(&self.state);
+                    match st.queue.pop_front() {
+                        Some(job) => {
+                            st.free -= 1;
+                            job
+                        }
+                        None => break,
+                    }
+                };
+                let outcome = call_sync(py, &job.handler, &job.input, job.ctx, &self.runtime);
+                let _ = job.done.send(outcome);
+                lock(&self.state).free += 1;
+            });
+            let mut st = lock(&self.state);
+            if attached.is_none() {
+                // The interpreter is shutting down: fail what is queued and stop.
+                st.queue.clear();
+                st.closed = true;
+            }
+            if !st.queue.is_empty() && !st.closed {
+                continue; // a job arrived after the drain saw the queue empty
+            }
+            st.free -= 1;
+            st.sleeping += 1;
+            while st.wakeups == 0 && !st.closed {
+                st = self.wake.wait(st).unwrap_or_else(|p| p.into_inner());
+            }
+            st.sleeping -= 1;
+            if st.closed {
+                st.total -= 1;
+                return;
+            }
+            st.wakeups -= 1;
+        }
+    }
+
+    /// Refuse new calls, fail the queued ones and let the workers exit.
+    pub fn close(&self) {
+        let mut st = lock(&self.state);
+        st.closed = true;
+        st.queue.clear();
+        self.wake.notify_all();
+    }
+}
+
+/// Runs handlers for one server.
+pub struct Executor {
+    pub queue: Arc<AsyncQueue>,
+    pub pool: Arc<SyncPool>,
+}
+
+impl Executor {
+    /// Call `handler` with `input`; resolves to the JSON its wrapper returned.
+    pub async fn run(&self, handler: Arc<PyCallable>, input: Input, ctx: Option<RequestContext>) -> Outcome {
+        if handler.is_async {
+            let (tx, rx) = oneshot::channel();
+            if !self.queue.push(Job { handler, input, ctx, done: tx }) {
+                return Err(HandlerError::failed("the server is closed"));
+            }
+            rx.await.unwrap_or_else(|_| Err(HandlerError::failed("the server closed before the handler finished")))
+        } else {
+            let (tx, rx) = oneshot::channel();
+            if !self.pool.submit(SyncJob { handler, input, ctx, done: tx }) {
+                return Err(HandlerError::failed("the server is closed"));
+            }
+            rx.await.unwrap_or_else(|_| Err(HandlerError::failed("the server closed before the handler finished")))
+        }
+    }
+}
+
+fn call_sync(py: Python<'_>, h: &PyCallable, input: &Input, ctx: Option<RequestContext>, runtime: &Handle) -> Outcome {
+    let result = (|| {
+        let arg = input.to_py(py)?;
+        let ctx = context_arg(py, h, ctx, runtime)?;
+        let out = h.callable.bind(py).call1((arg, ctx))?;
+        convert::from_py(&out)
+    })();
+    result.map_err(|e| errors::to_handler_error(py, &e))
+}

@@ -1,0 +1,243 @@
+//! The per-request context handed to a handler that asks for one: a thin wrapper over the
+//! core's `RequestContext`.
+//!
+//! Everything that only records or sends (logging, progress, notifications) is a plain method:
+//! it never waits. Server-to-client requests (sampling, elicitation, roots, any request) run
+//! on the server's tokio runtime and report back through a `resolve(error, value)` callable;
+//! the Python `Context` class turns that into an awaitable on the caller's event loop.
+
+use std::future::Future;
+use std::time::Duration;
+
+use ferrite_core::server::PeerError;
+use ferrite_core::{CreateMessageParams, LoggingLevel, RequestContext};
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use serde_json::Value;
+use tokio::runtime::Handle;
+
+use crate::{convert, errors};
+
+/// The context of one request.
+#[pyclass(name = "RequestContext", module = "ferrite_mcp._ferrite", frozen)]
+pub struct PyRequestContext {
+    ctx: RequestContext,
+    runtime: Handle,
+}
+
+impl PyRequestContext {
+    pub fn new(ctx: RequestContext, runtime: Handle) -> Self {
+        PyRequestContext { ctx, runtime }
+    }
+
+    /// Run a server-to-client request; report its outcome to `resolve(error, value)`.
+    fn spawn_request<F>(&self, resolve: Py<PyAny>, fut: F)
+    where
+        F: Future<Output = Result<Value, PeerError>> + Send + 'static,
+    {
+        self.runtime.spawn(async move {
+            let outcome = fut.await;
+            // `try_attach` fails only while the interpreter shuts down: nobody is waiting then.
+            let _ = Python::try_attach(|py| {
+                let args = match &outcome {
+                    Ok(v) => convert::to_py(py, v).map(|v| (py.None().into_bound(py), v)),
+                    Err(e) => {
+                        Ok((errors::peer_err(py, e).into_value(py).into_bound(py).into_any(), py.None().into_bound(py)))
+                    }
+                };
+                let called = args.and_then(|a| resolve.bind(py).call1(a));
+                if let Err(e) = called {
+                    e.write_unraisable(py, None);
+                }
+            });
+        });
+    }
+}
+
+fn level_of(level: &str) -> PyResult<LoggingLevel> {
+    LoggingLevel::parse(level).ok_or_else(|| {
+        PyValueError::new_err(format!(
+            "unknown log level {level:?}: use debug, info, notice, warning, error, critical, alert or emergency"
+        ))
+    })
+}
+
+#[pymethods]
+impl PyRequestContext {
+    /// The JSON-RPC id of the request (int or str).
+    #[getter]
+    fn request_id<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        convert::to_py(py, &self.ctx.request_id().to_value())
+    }
+
+    /// The protocol revision in effect for this request, e.g. `"2025-11-25"`.
+    #[getter]
+    fn protocol_version(&self) -> String {
+        self.ctx.protocol_version().to_string()
+    }
+
+    /// A stable identifier of the connection (stdio process, HTTP session).
+    #[getter]
+    fn connection_id(&self) -> &str {
+        self.ctx.connection_id()
+    }
+
+    /// The request's `_meta.progressToken`, if any.
+    #[getter]
+    fn progress_token<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        match self.ctx.progress_token() {
+            Some(v) => convert::to_py(py, v),
+            None => Ok(py.None().into_bound(py)),
+        }
+    }
+
+    /// The request's `_meta`, if any.
+    #[getter]
+    fn meta<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        match self.ctx.meta() {
+            Some(m) => Ok(convert::map_to_py(py, m)?.into_any()),
+            None => Ok(py.None().into_bound(py)),
+        }
+    }
+
+    /// Whether the server is stateless (no server-to-client requests).
+    #[getter]
+    fn is_stateless(&self) -> bool {
+        self.ctx.is_stateless()
+    }
+
+    /// Whether the client cancelled this request.
+    fn is_cancelled(&self) -> bool {
+        self.ctx.is_cancelled()
+    }
+
+    /// Close the transport stream this request's messages ride on (Streamable HTTP: the
+    /// POST's SSE stream) while the request keeps running; the client reconnects after
+    /// `retry` seconds and receives the rest. False on transports that cannot (stdio).
+    #[pyo3(signature = (retry=None))]
+    fn close_sse_stream(&self, retry: Option<f64>) -> PyResult<bool> {
+        let retry = retry
+            .map(|s| {
+                Duration::try_from_secs_f64(s).map_err(|e| PyValueError::new_err(format!("invalid retry {s}: {e}")))
+            })
+            .transpose()?;
+        Ok(self.ctx.close_sse_stream(retry))
+    }
+
+    /// Whether the client declared a capability, by dotted path (`"sampling"`,
+    /// `"elicitation.url"`, `"roots.listChanged"`).
+    fn client_supports(&self, capability: &str) -> bool {
+        self.ctx.client_supports(capability)
+    }
+
+    /// The client's declared capabilities.
+    fn client_capabilities<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let v = serde_json::to_value(self.ctx.client_capabilities()).unwrap_or(Value::Null);
+        convert::to_py(py, &v)
+    }
+
+    /// The client's name and version from `initialize`, if known.
+    fn client_info<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        match self.ctx.connection().client_info() {
+            Some(info) => convert::to_py(py, &serde_json::to_value(info).unwrap_or(Value::Null)),
+            None => Ok(py.None().into_bound(py)),
+        }
+    }
+
+    /// Send `notifications/message` at `level` with JSON `data`; whether it was sent (it is
+    /// not when logging is off or the level is below the client's minimum).
+    #[pyo3(signature = (level, data, logger=None))]
+    fn log(&self, level: &str, data: &Bound<'_, PyAny>, logger: Option<&str>) -> PyResult<bool> {
+        Ok(self.ctx.log(level_of(level)?, convert::from_py(data)?, logger))
+    }
+
+    /// Log a text message at debug level.
+    fn debug(&self, message: &str) -> bool {
+        self.ctx.debug(message)
+    }
+    /// Log a text message at info level.
+    fn info(&self, message: &str) -> bool {
+        self.ctx.info(message)
+    }
+    /// Log a text message at warning level.
+    fn warning(&self, message: &str) -> bool {
+        self.ctx.warning(message)
+    }
+    /// Log a text message at error level.
+    fn error(&self, message: &str) -> bool {
+        self.ctx.error(message)
+    }
+
+    /// Send `notifications/progress`; false when the request carried no progress token.
+    #[pyo3(signature = (progress, total=None, message=None))]
+    fn report_progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) -> bool {
+        self.ctx.report_progress(progress, total, message)
+    }
+
+    /// Send a notification related to this request (before its response).
+    #[pyo3(signature = (method, params=None))]
+    fn notify(&self, method: &str, params: Option<&Bound<'_, PyAny>>) -> PyResult<()> {
+        let params = params.map(convert::from_py).transpose()?;
+        self.ctx.notify(method, params);
+        Ok(())
+    }
+
+    /// Send any request to the client; `resolve(error, result)` is called with the outcome.
+    #[pyo3(signature = (method, params, resolve))]
+    fn send_request(&self, method: String, params: Option<&Bound<'_, PyAny>>, resolve: Py<PyAny>) -> PyResult<()> {
+        let params = params.map(convert::from_py).transpose()?;
+        let ctx = self.ctx.clone();
+        self.spawn_request(resolve, async move { ctx.send_request(&method, params).await });
+        Ok(())
+    }
+
+    /// `sampling/createMessage` with the given params (camelCase JSON, as on the wire).
+    fn sample(&self, params: &Bound<'_, PyAny>, resolve: Py<PyAny>) -> PyResult<()> {
+        let params: CreateMessageParams = serde_json::from_value(convert::from_py(params)?)
+            .map_err(|e| PyValueError::new_err(format!("invalid sampling parameters: {e}")))?;
+        let ctx = self.ctx.clone();
+        self.spawn_request(resolve, async move {
+            let r = ctx.sample(params).await?;
+            serde_json::to_value(r).map_err(|e| PeerError::Malformed(e.to_string()))
+        });
+        Ok(())
+    }
+
+    /// `elicitation/create` in form mode.
+    fn elicit(&self, message: String, requested_schema: &Bound<'_, PyAny>, resolve: Py<PyAny>) -> PyResult<()> {
+        let schema = convert::from_py(requested_schema)?;
+        let ctx = self.ctx.clone();
+        self.spawn_request(resolve, async move {
+            let r = ctx.elicit(&message, schema).await?;
+            serde_json::to_value(r).map_err(|e| PeerError::Malformed(e.to_string()))
+        });
+        Ok(())
+    }
+
+    /// `elicitation/create` in URL mode.
+    fn elicit_url(&self, message: String, url: String, elicitation_id: String, resolve: Py<PyAny>) {
+        let ctx = self.ctx.clone();
+        self.spawn_request(resolve, async move {
+            let r = ctx.elicit_url(&message, &url, &elicitation_id).await?;
+            serde_json::to_value(r).map_err(|e| PeerError::Malformed(e.to_string()))
+        });
+    }
+
+    /// `roots/list`.
+    fn list_roots(&self, resolve: Py<PyAny>) {
+        let ctx = self.ctx.clone();
+        self.spawn_request(resolve, async move {
+            let r = ctx.list_roots().await?;
+            serde_json::to_value(r).map_err(|e| PeerError::Malformed(e.to_string()))
+        });
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "RequestContext(request_id={}, protocol_version={:?}, connection_id={:?})",
+            self.ctx.request_id(),
+            self.ctx.protocol_version().to_string(),
+            self.ctx.connection_id()
+        )
+    }
+}

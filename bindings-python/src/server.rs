@@ -1,0 +1,675 @@
+//! The server object Python's `ferrite_mcp.Server` is built on: the core's `Server`, the tokio
+//! runtime it runs on, and the adapters that make Python callables the core's handlers.
+//!
+//! One runtime per server object, shut down by `close()` (or when the object is collected).
+//! Every entry point that waits on the runtime releases the GIL first (`py.detach`), so a
+//! handler called meanwhile on another thread can take it.
+
+use std::net::ToSocketAddrs as _;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use ferrite_core::server::uri_template::UriTemplate;
+use ferrite_core::server::{
+    CompletionHandler, HandlerResult, NotificationObserver, PromptHandler, ResourceHandler, TemplateVariables,
+    ToolHandler,
+};
+use ferrite_core::transport::http::{self, HttpOptions, ResponseMode};
+use ferrite_core::transport::stdio::{self, StdioOptions};
+use ferrite_core::{
+    BoxFuture, CallToolResult, ClientCapabilities, CompleteRequest, CompleteResult, CompletionReference,
+    GetPromptResult, HandlerError, Implementation, Prompt, ReadResourceResult, RequestContext, Resource,
+    ResourceTemplate, Server, Tool,
+};
+use pyo3::exceptions::{PyOSError, PyRuntimeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::PyTuple;
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value};
+use tokio::runtime::{Handle, Runtime};
+use tokio_util::sync::CancellationToken;
+
+use crate::bridge::{self, AsyncQueue, Executor, Input, PyCallable, SyncPool};
+
+/// At most this many `def` handlers run at once (like a thread pool's size); more calls queue.
+const MAX_SYNC_WORKERS: usize = 64;
+use crate::{convert, errors};
+
+/// Parse the JSON a handler wrapper returned into the core's result type.
+fn parse_result<T: DeserializeOwned>(v: Value, what: &str) -> HandlerResult<T> {
+    serde_json::from_value(v).map_err(|e| HandlerError::failed(format!("the handler returned an invalid {what}: {e}")))
+}
+
+/// A Python callable registered as a tool, resource reader, prompt or completer.
+struct Adapter {
+    handler: Arc<PyCallable>,
+    exec: Arc<Executor>,
+}
+
+impl Adapter {
+    fn run<T: DeserializeOwned + 'static>(
+        &self,
+        input: Input,
+        ctx: RequestContext,
+        what: &'static str,
+    ) -> BoxFuture<'static, HandlerResult<T>> {
+        let (handler, exec) = (self.handler.clone(), self.exec.clone());
+        Box::pin(async move { parse_result(exec.run(handler, input, Some(ctx)).await?, what) })
+    }
+}
+
+impl ToolHandler for Adapter {
+    fn call(&self, arguments: Value, ctx: RequestContext) -> BoxFuture<'static, HandlerResult<CallToolResult>> {
+        self.run(Input::Tool(arguments), ctx, "tool result")
+    }
+}
+
+impl ResourceHandler for Adapter {
+    fn read(
+        &self,
+        uri: String,
+        variables: TemplateVariables,
+        ctx: RequestContext,
+    ) -> BoxFuture<'static, HandlerResult<ReadResourceResult>> {
+        self.run(Input::Resource(uri, variables), ctx, "resource result")
+    }
+}
+
+impl PromptHandler for Adapter {
+    fn get(
+        &self,
+        arguments: Map<String, Value>,
+        ctx: RequestContext,
+    ) -> BoxFuture<'static, HandlerResult<GetPromptResult>> {
+        self.run(Input::Prompt(arguments), ctx, "prompt result")
+    }
+}
+
+impl CompletionHandler for Adapter {
+    fn complete(
+        &self,
+        request: CompleteRequest,
+        ctx: RequestContext,
+    ) -> BoxFuture<'static, HandlerResult<CompleteResult>> {
+        self.run(Input::Completion(request), ctx, "completion result")
+    }
+}
+
+/// A Python callable observing the client's notifications. It runs on the worker pool, never
+/// on the transport's read loop, so a slow observer delays nothing; its outcome is ignored
+/// (the Python wrapper reports its exceptions on stderr).
+struct Observer {
+    handler: Arc<PyCallable>,
+    exec: Arc<Executor>,
+    runtime: Handle,
+}
+
+impl NotificationObserver for Observer {
+    fn notify(&self, method: &str, params: Option<&Value>) {
+        let (handler, exec) = (self.handler.clone(), self.exec.clone());
+        let input = Input::Notification(method.to_owned(), params.cloned());
+        self.runtime.spawn(async move {
+            let _ = exec.run(handler, input, None).await;
+        });
+    }
+}
+
+/// A JSON description (tool, resource, ...) given as a dict, into the core's type.
+fn describe<T: DeserializeOwned>(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<T> {
+    serde_json::from_value(convert::from_py(obj)?).map_err(|e| PyValueError::new_err(format!("invalid {what}: {e}")))
+}
+
+/// The core server with its runtime.
+#[pyclass(name = "Core", module = "ferrite_mcp._ferrite", frozen)]
+pub struct Core {
+    server: Server,
+    runtime: Mutex<Option<Runtime>>,
+    handle: Handle,
+    exec: Arc<Executor>,
+    /// The shutdown token of the transport being served (stdio or HTTP), if any.
+    serving: Mutex<Option<CancellationToken>>,
+    closed: AtomicBool,
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+impl Core {
+    fn check_open(&self, py: Python<'_>) -> PyResult<()> {
+        if self.closed.load(Ordering::SeqCst) {
+            return Err(errors::message_err(py, "ServerClosedError", "the server is closed"));
+        }
+        Ok(())
+    }
+
+    fn adapter(&self, handler: Py<PyAny>, is_async: bool, wants_context: bool) -> Adapter {
+        Adapter {
+            handler: Arc::new(PyCallable { callable: handler, is_async, wants_context }),
+            exec: self.exec.clone(),
+        }
+    }
+
+    fn start_serving(&self, py: Python<'_>) -> PyResult<CancellationToken> {
+        self.check_open(py)?;
+        let mut serving = lock(&self.serving);
+        if serving.is_some() {
+            return Err(PyRuntimeError::new_err("this server is already serving"));
+        }
+        let token = CancellationToken::new();
+        *serving = Some(token.clone());
+        Ok(token)
+    }
+
+    fn spawn_stdio(&self, token: CancellationToken) -> tokio::task::JoinHandle<std::io::Result<()>> {
+        let server = self.server.clone();
+        let options = StdioOptions { shutdown: token, ..StdioOptions::default() };
+        self.handle.spawn(async move { stdio::serve(&server, tokio::io::stdin(), tokio::io::stdout(), options).await })
+    }
+
+    /// Wait for a serving task without the GIL, checking Python signals every 50 ms; a signal
+    /// (Ctrl-C) stops serving cleanly (in-flight requests get up to 5 s) and propagates.
+    fn wait_serving(
+        &self,
+        py: Python<'_>,
+        token: CancellationToken,
+        mut join: tokio::task::JoinHandle<std::io::Result<()>>,
+        what: &str,
+    ) -> PyResult<()> {
+        let outcome = loop {
+            let step = py.detach(|| {
+                self.handle.block_on(async { tokio::time::timeout(Duration::from_millis(50), &mut join).await })
+            });
+            if let Ok(done) = step {
+                break done;
+            }
+            if let Err(signal) = py.check_signals() {
+                token.cancel();
+                // A thread blocked reading stdin is left to the runtime's shutdown.
+                let _ = py.detach(|| {
+                    self.handle.block_on(async { tokio::time::timeout(Duration::from_secs(5), &mut join).await })
+                });
+                lock(&self.serving).take();
+                return Err(signal);
+            }
+        };
+        lock(&self.serving).take();
+        match outcome {
+            Ok(Ok(())) => Ok(()),
+            Ok(Err(e)) => Err(PyOSError::new_err(format!("{what} failed: {e}"))),
+            Err(e) => Err(PyRuntimeError::new_err(format!("the {what} loop stopped: {e}"))),
+        }
+    }
+
+    /// Stop everything. With `py` (an explicit `close()`), wait briefly without the GIL for
+    /// the runtime's threads to leave Python: a runtime thread still inside a Python call
+    /// when the interpreter finalizes would crash it. Never wait long: a thread blocked
+    /// reading stdin only ends with the process.
+    fn shutdown(&self, py: Option<Python<'_>>) {
+        self.closed.store(true, Ordering::SeqCst);
+        if let Some(token) = lock(&self.serving).take() {
+            token.cancel();
+        }
+        self.exec.queue.close();
+        self.exec.pool.close();
+        let runtime = lock(&self.runtime).take();
+        if let Some(rt) = runtime {
+            match py {
+                Some(py) => py.detach(|| rt.shutdown_timeout(SHUTDOWN_GRACE)),
+                None => rt.shutdown_background(),
+            }
+        }
+    }
+}
+
+/// How long `close()` waits for the runtime's threads.
+const SHUTDOWN_GRACE: Duration = Duration::from_millis(250);
+
+impl Drop for Core {
+    fn drop(&mut self) {
+        self.shutdown(None);
+    }
+}
+
+#[pymethods]
+impl Core {
+    #[new]
+    #[pyo3(signature = (name, version, *, title=None, description=None, website_url=None, instructions=None, stateless=false, worker_threads=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        name: &str,
+        version: &str,
+        title: Option<String>,
+        description: Option<String>,
+        website_url: Option<String>,
+        instructions: Option<String>,
+        stateless: bool,
+        worker_threads: Option<usize>,
+    ) -> PyResult<Self> {
+        let mut info = Implementation::new(name, version);
+        info.title = title;
+        info.description = description;
+        info.website_url = website_url;
+        let mut builder = Server::builder(info);
+        if let Some(i) = instructions {
+            builder = builder.instructions(i);
+        }
+        let server = if stateless { builder.stateless() } else { builder.stateful() }.build();
+        let threads = worker_threads
+            .unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(2).min(4))
+            .max(1);
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(threads)
+            .thread_name("ferrite-worker")
+            .enable_all()
+            .build()
+            .map_err(|e| PyRuntimeError::new_err(format!("cannot start the tokio runtime: {e}")))?;
+        let handle = runtime.handle().clone();
+        let queue = AsyncQueue::new()
+            .map_err(|e| PyRuntimeError::new_err(format!("cannot create the event-loop wake socket: {e}")))?;
+        let pool = Arc::new(SyncPool::new(handle.clone(), MAX_SYNC_WORKERS));
+        let exec = Arc::new(Executor { queue: Arc::new(queue), pool });
+        Ok(Core {
+            server,
+            runtime: Mutex::new(Some(runtime)),
+            handle,
+            exec,
+            serving: Mutex::new(None),
+            closed: AtomicBool::new(false),
+        })
+    }
+
+    /// The server's name.
+    #[getter]
+    fn name(&self) -> &str {
+        &self.server.info().name
+    }
+
+    /// The server's version.
+    #[getter]
+    fn version(&self) -> &str {
+        &self.server.info().version
+    }
+
+    /// Whether the server is stateless.
+    #[getter]
+    fn stateless(&self) -> bool {
+        self.server.is_stateless()
+    }
+
+    /// Whether `close()` was called.
+    #[getter]
+    fn closed(&self) -> bool {
+        self.closed.load(Ordering::SeqCst)
+    }
+
+    // ----- registration -----
+
+    /// Register (or replace) a tool: `tool` is the descriptor as on the wire (camelCase).
+    fn add_tool(
+        &self,
+        py: Python<'_>,
+        tool: &Bound<'_, PyAny>,
+        handler: Py<PyAny>,
+        is_async: bool,
+        wants_context: bool,
+    ) -> PyResult<()> {
+        let tool: Tool = describe(tool, "tool")?;
+        self.server
+            .add_tool(tool, self.adapter(handler, is_async, wants_context))
+            .map_err(|e| errors::config_err(py, &e))
+    }
+
+    /// Remove a tool; whether it existed.
+    fn remove_tool(&self, name: &str) -> bool {
+        self.server.remove_tool(name)
+    }
+
+    /// Declare the client capabilities a tool needs (as in `initialize`, e.g.
+    /// `{"sampling": {}}`); calls from clients without them are refused.
+    fn set_tool_required_client_capabilities(
+        &self,
+        py: Python<'_>,
+        name: &str,
+        capabilities: &Bound<'_, PyAny>,
+    ) -> PyResult<()> {
+        let caps: ClientCapabilities = describe(capabilities, "client capabilities")?;
+        self.server.set_tool_required_client_capabilities(name, caps).map_err(|e| errors::config_err(py, &e))
+    }
+
+    /// Observe every notification from clients: `handler((method, params), None)` runs on the
+    /// worker pool after the server processed the notification.
+    fn set_notification_observer(&self, handler: Py<PyAny>) {
+        let handler = Arc::new(PyCallable { callable: handler, is_async: false, wants_context: false });
+        self.server.set_notification_observer(Observer {
+            handler,
+            exec: self.exec.clone(),
+            runtime: self.handle.clone(),
+        });
+    }
+
+    /// The ids of the connections currently served (stdio, HTTP sessions).
+    fn connected_sessions(&self) -> Vec<String> {
+        self.server.connected_sessions()
+    }
+
+    /// Register (or replace) a direct resource.
+    fn add_resource(
+        &self,
+        resource: &Bound<'_, PyAny>,
+        handler: Py<PyAny>,
+        is_async: bool,
+        wants_context: bool,
+    ) -> PyResult<()> {
+        let resource: Resource = describe(resource, "resource")?;
+        self.server.add_resource(resource, self.adapter(handler, is_async, wants_context));
+        Ok(())
+    }
+
+    /// Remove a direct resource; whether it existed.
+    fn remove_resource(&self, uri: &str) -> bool {
+        self.server.remove_resource(uri)
+    }
+
+    /// Register a resource template; the reader gets the captured variables.
+    fn add_resource_template(
+        &self,
+        py: Python<'_>,
+        template: &Bound<'_, PyAny>,
+        handler: Py<PyAny>,
+        is_async: bool,
+        wants_context: bool,
+    ) -> PyResult<()> {
+        let template: ResourceTemplate = describe(template, "resource template")?;
+        self.server
+            .add_resource_template(template, self.adapter(handler, is_async, wants_context))
+            .map_err(|e| errors::config_err(py, &e))
+    }
+
+    /// Remove a resource template; whether it existed.
+    fn remove_resource_template(&self, uri_template: &str) -> bool {
+        self.server.remove_resource_template(uri_template)
+    }
+
+    /// The variable names of a URI template, in order (raises `ConfigError` when it does not
+    /// parse).
+    #[staticmethod]
+    fn template_variables(py: Python<'_>, uri_template: &str) -> PyResult<Vec<String>> {
+        let t = UriTemplate::parse(uri_template).map_err(|e| errors::config_err(py, &e.into()))?;
+        Ok(t.variables().into_iter().map(str::to_owned).collect())
+    }
+
+    /// Register (or replace) a prompt.
+    fn add_prompt(
+        &self,
+        prompt: &Bound<'_, PyAny>,
+        handler: Py<PyAny>,
+        is_async: bool,
+        wants_context: bool,
+    ) -> PyResult<()> {
+        let prompt: Prompt = describe(prompt, "prompt")?;
+        self.server.add_prompt(prompt, self.adapter(handler, is_async, wants_context));
+        Ok(())
+    }
+
+    /// Remove a prompt; whether it existed.
+    fn remove_prompt(&self, name: &str) -> bool {
+        self.server.remove_prompt(name)
+    }
+
+    /// Set the global completion handler (tried before per-argument completers).
+    fn set_completion_handler(&self, handler: Py<PyAny>, is_async: bool, wants_context: bool) {
+        self.server.set_completion_handler(self.adapter(handler, is_async, wants_context));
+    }
+
+    /// Register a completer for one reference (`{"type": "ref/prompt", "name": ...}` or
+    /// `{"type": "ref/resource", "uri": ...}`) and argument.
+    fn set_argument_completer(
+        &self,
+        reference: &Bound<'_, PyAny>,
+        argument: &str,
+        handler: Py<PyAny>,
+        is_async: bool,
+        wants_context: bool,
+    ) -> PyResult<()> {
+        let reference: CompletionReference = describe(reference, "completion reference")?;
+        self.server.set_argument_completer(reference, argument, self.adapter(handler, is_async, wants_context));
+        Ok(())
+    }
+
+    /// Complete one reference's argument with the candidates that start with the typed text.
+    fn set_argument_candidates(
+        &self,
+        reference: &Bound<'_, PyAny>,
+        argument: &str,
+        candidates: Vec<String>,
+    ) -> PyResult<()> {
+        let reference: CompletionReference = describe(reference, "completion reference")?;
+        self.server.set_argument_candidates(reference, argument, candidates);
+        Ok(())
+    }
+
+    // ----- options -----
+
+    /// Advertise `logging` and accept `logging/setLevel`.
+    fn enable_logging(&self) {
+        self.server.enable_logging();
+    }
+
+    /// Advertise `resources.subscribe` (stateful servers only).
+    fn enable_resource_subscriptions(&self, py: Python<'_>) -> PyResult<()> {
+        self.server.enable_resource_subscriptions().map_err(|e| errors::config_err(py, &e))
+    }
+
+    /// Advertise `tools.listChanged`.
+    fn enable_tools_list_changed(&self) {
+        self.server.enable_tools_list_changed();
+    }
+
+    /// Advertise `resources.listChanged`.
+    fn enable_resources_list_changed(&self) {
+        self.server.enable_resources_list_changed();
+    }
+
+    /// Advertise `prompts.listChanged`.
+    fn enable_prompts_list_changed(&self) {
+        self.server.enable_prompts_list_changed();
+    }
+
+    /// Refuse requests before `notifications/initialized`.
+    fn require_initialized(&self) {
+        self.server.require_initialized();
+    }
+
+    /// At most `size` items per list page (0: no pagination).
+    fn set_page_size(&self, size: usize) {
+        self.server.set_page_size(size);
+    }
+
+    /// Validate `structuredContent` against output schemas.
+    fn enable_output_validation(&self) {
+        self.server.enable_output_validation();
+    }
+
+    /// Stop validating tool arguments against input schemas.
+    fn disable_input_validation(&self) {
+        self.server.disable_input_validation();
+    }
+
+    /// The capabilities the server declares.
+    fn capabilities<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        convert::to_py(py, &serde_json::to_value(self.server.capabilities()).unwrap_or(Value::Null))
+    }
+
+    /// The registered tools' descriptors.
+    fn tools<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        convert::to_py(py, &serde_json::to_value(self.server.tools()).unwrap_or(Value::Null))
+    }
+
+    // ----- notifications -----
+
+    /// Send a notification to every listening connection; how many were reached.
+    #[pyo3(signature = (method, params=None))]
+    fn notify(&self, method: &str, params: Option<&Bound<'_, PyAny>>) -> PyResult<usize> {
+        let params = params.map(convert::from_py).transpose()?;
+        Ok(self.server.notify(method, params))
+    }
+
+    /// `notifications/resources/updated` to the connections subscribed to `uri`.
+    fn notify_resource_updated(&self, uri: &str) -> usize {
+        self.server.notify_resource_updated(uri)
+    }
+
+    /// `notifications/tools/list_changed` to every listener.
+    fn notify_tools_list_changed(&self) -> usize {
+        self.server.notify_tools_list_changed()
+    }
+
+    /// `notifications/resources/list_changed` to every listener.
+    fn notify_resources_list_changed(&self) -> usize {
+        self.server.notify_resources_list_changed()
+    }
+
+    /// `notifications/prompts/list_changed` to every listener.
+    fn notify_prompts_list_changed(&self) -> usize {
+        self.server.notify_prompts_list_changed()
+    }
+
+    // ----- serving -----
+
+    /// Handle raw JSON-RPC text in-process; the response text ("" for notifications). Blocks
+    /// the calling thread (without the GIL) until the response is ready.
+    fn handle_raw(&self, py: Python<'_>, text: String) -> PyResult<String> {
+        self.check_open(py)?;
+        let server = self.server.clone();
+        let join = self.handle.spawn(async move { server.handle_raw(&text).await });
+        py.detach(|| self.handle.block_on(join))
+            .map_err(|e| PyRuntimeError::new_err(format!("the request was dropped: {e}")))
+    }
+
+    /// Handle raw JSON-RPC text in-process; `resolve(error, response_text)` is called with the
+    /// outcome from a runtime thread.
+    fn handle_raw_async(&self, py: Python<'_>, text: String, resolve: Py<PyAny>) -> PyResult<()> {
+        self.check_open(py)?;
+        let server = self.server.clone();
+        self.handle.spawn(async move {
+            let out = server.handle_raw(&text).await;
+            let _ = Python::try_attach(|py| {
+                if let Err(e) = resolve.bind(py).call1((py.None(), out)) {
+                    e.write_unraisable(py, None);
+                }
+            });
+        });
+        Ok(())
+    }
+
+    /// Serve stdio until stdin closes or `stop()`/`close()` is called. Blocks the calling
+    /// thread without the GIL; Python signals (Ctrl-C) are checked every 50 ms and stop the
+    /// loop cleanly (in-flight requests finish) before the exception propagates.
+    fn serve_stdio(&self, py: Python<'_>) -> PyResult<()> {
+        let token = self.start_serving(py)?;
+        let join = self.spawn_stdio(token.clone());
+        self.wait_serving(py, token, join, "stdio")
+    }
+
+    /// Serve Streamable HTTP on `host:port` at `path` until `stop()`/`close()` or Ctrl-C, as
+    /// `serve_stdio` does. Port 0 picks a free port; `ready(port)` is called once bound.
+    #[pyo3(signature = (host, port, path="/mcp", json_response=false, ready=None))]
+    fn serve_http(
+        &self,
+        py: Python<'_>,
+        host: &str,
+        port: u16,
+        path: &str,
+        json_response: bool,
+        ready: Option<Py<PyAny>>,
+    ) -> PyResult<()> {
+        let addr = (host, port)
+            .to_socket_addrs()
+            .map_err(|e| PyValueError::new_err(format!("cannot resolve {host}:{port}: {e}")))?
+            .next()
+            .ok_or_else(|| PyValueError::new_err(format!("{host}:{port} resolves to no address")))?;
+        let token = self.start_serving(py)?;
+        let options = HttpOptions {
+            path: path.to_owned(),
+            response_mode: if json_response { ResponseMode::Json } else { ResponseMode::Auto },
+            shutdown: token.clone(),
+            ..HttpOptions::default()
+        };
+        let server = self.server.clone();
+        let bound = py.detach(|| self.handle.block_on(http::bind(&server, addr, options)));
+        let bound = match bound.and_then(|b| b.local_addr().map(|a| (b, a))) {
+            Ok(b) => b,
+            Err(e) => {
+                lock(&self.serving).take();
+                return Err(PyOSError::new_err(format!("cannot listen on {addr}: {e}")));
+            }
+        };
+        let (bound, local) = bound;
+        let join = self.handle.spawn(bound.run());
+        if let Some(ready) = ready {
+            if let Err(e) = ready.call1(py, (local.port(),)) {
+                token.cancel();
+                lock(&self.serving).take();
+                return Err(e);
+            }
+        }
+        self.wait_serving(py, token, join, "HTTP")
+    }
+
+    /// Start serving stdio in the background; `resolve(error, None)` is called when it ends.
+    fn start_stdio(&self, py: Python<'_>, resolve: Py<PyAny>) -> PyResult<()> {
+        let token = self.start_serving(py)?;
+        let join = self.spawn_stdio(token);
+        self.handle.spawn(async move {
+            let outcome = join.await;
+            let _ = Python::try_attach(|py| {
+                let err = match outcome {
+                    Ok(Ok(())) => None,
+                    Ok(Err(e)) => Some(PyRuntimeError::new_err(format!("stdio failed: {e}"))),
+                    Err(e) => Some(PyRuntimeError::new_err(format!("the stdio loop stopped: {e}"))),
+                };
+                let err = match err {
+                    Some(e) => e.into_value(py).into_any(),
+                    None => py.None(),
+                };
+                if let Err(e) = resolve.bind(py).call1((err, py.None())) {
+                    e.write_unraisable(py, None);
+                }
+            });
+        });
+        Ok(())
+    }
+
+    /// Stop the transport being served, if any (in-flight requests finish).
+    fn stop(&self) {
+        if let Some(token) = lock(&self.serving).take() {
+            token.cancel();
+        }
+    }
+
+    /// Forget whether stdio is being served (after `start_stdio` reported its end).
+    fn _served(&self) {
+        lock(&self.serving).take();
+    }
+
+    // ----- the event loop side of async handlers -----
+
+    /// The file descriptor the event loop running `async def` handlers watches.
+    #[getter]
+    fn async_wake_fd(&self) -> i32 {
+        self.exec.queue.wake_fd()
+    }
+
+    /// The `async def` calls waiting for the event loop, each as
+    /// `(wrapper, input, ctx, completion)`.
+    fn take_async_jobs<'py>(&self, py: Python<'py>) -> PyResult<Vec<Bound<'py, PyTuple>>> {
+        bridge::take_jobs(py, &self.exec.queue, &self.handle)
+    }
+
+    /// Stop serving, fail queued calls and shut the runtime down. Idempotent.
+    fn close(&self, py: Python<'_>) {
+        self.shutdown(Some(py));
+    }
+}

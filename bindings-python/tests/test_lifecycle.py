@@ -1,0 +1,140 @@
+"""Serving and shutting down: stdio until EOF, Ctrl-C stops cleanly, close() and context
+managers, and registered handlers never keep the process alive."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from ferrite_mcp import Server, ServerClosedError
+
+from conftest import call_tool, text_of
+
+
+def run_script(tmp_path: Path, script: str, **kwargs: object) -> subprocess.Popen:
+    path = tmp_path / "script.py"
+    path.write_text(textwrap.dedent(script))
+    return subprocess.Popen(
+        [sys.executable, str(path)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, **kwargs
+    )
+
+
+SERVING = """
+import asyncio
+from ferrite_mcp import Server
+server = Server("s")
+@server.tool()
+async def hello() -> str:
+    return "hi"
+@server.tool()
+def sync_hello() -> str:
+    return "hi"
+server.run()
+print("run returned", flush=True)
+"""
+
+
+def test_stdio_stops_at_eof(tmp_path: Path) -> None:
+    proc = run_script(tmp_path, SERVING)
+    out, err = proc.communicate(b"", timeout=10)
+    assert proc.returncode == 0, err
+    assert out == b"run returned\n"
+
+
+def test_ctrl_c_stops_a_running_server_cleanly(tmp_path: Path) -> None:
+    proc = run_script(tmp_path, SERVING)
+    time.sleep(1.0)  # serving, stdin open
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=10)
+    assert proc.returncode == 0, err
+    assert b"Traceback" not in err
+    assert out == b"run returned\n"
+
+
+def test_handlers_do_not_keep_the_process_alive(tmp_path: Path) -> None:
+    proc = run_script(
+        tmp_path,
+        """
+        import json
+        from ferrite_mcp import Server
+        server = Server("s")
+        @server.tool()
+        async def a() -> str:
+            return "a"
+        @server.tool()
+        def b() -> str:
+            return "b"
+        print(server.handle_raw(json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "a"}})), flush=True)
+        # no close(): the interpreter must still exit
+        """,
+    )
+    out, err = proc.communicate(timeout=10)
+    assert proc.returncode == 0, err
+    assert b'"text":"a"' in out
+
+
+def test_close_and_context_manager() -> None:
+    with Server("s") as s:
+
+        @s.tool()
+        async def f() -> str:
+            return "ok"
+
+        assert text_of(call_tool(s, "f")) == "ok"
+    assert s.closed
+    with pytest.raises(ServerClosedError):
+        call_tool(s, "f")
+
+
+def test_run_rejects_unknown_transport() -> None:
+    with Server("s") as s:
+        with pytest.raises(NotImplementedError):
+            s.run(transport="carrier-pigeon")
+
+
+def test_run_async_serves_on_the_callers_loop(tmp_path: Path) -> None:
+    proc = run_script(
+        tmp_path,
+        """
+        import asyncio, threading
+        from ferrite_mcp import Server
+        server = Server("s")
+        @server.tool()
+        async def where() -> str:
+            return threading.current_thread().name
+        asyncio.run(server.run_async())
+        """,
+    )
+    msgs = [
+        '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}',
+        '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"where"}}',
+    ]
+    proc.stdin.write(("\n".join(msgs) + "\n").encode())
+    proc.stdin.flush()
+    time.sleep(1.0)
+    out, err = proc.communicate(b"", timeout=10)
+    assert proc.returncode == 0, err
+    assert '"text":"MainThread"' in out.decode()
+
+
+def test_handle_raw_from_an_async_handler_is_refused_not_deadlocked() -> None:
+    with Server("s") as s:
+
+        @s.tool()
+        async def nested() -> str:
+            return s.handle_raw('{"jsonrpc":"2.0","id":9,"method":"ping"}')
+
+        @s.tool()
+        async def nested_async() -> str:
+            return await s.handle_raw_async('{"jsonrpc":"2.0","id":9,"method":"ping"}')
+
+        result = call_tool(s, "nested")
+        assert result["isError"] is True
+        assert "handle_raw_async" in text_of(result)
+        assert text_of(call_tool(s, "nested_async")) == '{"jsonrpc":"2.0","id":9,"result":{}}'
