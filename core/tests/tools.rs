@@ -269,3 +269,28 @@ async fn typed_tools_derive_schemas_and_structure_results() {
     let r = h.ok("tools/call", json!({"name":"greet","arguments":{"name":"ann","times":300}})).await;
     assert_eq!(r["isError"], true, "u8 range comes from the derived schema");
 }
+
+/// A handler whose drop calls back into the server, as a C finalizer or a Python
+/// destructor may: removal and replacement must not hold the registry lock while dropping.
+struct Reentrant(ferrite_core::Server);
+
+impl Drop for Reentrant {
+    fn drop(&mut self) {
+        let _ = self.0.tools();
+    }
+}
+
+#[tokio::test]
+async fn dropping_a_removed_or_replaced_handler_may_call_back_into_the_server() {
+    let s = stateful("reentrant");
+    let make = |s: &ferrite_core::Server| {
+        let guard = Reentrant(s.clone());
+        move |_a: Value| {
+            let _ = &guard;
+            Ok(CallToolResult::text("x"))
+        }
+    };
+    s.add_tool_fn(Tool::new("t", json!({"type":"object"})), make(&s)).unwrap();
+    s.add_tool_fn(Tool::new("t", json!({"type":"object"})), make(&s)).unwrap();
+    assert!(s.remove_tool("t"));
+}

@@ -224,7 +224,9 @@ impl Server {
     /// As [`Server::add_tool`], with a shared handler.
     pub fn add_tool_arc(&self, tool: Tool, handler: Arc<dyn ToolHandler>) -> Result<(), ConfigError> {
         let entry = ToolEntry::new(tool, handler)?;
-        write(&self.inner.registry).tools.insert(entry.tool.name.clone(), Arc::new(entry));
+        // A replaced handler is dropped after the lock is released (its finalizer may call
+        // back into the server).
+        let _replaced = write(&self.inner.registry).tools.insert(entry.tool.name.clone(), Arc::new(entry));
         Ok(())
     }
 
@@ -242,7 +244,9 @@ impl Server {
 
     /// Remove a tool; whether it existed.
     pub fn remove_tool(&self, name: &str) -> bool {
-        write(&self.inner.registry).tools.shift_remove(name).is_some()
+        // Dropped after the lock is released: a host finalizer may call back into the server.
+        let removed = write(&self.inner.registry).tools.shift_remove(name);
+        removed.is_some()
     }
 
     /// The registered tools, in registration order.
@@ -292,9 +296,8 @@ impl Server {
     /// Register (or replace) a direct resource with its reader.
     pub fn add_resource(&self, resource: Resource, reader: impl ResourceHandler) {
         let uri = resource.uri.clone();
-        write(&self.inner.registry)
-            .resources
-            .insert(uri, Arc::new(ResourceEntry { resource, handler: Arc::new(reader) }));
+        let entry = Arc::new(ResourceEntry { resource, handler: Arc::new(reader) });
+        let _replaced = write(&self.inner.registry).resources.insert(uri, entry);
     }
 
     /// Register a direct resource whose contents are fixed text.
@@ -309,7 +312,8 @@ impl Server {
 
     /// Remove a direct resource; whether it existed.
     pub fn remove_resource(&self, uri: &str) -> bool {
-        write(&self.inner.registry).resources.shift_remove(uri).is_some()
+        let removed = write(&self.inner.registry).resources.shift_remove(uri);
+        removed.is_some()
     }
 
     /// Register a resource template; its reader receives the captured variables.
@@ -319,18 +323,22 @@ impl Server {
         reader: impl ResourceHandler,
     ) -> Result<(), ConfigError> {
         let parsed = uri_template::UriTemplate::parse(&template.uri_template)?;
-        let mut reg = write(&self.inner.registry);
-        reg.templates.retain(|t| t.template.uri_template != template.uri_template);
-        reg.templates.push(Arc::new(TemplateEntry { template, parsed, handler: Arc::new(reader) }));
+        let entry = Arc::new(TemplateEntry { template, parsed, handler: Arc::new(reader) });
+        let _replaced = self.remove_resource_template(&entry.template.uri_template);
+        write(&self.inner.registry).templates.push(entry);
         Ok(())
     }
 
     /// Remove a resource template by its URI template; whether it existed.
     pub fn remove_resource_template(&self, uri_template: &str) -> bool {
-        let mut reg = write(&self.inner.registry);
-        let before = reg.templates.len();
-        reg.templates.retain(|t| t.template.uri_template != uri_template);
-        reg.templates.len() != before
+        let removed: Vec<_> = {
+            let mut reg = write(&self.inner.registry);
+            let (gone, kept) =
+                std::mem::take(&mut reg.templates).into_iter().partition(|t| t.template.uri_template == uri_template);
+            reg.templates = kept;
+            gone
+        };
+        !removed.is_empty()
     }
 
     // ----- prompts -----
@@ -339,19 +347,22 @@ impl Server {
     /// the handler runs.
     pub fn add_prompt(&self, prompt: Prompt, handler: impl PromptHandler) {
         let name = prompt.name.clone();
-        write(&self.inner.registry).prompts.insert(name, Arc::new(PromptEntry { prompt, handler: Arc::new(handler) }));
+        let _replaced = write(&self.inner.registry)
+            .prompts
+            .insert(name, Arc::new(PromptEntry { prompt, handler: Arc::new(handler) }));
     }
 
     /// Remove a prompt; whether it existed.
     pub fn remove_prompt(&self, name: &str) -> bool {
-        write(&self.inner.registry).prompts.shift_remove(name).is_some()
+        let removed = write(&self.inner.registry).prompts.shift_remove(name);
+        removed.is_some()
     }
 
     // ----- completion -----
 
     /// Set the global completion handler, tried before per-argument completers.
     pub fn set_completion_handler(&self, handler: impl CompletionHandler) {
-        write(&self.inner.registry).completion_handler = Some(Arc::new(handler));
+        let _replaced = write(&self.inner.registry).completion_handler.replace(Arc::new(handler));
     }
 
     /// Register a completer for one (reference, argument) pair.
@@ -361,7 +372,8 @@ impl Server {
         argument: &str,
         handler: impl CompletionHandler,
     ) {
-        write(&self.inner.registry).completers.insert((reference, argument.to_owned()), Arc::new(handler));
+        let _replaced =
+            write(&self.inner.registry).completers.insert((reference, argument.to_owned()), Arc::new(handler));
     }
 
     /// Register a completer that offers the `candidates` starting with the typed prefix.
