@@ -52,9 +52,9 @@ class Str(C.Structure):
 
 Server = C.c_void_p
 Request = C.c_void_p
-TOOL_CALLBACK = C.CFUNCTYPE(C.c_uint32, C.c_void_p, Request, Str)
+TOOL_CALLBACK = C.CFUNCTYPE(C.c_uint32, C.c_void_p, Request)
 RESOURCE_CALLBACK = C.CFUNCTYPE(C.c_uint32, C.c_void_p, Request, Str, Str)
-PROMPT_CALLBACK = C.CFUNCTYPE(C.c_uint32, C.c_void_p, Request, Str)
+PROMPT_CALLBACK = C.CFUNCTYPE(C.c_uint32, C.c_void_p, Request)
 FINALIZER = C.CFUNCTYPE(None, C.c_void_p)
 
 
@@ -76,6 +76,7 @@ serve_stdio = declare("ferrite_server_serve_stdio", u32, Server)
 server_free = declare("ferrite_server_free", None, Server)
 request_complete = declare("ferrite_request_complete", u32, Request, cstr, size)
 request_fail = declare("ferrite_request_fail", u32, Request, cstr, size)
+request_arguments = declare("ferrite_request_arguments", u32, Request, C.POINTER(Str))
 
 
 class FerriteError(Exception):
@@ -87,6 +88,13 @@ class FerriteError(Exception):
 def check(code: int) -> None:
     if code != OK:
         raise FerriteError(code)
+
+
+def arguments(request) -> dict:
+    """The arguments of a tool call or prompt, parsed."""
+    out = Str()
+    check(request_arguments(request, C.byref(out)))
+    return json.loads(out.text())
 
 
 def complete(request, result) -> int:
@@ -109,9 +117,9 @@ def tool(server, descriptor: dict):
     returns a CallToolResult dict; an exception becomes an isError result."""
 
     def register(fn):
-        def callback(_user_data, request, arguments):
+        def callback(_user_data, request):
             try:
-                return complete(request, fn(json.loads(arguments.text())))
+                return complete(request, fn(arguments(request)))
             except Exception as e:  # a Python failure is a tool error, never a crash
                 return fail(request, f"{type(e).__name__}: {e}")
 
@@ -158,8 +166,8 @@ def main() -> None:
     resource = json.dumps({"uri": "test://static-text", "name": "static-text", "mimeType": "text/plain"}).encode()
     check(add_resource(server, resource, len(resource), reader, None, NO_FINALIZER))
 
-    def get_prompt(_user_data, request, arguments):
-        args = json.loads(arguments.text())
+    def get_prompt(_user_data, request):
+        args = arguments(request)
         text = f"Prompt with arguments: arg1='{args.get('arg1', '')}', arg2='{args.get('arg2', '')}'"
         return complete(request, {"messages": [{"role": "user", "content": {"type": "text", "text": text}}]})
 

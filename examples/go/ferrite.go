@@ -13,9 +13,9 @@ package main
 #include <stdlib.h>
 #include "ferrite.h"
 
-extern uint32_t goToolCallback(void *user_data, ferrite_request *request, ferrite_str arguments_json);
+extern uint32_t goToolCallback(void *user_data, ferrite_request *request);
 extern uint32_t goResourceCallback(void *user_data, ferrite_request *request, ferrite_str uri, ferrite_str variables_json);
-extern uint32_t goPromptCallback(void *user_data, ferrite_request *request, ferrite_str arguments_json);
+extern uint32_t goPromptCallback(void *user_data, ferrite_request *request);
 extern void goReplyCallback(void *user_data, ferrite_result result, ferrite_str result_json, ferrite_str error_message);
 extern void goFinalizer(void *user_data);
 */
@@ -248,10 +248,23 @@ func settle(req Request, result any, err error) C.uint32_t {
 	return C.FERRITE_RESULT_OK
 }
 
+// Arguments is the JSON text of a tool call's or prompt's arguments.
+func (r Request) Arguments() (json.RawMessage, error) {
+	var s C.ferrite_str
+	if err := check(C.ferrite_request_arguments(r.ptr, &s)); err != nil {
+		return nil, err
+	}
+	return json.RawMessage(goString(s)), nil
+}
+
 //export goToolCallback
-func goToolCallback(ud unsafe.Pointer, request *C.ferrite_request, args C.ferrite_str) C.uint32_t {
+func goToolCallback(ud unsafe.Pointer, request *C.ferrite_request) C.uint32_t {
 	req := Request{ptr: request}
-	result, err := fromUserData(ud).(ToolFunc)(req, json.RawMessage(goString(args)))
+	args, err := req.Arguments()
+	if err != nil {
+		return settle(req, nil, err)
+	}
+	result, err := fromUserData(ud).(ToolFunc)(req, args)
 	return settle(req, result, err)
 }
 
@@ -267,10 +280,14 @@ func goResourceCallback(ud unsafe.Pointer, request *C.ferrite_request, uri C.fer
 }
 
 //export goPromptCallback
-func goPromptCallback(ud unsafe.Pointer, request *C.ferrite_request, args C.ferrite_str) C.uint32_t {
+func goPromptCallback(ud unsafe.Pointer, request *C.ferrite_request) C.uint32_t {
 	req := Request{ptr: request}
+	args, err := req.Arguments()
+	if err != nil {
+		return settle(req, nil, err)
+	}
 	arguments := map[string]string{}
-	if err := json.Unmarshal([]byte(goString(args)), &arguments); err != nil {
+	if err := json.Unmarshal(args, &arguments); err != nil {
 		return settle(req, nil, err)
 	}
 	result, err := fromUserData(ud).(PromptFunc)(req, arguments)

@@ -1,2 +1,42 @@
-//! Ferrite's C ABI. Not written yet: see the issue "The stable C ABI". This crate exists so
-//! the workspace has its final shape.
+//! Ferrite's stable C ABI: `libferrite.so` / `libferrite.a` and `include/ferrite.h`.
+//!
+//! One more binding over `ferrite-core`, not a base layer: the Python and Node bindings link
+//! the core directly. Everything here is type conversion, callbacks and ownership; protocol
+//! logic stays in the core. The shape follows rustls-ffi and wasmtime's C API:
+//!
+//! - every symbol is `ferrite_<type>_<verb>`; handles are opaque (`ferrite_server`,
+//!   `ferrite_request`);
+//! - every fallible export returns a [`ferrite_result`] code, stable and never reused, with a
+//!   thread-local detail string (`ferrite_last_error`), and runs behind one panic boundary
+//!   ([`error`]), so no panic unwinds into the host;
+//! - strings and JSON cross as UTF-8 `{ptr, len}`; buffers Ferrite returns are freed with
+//!   `ferrite_string_free` ([`buffer`]);
+//! - every callback is `(fn, user_data, finalizer)`, and the finalizer runs exactly once
+//!   ([`handler`]);
+//! - a handler completes synchronously or returns PENDING and completes later from any thread
+//!   ([`request`]);
+//! - each server owns its runtime and worker threads ([`server`]).
+//!
+//! The header is generated from this crate by cbindgen (`ffi/tests/header.rs` checks it).
+
+pub mod buffer;
+pub mod error;
+pub mod handler;
+pub mod json;
+pub mod request;
+pub mod server;
+#[cfg(feature = "testing")]
+pub mod testing;
+
+pub use error::ferrite_result;
+
+/// The ABI version this header describes. Compare it with `ferrite_abi_version()` at start-up:
+/// a library with a different value is not compatible with this header.
+pub const FERRITE_ABI_VERSION: u32 = 1;
+
+/// The ABI version of the loaded library (`FERRITE_ABI_VERSION` of the header it was built
+/// with).
+#[no_mangle]
+pub extern "C" fn ferrite_abi_version() -> u32 {
+    FERRITE_ABI_VERSION
+}

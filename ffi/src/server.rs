@@ -1,0 +1,600 @@
+//! `ferrite_server`: a core [`Server`] plus the tokio runtime that drives it.
+//!
+//! Each server owns one multi-threaded runtime, so a host needs no async machinery: the
+//! blocking entry points (`handle_raw`, `serve_stdio`) spawn their work on it and wait on a
+//! plain channel, and every host callback runs on one of its worker threads. (Serving from a
+//! worker matters: tokio's I/O driver runs there, so reading a message costs no thread
+//! hand-off.) `ferrite_server_close`
+//! cancels serving, shuts the runtime down (dropping every in-flight task), then drops the
+//! core server, which drops every handler and so runs every finalizer, once, on the closing
+//! thread.
+
+use std::ffi::c_char;
+use std::sync::{mpsc, Condvar, Mutex, RwLock};
+use std::time::Duration;
+
+use ferrite_core::transport::stdio::{self, StdioOptions};
+use ferrite_core::{Implementation, Server, ServerMode};
+use tokio::runtime::{Handle, Runtime};
+use tokio_util::sync::CancellationToken;
+
+use crate::buffer::{give_string, json_arg, opt_str_arg, str_arg, write_opt, write_out};
+use crate::error::{ferrite_result, ffi_boundary, Error};
+
+/// How long `ferrite_server_close` waits for blocking threads (the stdin reader) to stop.
+const SHUTDOWN_GRACE: Duration = Duration::from_secs(2);
+
+/// Where per-peer state lives (see the MCP modes): pass as `mode` to `ferrite_server_new`.
+#[repr(u32)]
+#[derive(Debug, Clone, Copy)]
+#[allow(non_camel_case_types)]
+pub enum ferrite_server_mode {
+    /// No sessions: state is built per request. No server-to-client requests, no
+    /// subscriptions.
+    Stateless = 0,
+    /// One connection state per session (per stdio process), created at `initialize`.
+    Stateful = 1,
+}
+
+/// An MCP server and the runtime that drives it. Opaque; create with `ferrite_server_new`,
+/// release with `ferrite_server_free`. All functions taking a `const ferrite_server *` may be
+/// called from any thread, concurrently, until `ferrite_server_free`.
+#[allow(non_camel_case_types)]
+pub struct ferrite_server {
+    server: RwLock<Option<Server>>,
+    runtime: Mutex<Option<Runtime>>,
+    handle: Handle,
+    shutdown: CancellationToken,
+    /// How many `ferrite_server_serve_stdio` calls are running; close waits for them.
+    serving: Mutex<usize>,
+    serving_done: Condvar,
+}
+
+/// Counts one running serve call for as long as it lives (also when it unwinds).
+struct Serving<'a>(&'a ferrite_server);
+
+impl<'a> Serving<'a> {
+    fn enter(server: &'a ferrite_server) -> Serving<'a> {
+        *server.serving.lock().unwrap_or_else(|p| p.into_inner()) += 1;
+        Serving(server)
+    }
+}
+
+impl Drop for Serving<'_> {
+    fn drop(&mut self) {
+        *self.0.serving.lock().unwrap_or_else(|p| p.into_inner()) -= 1;
+        self.0.serving_done.notify_all();
+    }
+}
+
+impl ferrite_server {
+    /// The core server, or `Closed`.
+    pub(crate) fn core(&self) -> Result<Server, Error> {
+        self.server.read().unwrap_or_else(|p| p.into_inner()).clone().ok_or_else(Error::closed)
+    }
+
+    pub(crate) fn runtime_handle(&self) -> Handle {
+        self.handle.clone()
+    }
+
+    /// Refuse blocking calls from inside a runtime (a callback on a worker thread): waiting
+    /// there would starve or deadlock the runtime.
+    fn ensure_blocking_allowed(what: &str) -> Result<(), Error> {
+        if Handle::try_current().is_ok() {
+            return Err(Error::new(
+                ferrite_result::WrongThread,
+                format!("{what} blocks, and cannot be called from a thread that runs async tasks (a Ferrite callback)"),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Run `fut` on the runtime and wait for its output on this thread.
+    fn run<T: Send + 'static>(
+        &self,
+        what: &str,
+        fut: impl std::future::Future<Output = T> + Send + 'static,
+    ) -> Result<T, Error> {
+        Self::ensure_blocking_allowed(what)?;
+        let (tx, rx) = mpsc::sync_channel(1);
+        self.handle.spawn(async move {
+            let _ = tx.send(fut.await);
+        });
+        // A closed runtime drops the task and with it the sender.
+        rx.recv().map_err(|_| Error::closed())
+    }
+
+    fn close(&self) -> Result<(), Error> {
+        Self::ensure_blocking_allowed("ferrite_server_close")?;
+        self.shutdown.cancel();
+        // Serving stops reading at once and lets in-flight requests finish: give it the grace
+        // period to return before the runtime under it goes away.
+        let serving = self.serving.lock().unwrap_or_else(|p| p.into_inner());
+        let (serving, _) = self
+            .serving_done
+            .wait_timeout_while(serving, SHUTDOWN_GRACE, |n| *n > 0)
+            .unwrap_or_else(|p| p.into_inner());
+        drop(serving);
+        let runtime = self.runtime.lock().unwrap_or_else(|p| p.into_inner()).take();
+        if let Some(rt) = runtime {
+            rt.shutdown_timeout(SHUTDOWN_GRACE);
+        }
+        // The last reference to the core server: handlers, and their finalizers, go here.
+        let server = self.server.write().unwrap_or_else(|p| p.into_inner()).take();
+        drop(server);
+        Ok(())
+    }
+}
+
+/// # Safety
+/// `server` must be NULL or a live server handle.
+pub(crate) unsafe fn server_ref<'a>(server: *const ferrite_server) -> Result<&'a ferrite_server, Error> {
+    // SAFETY: NULL or live, per the caller's contract.
+    unsafe { server.as_ref() }.ok_or_else(|| Error::null("server"))
+}
+
+/// Create a server. `info_json` is its identity, the MCP `Implementation` shape
+/// (`{"name": "my-server", "version": "1.0.0"}`, optionally `title`, `icons`, ...); `mode` is a
+/// `ferrite_server_mode`; `instructions` (NULL for none) is sent in the `initialize` result.
+/// On success `*out` is a new server with its own worker threads; free it with
+/// `ferrite_server_free`.
+///
+/// # Safety
+/// The strings point to their lengths in readable bytes (or `instructions` is NULL); `out` is
+/// valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn ferrite_server_new(
+    info_json: *const c_char,
+    info_json_len: usize,
+    mode: u32,
+    instructions: *const c_char,
+    instructions_len: usize,
+    out: *mut *mut ferrite_server,
+) -> ferrite_result {
+    ffi_boundary!({
+        if out.is_null() {
+            return Err(Error::null("out"));
+        }
+        // SAFETY: forwarded from this function's contract.
+        let info: Implementation = unsafe { json_arg(info_json, info_json_len, "info_json") }?;
+        // SAFETY: forwarded from this function's contract.
+        let instructions = unsafe { opt_str_arg(instructions, instructions_len, "instructions") }?;
+        let mode = match mode {
+            0 => ServerMode::Stateless,
+            1 => ServerMode::Stateful,
+            other => return Err(Error::invalid(format!("{other} is not a ferrite_server_mode"))),
+        };
+        let mut builder = Server::builder(info).mode(mode);
+        if let Some(text) = instructions {
+            builder = builder.instructions(text);
+        }
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .enable_all()
+            .thread_name("ferrite-worker")
+            .build()
+            .map_err(|e| Error::new(ferrite_result::Io, format!("cannot start the server's threads: {e}")))?;
+        let server = Box::new(ferrite_server {
+            server: RwLock::new(Some(builder.build())),
+            handle: runtime.handle().clone(),
+            runtime: Mutex::new(Some(runtime)),
+            shutdown: CancellationToken::new(),
+            serving: Mutex::new(0),
+            serving_done: Condvar::new(),
+        });
+        // SAFETY: `out` is non-NULL and valid for a write per this function's contract.
+        unsafe { out.write(Box::into_raw(server)) };
+        Ok(())
+    })
+}
+
+/// Stop the server: stop serving (a `ferrite_server_serve_stdio` in another thread returns),
+/// drop every in-flight request, join the worker threads, and drop every handler, running
+/// each finalizer exactly once on this thread. Later calls on the server return
+/// `FERRITE_RESULT_CLOSED` (closing again is a no-op returning OK); a request still pending
+/// can be completed, which is then a no-op that frees it. Cannot be called from a callback
+/// (`FERRITE_RESULT_WRONG_THREAD`).
+///
+/// # Safety
+/// `server` is a live server handle.
+#[no_mangle]
+pub unsafe extern "C" fn ferrite_server_close(server: *const ferrite_server) -> ferrite_result {
+    ffi_boundary!({
+        // SAFETY: forwarded from this function's contract.
+        unsafe { server_ref(server) }?.close()
+    })
+}
+
+/// Close the server (if not closed yet) and free it. NULL is a no-op. No other call on this
+/// server may run concurrently or follow. Called from a callback thread it cannot join the
+/// workers, so it lets them finish in the background.
+///
+/// # Safety
+/// `server` is NULL or a live server handle that nothing else uses any more.
+#[no_mangle]
+pub unsafe extern "C" fn ferrite_server_free(server: *mut ferrite_server) {
+    if server.is_null() {
+        return;
+    }
+    let _ = ffi_boundary!({
+        // SAFETY: a live handle from `ferrite_server_new`, now owned by this call.
+        let server = unsafe { Box::from_raw(server) };
+        if server.close().is_err() {
+            if let Some(rt) = server.runtime.lock().unwrap_or_else(|p| p.into_inner()).take() {
+                rt.shutdown_background();
+            }
+        }
+        drop(server);
+        Ok(())
+    });
+}
+
+/// Handle one JSON-RPC message (or batch) in-process, as a client connected to this server
+/// would send it, on the server's in-process connection (which keeps state between calls:
+/// send `initialize` first in stateful mode). Blocks until the handlers answer. On success
+/// `*out` is a new NUL-terminated buffer with the response (empty for a notification; free it
+/// with `ferrite_string_free`) and `*out_len` (if not NULL) its length. There is no channel
+/// back to a client, so logging and progress go nowhere and server-to-client requests fail.
+/// Cannot be called from a callback (`FERRITE_RESULT_WRONG_THREAD`).
+///
+/// # Safety
+/// `server` is a live server; `message` points to `message_len` readable bytes; `out` is valid
+/// for a write; `out_len` is NULL or valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn ferrite_server_handle_raw(
+    server: *const ferrite_server,
+    message: *const c_char,
+    message_len: usize,
+    out: *mut *mut c_char,
+    out_len: *mut usize,
+) -> ferrite_result {
+    ffi_boundary!({
+        // SAFETY: forwarded from this function's contract.
+        let s = unsafe { server_ref(server) }?;
+        if out.is_null() {
+            return Err(Error::null("out"));
+        }
+        // SAFETY: forwarded from this function's contract.
+        let text = unsafe { str_arg(message, message_len, "message") }?.to_owned();
+        let core = s.core()?;
+        let response = s.run("ferrite_server_handle_raw", async move { core.handle_raw(&text).await })?;
+        // SAFETY: forwarded from this function's contract.
+        unsafe { give_string(response.as_bytes(), out, out_len) }
+    })
+}
+
+/// Serve the process's stdin/stdout (newline-delimited JSON-RPC, the MCP stdio transport)
+/// until stdin reaches end of file or `ferrite_server_close` is called from another thread;
+/// blocks the calling thread meanwhile (the work runs on the server's worker threads). Returns OK at end of input, `FERRITE_RESULT_IO` on an
+/// I/O error, `FERRITE_RESULT_CLOSED` if the server was closed. Write nothing else to stdout
+/// while it runs. Cannot be called from a callback (`FERRITE_RESULT_WRONG_THREAD`).
+///
+/// # Safety
+/// `server` is a live server.
+#[no_mangle]
+pub unsafe extern "C" fn ferrite_server_serve_stdio(server: *const ferrite_server) -> ferrite_result {
+    ffi_boundary!({
+        // SAFETY: forwarded from this function's contract.
+        let s = unsafe { server_ref(server) }?;
+        let core = s.core()?;
+        let options = StdioOptions { shutdown: s.shutdown.child_token(), ..StdioOptions::default() };
+        let _serving = Serving::enter(s);
+        // The read loop runs on a worker thread, where tokio's I/O driver runs: reading stdin
+        // costs no hand-off to another thread (the calling thread would need one per message).
+        let outcome =
+            s.run("ferrite_server_serve_stdio", async move { stdio::serve_stdio_with(&core, options).await })?;
+        outcome.map_err(|e| Error::new(ferrite_result::Io, format!("stdio: {e}")))?;
+        if s.shutdown.is_cancelled() {
+            return Err(Error::closed());
+        }
+        Ok(())
+    })
+}
+
+/// The capabilities the server declares now, as JSON (the MCP `ServerCapabilities` shape),
+/// in a new buffer at `*out` (free it with `ferrite_string_free`).
+///
+/// # Safety
+/// `server` is a live server; `out` is valid for a write; `out_len` is NULL or valid.
+#[no_mangle]
+pub unsafe extern "C" fn ferrite_server_capabilities(
+    server: *const ferrite_server,
+    out: *mut *mut c_char,
+    out_len: *mut usize,
+) -> ferrite_result {
+    ffi_boundary!({
+        // SAFETY: forwarded from this function's contract.
+        let caps = unsafe { server_ref(server) }?.core()?.capabilities();
+        let text = serde_json::to_string(&caps).map_err(|e| Error::invalid(e.to_string()))?;
+        // SAFETY: forwarded from this function's contract.
+        unsafe { give_string(text.as_bytes(), out, out_len) }
+    })
+}
+
+/// Apply a setting to the core server.
+///
+/// # Safety
+/// `server` NULL or live.
+unsafe fn configure(server: *const ferrite_server, f: impl FnOnce(&Server) -> Result<(), Error>) -> Result<(), Error> {
+    // SAFETY: forwarded from the caller's contract.
+    f(&unsafe { server_ref(server) }?.core()?)
+}
+
+/// Advertise the `logging` capability and accept `logging/setLevel`; `ferrite_request_log`
+/// sends nothing without it.
+///
+/// # Safety
+/// `server` is a live server.
+#[no_mangle]
+pub unsafe extern "C" fn ferrite_server_enable_logging(server: *const ferrite_server) -> ferrite_result {
+    ffi_boundary!({
+        // SAFETY: forwarded from this function's contract.
+        unsafe {
+            configure(server, |core| {
+                core.enable_logging();
+                Ok(())
+            })
+        }
+    })
+}
+
+/// Advertise `resources.subscribe` and accept `resources/subscribe`.
+/// `FERRITE_RESULT_NEEDS_STATEFUL` on a stateless server.
+///
+/// # Safety
+/// `server` is a live server.
+#[no_mangle]
+pub unsafe extern "C" fn ferrite_server_enable_resource_subscriptions(server: *const ferrite_server) -> ferrite_result {
+    ffi_boundary!({
+        // SAFETY: forwarded from this function's contract.
+        unsafe {
+            configure(server, |core| {
+                core.enable_resource_subscriptions()
+                    .map_err(|e| Error::new(ferrite_result::NeedsStateful, e.to_string()))
+            })
+        }
+    })
+}
+
+/// Advertise `tools.listChanged`.
+///
+/// # Safety
+/// `server` is a live server.
+#[no_mangle]
+pub unsafe extern "C" fn ferrite_server_enable_tools_list_changed(server: *const ferrite_server) -> ferrite_result {
+    ffi_boundary!({
+        // SAFETY: forwarded from this function's contract.
+        unsafe {
+            configure(server, |core| {
+                core.enable_tools_list_changed();
+                Ok(())
+            })
+        }
+    })
+}
+
+/// Advertise `resources.listChanged`.
+///
+/// # Safety
+/// `server` is a live server.
+#[no_mangle]
+pub unsafe extern "C" fn ferrite_server_enable_resources_list_changed(server: *const ferrite_server) -> ferrite_result {
+    ffi_boundary!({
+        // SAFETY: forwarded from this function's contract.
+        unsafe {
+            configure(server, |core| {
+                core.enable_resources_list_changed();
+                Ok(())
+            })
+        }
+    })
+}
+
+/// Advertise `prompts.listChanged`.
+///
+/// # Safety
+/// `server` is a live server.
+#[no_mangle]
+pub unsafe extern "C" fn ferrite_server_enable_prompts_list_changed(server: *const ferrite_server) -> ferrite_result {
+    ffi_boundary!({
+        // SAFETY: forwarded from this function's contract.
+        unsafe {
+            configure(server, |core| {
+                core.enable_prompts_list_changed();
+                Ok(())
+            })
+        }
+    })
+}
+
+/// Refuse requests other than `ping` with -32002 until the client sent
+/// `notifications/initialized` (off by default).
+///
+/// # Safety
+/// `server` is a live server.
+#[no_mangle]
+pub unsafe extern "C" fn ferrite_server_require_initialized(server: *const ferrite_server) -> ferrite_result {
+    ffi_boundary!({
+        // SAFETY: forwarded from this function's contract.
+        unsafe {
+            configure(server, |core| {
+                core.require_initialized();
+                Ok(())
+            })
+        }
+    })
+}
+
+/// Stop validating tool arguments against their input schemas (on by default).
+///
+/// # Safety
+/// `server` is a live server.
+#[no_mangle]
+pub unsafe extern "C" fn ferrite_server_disable_input_validation(server: *const ferrite_server) -> ferrite_result {
+    ffi_boundary!({
+        // SAFETY: forwarded from this function's contract.
+        unsafe {
+            configure(server, |core| {
+                core.disable_input_validation();
+                Ok(())
+            })
+        }
+    })
+}
+
+/// Require a tool with an output schema to return conforming `structuredContent`.
+///
+/// # Safety
+/// `server` is a live server.
+#[no_mangle]
+pub unsafe extern "C" fn ferrite_server_enable_output_validation(server: *const ferrite_server) -> ferrite_result {
+    ffi_boundary!({
+        // SAFETY: forwarded from this function's contract.
+        unsafe {
+            configure(server, |core| {
+                core.enable_output_validation();
+                Ok(())
+            })
+        }
+    })
+}
+
+/// Return at most `page_size` items per `*/list` page; 0 (the default) disables pagination.
+///
+/// # Safety
+/// `server` is a live server.
+#[no_mangle]
+pub unsafe extern "C" fn ferrite_server_set_page_size(
+    server: *const ferrite_server,
+    page_size: usize,
+) -> ferrite_result {
+    ffi_boundary!({
+        // SAFETY: forwarded from this function's contract.
+        unsafe { server_ref(server) }?.core()?.set_page_size(page_size);
+        Ok(())
+    })
+}
+
+/// Send a notification (`method`, `params_json` or NULL) to every connected client;
+/// `*reached` (if not NULL) is how many connections it went to.
+///
+/// # Safety
+/// `server` is a live server; strings point to their lengths in readable bytes; `reached` is
+/// NULL or valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn ferrite_server_notify(
+    server: *const ferrite_server,
+    method: *const c_char,
+    method_len: usize,
+    params_json: *const c_char,
+    params_json_len: usize,
+    reached: *mut usize,
+) -> ferrite_result {
+    ffi_boundary!({
+        // SAFETY: forwarded from this function's contract.
+        let core = unsafe { server_ref(server) }?.core()?;
+        // SAFETY: forwarded from this function's contract.
+        let method = unsafe { str_arg(method, method_len, "method") }?;
+        // SAFETY: forwarded from this function's contract.
+        let params = unsafe { crate::buffer::opt_json_arg(params_json, params_json_len, "params_json") }?;
+        let n = core.notify(method, params);
+        // SAFETY: forwarded from this function's contract.
+        unsafe { write_opt(reached, n) };
+        Ok(())
+    })
+}
+
+/// Run a broadcast and report its reach.
+///
+/// # Safety
+/// `server` NULL or live; `reached` NULL or valid for a write.
+unsafe fn broadcast(server: *const ferrite_server, reached: *mut usize, f: fn(&Server) -> usize) -> Result<(), Error> {
+    // SAFETY: forwarded from the caller's contract.
+    let n = f(&unsafe { server_ref(server) }?.core()?);
+    // SAFETY: forwarded from the caller's contract.
+    unsafe { write_opt(reached, n) };
+    Ok(())
+}
+
+/// Send `notifications/tools/list_changed` to every connected client; `*reached` (if not
+/// NULL) is how many connections it went to.
+///
+/// # Safety
+/// `server` is a live server; `reached` is NULL or valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn ferrite_server_notify_tools_list_changed(
+    server: *const ferrite_server,
+    reached: *mut usize,
+) -> ferrite_result {
+    // SAFETY: forwarded from this function's contract.
+    ffi_boundary!({ unsafe { broadcast(server, reached, Server::notify_tools_list_changed) } })
+}
+
+/// Send `notifications/resources/list_changed` to every connected client; `*reached` (if not
+/// NULL) is how many connections it went to.
+///
+/// # Safety
+/// `server` is a live server; `reached` is NULL or valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn ferrite_server_notify_resources_list_changed(
+    server: *const ferrite_server,
+    reached: *mut usize,
+) -> ferrite_result {
+    // SAFETY: forwarded from this function's contract.
+    ffi_boundary!({ unsafe { broadcast(server, reached, Server::notify_resources_list_changed) } })
+}
+
+/// Send `notifications/prompts/list_changed` to every connected client; `*reached` (if not
+/// NULL) is how many connections it went to.
+///
+/// # Safety
+/// `server` is a live server; `reached` is NULL or valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn ferrite_server_notify_prompts_list_changed(
+    server: *const ferrite_server,
+    reached: *mut usize,
+) -> ferrite_result {
+    // SAFETY: forwarded from this function's contract.
+    ffi_boundary!({ unsafe { broadcast(server, reached, Server::notify_prompts_list_changed) } })
+}
+
+/// Send `notifications/resources/updated` for `uri` to the clients subscribed to it;
+/// `*reached` (if not NULL) is how many.
+///
+/// # Safety
+/// `server` is a live server; `uri` points to `uri_len` readable bytes; `reached` is NULL or
+/// valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn ferrite_server_notify_resource_updated(
+    server: *const ferrite_server,
+    uri: *const c_char,
+    uri_len: usize,
+    reached: *mut usize,
+) -> ferrite_result {
+    ffi_boundary!({
+        // SAFETY: forwarded from this function's contract.
+        let core = unsafe { server_ref(server) }?.core()?;
+        // SAFETY: forwarded from this function's contract.
+        let uri = unsafe { str_arg(uri, uri_len, "uri") }?;
+        let n = core.notify_resource_updated(uri);
+        // SAFETY: forwarded from this function's contract.
+        unsafe { write_opt(reached, n) };
+        Ok(())
+    })
+}
+
+/// How many connections are listening for notifications now (stdio processes served).
+///
+/// # Safety
+/// `server` is a live server; `out` is valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn ferrite_server_connection_count(
+    server: *const ferrite_server,
+    out: *mut usize,
+) -> ferrite_result {
+    ffi_boundary!({
+        // SAFETY: forwarded from this function's contract.
+        let n = unsafe { server_ref(server) }?.core()?.connected_sessions().len();
+        // SAFETY: forwarded from this function's contract.
+        unsafe { write_out(out, n, "out") }
+    })
+}

@@ -1,0 +1,3 @@
+module ferrite.invalid/ferrite
+
+go 1.22
