@@ -3,6 +3,7 @@
 //
 //   node examples/node/everything.mjs             # stateful, stdio
 //   node examples/node/everything.mjs --stateless # stateless
+//   node examples/node/everything.mjs --port 3000 # Streamable HTTP on 127.0.0.1:3000/mcp
 //
 // It imports the package from bindings-node/ (run `npm install` there first to build it).
 // Logs go to stderr: stdout carries the protocol.
@@ -270,8 +271,12 @@ function registerTools(server) {
   );
   server.tool(
     'test_reconnection',
-    { description: 'Closes the SSE stream mid-call (HTTP); completes at once on stdio', inputSchema: NO_ARGS },
-    () => 'Reconnection test completed',
+    { description: 'Closes the SSE stream mid-call (HTTP); the result arrives after the client reconnects', inputSchema: NO_ARGS },
+    async (_args, ctx) => {
+      // Over HTTP: give the client time to notice the closed stream and reconnect.
+      if (ctx.closeSseStream(200)) await sleep(300);
+      return 'Reconnection test completed';
+    },
   );
   let cancelled = 0;
   server.tool(
@@ -390,12 +395,19 @@ export function build({ stateless = false } = {}) {
 
 const args = process.argv.slice(2);
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(realpathSync(process.argv[1])).href) {
+  const server = build({ stateless: args.includes('--stateless') });
   const portAt = args.indexOf('--port');
   if (portAt >= 0) {
-    console.error(`everything: Streamable HTTP (--port ${args[portAt + 1] ?? '?'}) is not implemented yet; serving stdio only`);
-    process.exit(2);
+    const port = Number(args[portAt + 1]);
+    if (!Number.isInteger(port) || port < 0 || port > 65535) {
+      console.error(`everything: --port needs a port number, got ${args[portAt + 1]}`);
+      process.exit(2);
+    }
+    const { url } = await server.listen({ port });
+    console.error(`everything: Streamable HTTP on ${url}`);
+    for (const signal of ['SIGINT', 'SIGTERM']) process.once(signal, () => server.close());
+  } else {
+    await server.connectStdio();
+    await server.close();
   }
-  const server = build({ stateless: args.includes('--stateless') });
-  await server.connectStdio();
-  await server.close();
 }

@@ -1,0 +1,131 @@
+//! The JSON envelope every value crossing from JS to Rust travels in.
+//!
+//! A JS handler answers `{"ok": <result>}` or `{"error": {"message", "code"?, "data"?}}`; the
+//! JS layer builds it, so a thrown `McpError` (a protocol error with a JSON-RPC code) stays
+//! distinguishable from an ordinary failure. Going the other way, the promises the native
+//! side hands to JS resolve to the same envelope, with a `kind` naming why a server-to-client
+//! request failed, so the JS layer can throw the matching exported error class.
+
+use ferrite_core::{ErrorObject, HandlerError, PeerError};
+use serde::de::DeserializeOwned;
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+/// A failure reported by JavaScript.
+#[derive(Debug, Deserialize)]
+pub(crate) struct JsFailure {
+    message: String,
+    #[serde(default)]
+    code: Option<i32>,
+    #[serde(default)]
+    data: Option<Value>,
+}
+
+#[derive(Debug, Deserialize)]
+enum Envelope<T> {
+    #[serde(rename = "ok")]
+    Ok(T),
+    #[serde(rename = "error")]
+    Error(JsFailure),
+}
+
+impl From<JsFailure> for HandlerError {
+    fn from(f: JsFailure) -> Self {
+        match f.code {
+            // A code means a protocol error (an `McpError` in JS): sent as that JSON-RPC error.
+            Some(code) => {
+                let mut e = ErrorObject::new(code, f.message);
+                if let Some(d) = f.data {
+                    e = e.with_data(d);
+                }
+                HandlerError::Rpc(e)
+            }
+            None => HandlerError::Failed(f.message),
+        }
+    }
+}
+
+/// Decode a handler's envelope into the core type `T`, or into the failure it reports.
+pub(crate) fn decode<T: DeserializeOwned>(text: &str, what: &str) -> Result<T, HandlerError> {
+    match serde_json::from_str::<Envelope<T>>(text) {
+        Ok(Envelope::Ok(v)) => Ok(v),
+        Ok(Envelope::Error(f)) => Err(f.into()),
+        Err(e) => Err(HandlerError::failed(format!("the {what} handler returned an invalid value: {e}"))),
+    }
+}
+
+/// `{"ok": value}`.
+pub(crate) fn ok(value: &impl serde::Serialize) -> String {
+    json!({ "ok": value }).to_string()
+}
+
+/// `{"error": {"kind", "message", ...}}` for a server-to-client request that failed.
+pub(crate) fn peer_error(e: &PeerError) -> String {
+    let kind = match e {
+        PeerError::NoChannel => "noChannel",
+        PeerError::Stateless => "stateless",
+        PeerError::MissingCapability(_) => "missingCapability",
+        PeerError::Closed => "closed",
+        PeerError::Rpc(_) => "rpc",
+        PeerError::Malformed(_) => "malformed",
+        PeerError::Timeout => "timeout",
+        _ => "other",
+    };
+    let mut err = json!({ "kind": kind, "message": e.to_string() });
+    if let PeerError::Rpc(obj) = e {
+        err["code"] = json!(obj.code);
+        err["message"] = json!(obj.message);
+        if let Some(d) = &obj.data {
+            err["data"] = d.clone();
+        }
+    }
+    json!({ "error": err }).to_string()
+}
+
+/// `{"error": {"kind", "message"}}` for a native-side failure.
+pub(crate) fn error(kind: &str, message: impl std::fmt::Display) -> String {
+    json!({ "error": { "kind": kind, "message": message.to_string() } }).to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ferrite_core::CallToolResult;
+
+    #[test]
+    fn ok_envelope_decodes_to_the_core_type() {
+        let r: CallToolResult = decode(r#"{"ok":{"content":[{"type":"text","text":"5"}]}}"#, "tool").unwrap();
+        assert_eq!(r, CallToolResult::text("5"));
+    }
+
+    #[test]
+    fn error_without_code_is_a_handler_failure() {
+        let e = decode::<CallToolResult>(r#"{"error":{"message":"boom"}}"#, "tool").unwrap_err();
+        assert!(matches!(e, HandlerError::Failed(m) if m == "boom"));
+    }
+
+    #[test]
+    fn error_with_code_is_a_protocol_error_with_data() {
+        let e = decode::<CallToolResult>(r#"{"error":{"message":"nope","code":-32602,"data":{"x":1}}}"#, "tool")
+            .unwrap_err();
+        match e {
+            HandlerError::Rpc(o) => {
+                assert_eq!((o.code, o.message.as_str(), o.data), (-32602, "nope", Some(json!({"x": 1}))))
+            }
+            other => panic!("expected Rpc, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn malformed_result_names_the_handler_kind() {
+        let e = decode::<CallToolResult>(r#"{"ok":{"content":"not a list"}}"#, "tool").unwrap_err();
+        assert!(matches!(e, HandlerError::Failed(m) if m.starts_with("the tool handler returned an invalid value")));
+    }
+
+    #[test]
+    fn peer_rpc_error_keeps_the_client_code() {
+        let text = peer_error(&PeerError::Rpc(ErrorObject::new(-1, "declined")));
+        let v: Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(v, json!({"error": {"kind": "rpc", "code": -1, "message": "declined"}}));
+    }
+}

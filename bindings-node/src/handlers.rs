@@ -1,0 +1,132 @@
+//! JavaScript callbacks as implementations of the core's handler traits.
+//!
+//! Every kind of handler has the same JS shape, `(slot, payloadJson) => string | Promise<string>`
+//! (the JS layer adapts the user's function to it), so one struct, [`JsCallback`], serves
+//! tools, resources, prompts and completions: each trait impl only builds the payload and
+//! names the result type. The callback is a weak `ThreadsafeFunction` called with
+//! `call_async_catch` from a tokio task, so the handler runs on the JS thread, its promise is
+//! awaited without blocking the event loop, and a throw that escapes the JS layer is an
+//! error result rather than a crash.
+
+use std::sync::Arc;
+
+use ferrite_core::server::{
+    CompletionHandler, HandlerResult, PromptHandler, ResourceHandler, TemplateVariables, ToolHandler,
+};
+use ferrite_core::{
+    BoxFuture, CallToolResult, CompleteRequest, CompleteResult, GetPromptResult, HandlerError, ReadResourceResult,
+    RequestContext,
+};
+use napi::bindgen_prelude::{Either, FnArgs, Promise};
+use napi::threadsafe_function::ThreadsafeFunction;
+use napi::Status;
+use serde::de::DeserializeOwned;
+use serde_json::{json, Map, Value};
+
+use crate::calls::Calls;
+use crate::envelope;
+
+/// What a JS handler returns: the envelope text, or a promise of it.
+pub(crate) type JsReturn = Either<String, Promise<String>>;
+
+/// The arguments of a JS handler: its request's slot and the payload JSON.
+pub(crate) type JsArgs = FnArgs<(i64, String)>;
+
+/// The weak thread-safe function a JS handler is wrapped in.
+pub(crate) type JsFunction = ThreadsafeFunction<JsArgs, JsReturn, JsArgs, Status, false, true>;
+
+/// A JS handler of any kind, bound to the running-request table of its server.
+#[derive(Clone)]
+pub(crate) struct JsCallback {
+    function: Arc<JsFunction>,
+    calls: Arc<Calls>,
+    /// "tool", "resource", ...: names the handler in error messages.
+    what: &'static str,
+}
+
+impl JsCallback {
+    pub(crate) fn new(function: JsFunction, calls: Arc<Calls>, what: &'static str) -> Self {
+        JsCallback { function: Arc::new(function), calls, what }
+    }
+
+    /// Run the JS handler for one request and decode its answer into `T`.
+    fn invoke<T: DeserializeOwned + Send + 'static>(
+        &self,
+        payload: String,
+        ctx: RequestContext,
+    ) -> BoxFuture<'static, HandlerResult<T>> {
+        let this = self.clone();
+        Box::pin(async move {
+            let slot = this.calls.enter(ctx.clone());
+            let call = this.function.call_async_catch((slot.id, payload).into());
+            // The whole handler, including the promise it may return: cancellation can come
+            // at any point until it settles.
+            let settled = async {
+                match call.await {
+                    Ok(Either::A(text)) => Ok(text),
+                    Ok(Either::B(promise)) => promise.await.map_err(|e| this.failure(e)),
+                    Err(e) => Err(this.failure(e)),
+                }
+            };
+            tokio::pin!(settled);
+            let text = tokio::select! {
+                biased;
+                r = &mut settled => r,
+                _ = ctx.cancelled() => {
+                    // Tell JS (its AbortSignal), then let the handler finish: its context
+                    // stays valid until it settles; the core drops the late response.
+                    this.calls.cancelled(slot.id);
+                    settled.await
+                }
+            }?;
+            drop(slot);
+            envelope::decode(&text, this.what)
+        })
+    }
+
+    fn failure(&self, e: napi::Error) -> HandlerError {
+        HandlerError::failed(format!("the {} handler failed: {}", self.what, e.reason))
+    }
+}
+
+impl ToolHandler for JsCallback {
+    fn call(&self, arguments: Value, ctx: RequestContext) -> BoxFuture<'static, HandlerResult<CallToolResult>> {
+        self.invoke(arguments.to_string(), ctx)
+    }
+}
+
+impl ResourceHandler for JsCallback {
+    fn read(
+        &self,
+        uri: String,
+        variables: TemplateVariables,
+        ctx: RequestContext,
+    ) -> BoxFuture<'static, HandlerResult<ReadResourceResult>> {
+        self.invoke(json!({ "uri": uri, "variables": variables }).to_string(), ctx)
+    }
+}
+
+impl PromptHandler for JsCallback {
+    fn get(
+        &self,
+        arguments: Map<String, Value>,
+        ctx: RequestContext,
+    ) -> BoxFuture<'static, HandlerResult<GetPromptResult>> {
+        self.invoke(Value::Object(arguments).to_string(), ctx)
+    }
+}
+
+impl CompletionHandler for JsCallback {
+    fn complete(
+        &self,
+        request: CompleteRequest,
+        ctx: RequestContext,
+    ) -> BoxFuture<'static, HandlerResult<CompleteResult>> {
+        let payload = json!({
+            "ref": request.reference,
+            "argument": { "name": request.argument_name, "value": request.argument_value },
+            "context": { "arguments": request.context_arguments },
+        });
+        self.invoke(payload.to_string(), ctx)
+    }
+}

@@ -1,0 +1,705 @@
+//! `NativeServer`: the core [`Server`] as a napi class, plus the context functions JS reaches
+//! through a request's slot.
+//!
+//! Descriptors and values cross as JSON text and are decoded with the core's own serde
+//! types, so a malformed descriptor is a clear `Error` from the registration call and the
+//! wire shape is the core's alone. Functions that wait (`handleRaw`, `connectStdio`, `close`,
+//! a context's `sample`/`elicit`/...) return Promises settled from this server's tokio
+//! runtime, so nothing blocks the event loop. The runtime is created on first use and shut
+//! down by `close()`; only the `connectStdio` promise keeps Node alive (it is what a stdio
+//! server waits on), registered handlers never do.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use ferrite_core::transport::http::{self, HttpOptions, ResponseMode};
+use ferrite_core::transport::stdio::{self, StdioOptions};
+use ferrite_core::{
+    ClientCapabilities, CompletionReference, CreateMessageParams, Implementation, LoggingLevel, Prompt, Resource,
+    ResourceTemplate, Server, Tool,
+};
+use napi::bindgen_prelude::{FnArgs, Function, Object};
+use napi::{Env, Error, Result};
+use napi_derive::napi;
+use serde::de::DeserializeOwned;
+use serde::Deserialize;
+use serde_json::{json, Value};
+use tokio::runtime::{Handle, Runtime};
+use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
+
+use crate::calls::{Call, Calls};
+use crate::envelope;
+use crate::handlers::{JsArgs, JsCallback, JsReturn};
+
+/// A promise settled from a tokio task.
+type Resolver<T> = Box<dyn FnOnce(Env) -> Result<T> + Send>;
+
+fn parse<T: DeserializeOwned>(text: &str, what: &str) -> Result<T> {
+    serde_json::from_str(text).map_err(|e| Error::from_reason(format!("invalid {what}: {e}")))
+}
+
+fn config<E: std::fmt::Display>(e: E) -> Error {
+    Error::from_reason(e.to_string())
+}
+
+/// Where the server's runtime is in its life.
+enum RuntimeState {
+    NotStarted,
+    Running(Runtime),
+    Closed,
+}
+
+/// The options of `new NativeServer(...)` that shape the core server.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct NativeOptions {
+    #[serde(flatten)]
+    info: Implementation,
+    #[serde(default)]
+    instructions: Option<String>,
+    #[serde(default)]
+    stateful: bool,
+    /// Tokio worker threads of this server's runtime (default 1: the JS thread does the
+    /// handler work, one worker does the protocol work).
+    #[serde(default)]
+    worker_threads: Option<usize>,
+}
+
+/// The request table entry for `slot`, or an error naming the finished request.
+fn live(calls: &Calls, slot: i64) -> Result<Arc<Call>> {
+    calls
+        .get(slot)
+        .ok_or_else(|| Error::from_reason("this request has already completed: its context is no longer usable"))
+}
+
+/// The core server, owned by a JS `Server`.
+#[napi]
+pub struct NativeServer {
+    server: Server,
+    calls: Arc<Calls>,
+    runtime: Mutex<RuntimeState>,
+    worker_threads: usize,
+    shutdown: CancellationToken,
+    /// The stdio serving task, if any (at most one: there is one stdin).
+    serving: Mutex<Option<JoinHandle<()>>>,
+    /// The HTTP serving tasks, awaited by `close()`.
+    listening: Mutex<Vec<JoinHandle<()>>>,
+}
+
+/// The options of `listen(...)`.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct ListenOptions {
+    #[serde(default)]
+    host: Option<String>,
+    #[serde(default)]
+    port: Option<u16>,
+    #[serde(default)]
+    path: Option<String>,
+    /// "auto" (default), "json" or "sse".
+    #[serde(default)]
+    response_mode: Option<String>,
+    #[serde(default)]
+    max_body_bytes: Option<usize>,
+    /// Idle sessions end after this many seconds; 0 never.
+    #[serde(default)]
+    session_idle_timeout_secs: Option<u64>,
+    #[serde(default)]
+    legacy_sse: Option<bool>,
+}
+
+#[napi]
+impl NativeServer {
+    /// `optionsJson`: `{name, version, title?, description?, websiteUrl?, icons?,
+    /// instructions?, stateful?, workerThreads?}`.
+    #[napi(constructor)]
+    pub fn new(options_json: String) -> Result<Self> {
+        let o: NativeOptions = parse(&options_json, "server options")?;
+        let mut builder = Server::builder(o.info);
+        if let Some(text) = o.instructions {
+            builder = builder.instructions(text);
+        }
+        let server = if o.stateful { builder.stateful() } else { builder.stateless() }.build();
+        Ok(NativeServer {
+            server,
+            calls: Arc::new(Calls::default()),
+            runtime: Mutex::new(RuntimeState::NotStarted),
+            worker_threads: o.worker_threads.unwrap_or(1).clamp(1, 64),
+            shutdown: CancellationToken::new(),
+            serving: Mutex::new(None),
+            listening: Mutex::new(Vec::new()),
+        })
+    }
+
+    /// A handle to the runtime, starting it on first use.
+    fn handle(&self) -> Result<Handle> {
+        let mut state = self.runtime.lock().unwrap_or_else(|p| p.into_inner());
+        if let RuntimeState::NotStarted = *state {
+            let rt = tokio::runtime::Builder::new_multi_thread()
+                .worker_threads(self.worker_threads)
+                .thread_name("ferrite-node")
+                .enable_all()
+                .build()
+                .map_err(|e| Error::from_reason(format!("cannot start the server's runtime: {e}")))?;
+            *state = RuntimeState::Running(rt);
+        }
+        match &*state {
+            RuntimeState::Running(rt) => Ok(rt.handle().clone()),
+            _ => Err(Error::from_reason("the server is closed")),
+        }
+    }
+
+    /// Run `fut` on the runtime; the returned promise resolves to its string.
+    fn spawn_string<'env, F>(&self, env: &'env Env, fut: F) -> Result<Object<'env>>
+    where
+        F: std::future::Future<Output = String> + Send + 'static,
+    {
+        let handle = self.handle()?;
+        let (deferred, promise) = env.create_deferred::<String, Resolver<String>>()?;
+        handle.spawn(async move {
+            let text = fut.await;
+            deferred.resolve(Box::new(move |_| Ok(text)));
+        });
+        Ok(promise)
+    }
+
+    fn callback(&self, f: Function<'_, JsArgs, JsReturn>, what: &'static str) -> Result<JsCallback> {
+        let tsfn = f.build_threadsafe_function().callee_handled::<false>().weak::<true>().build()?;
+        Ok(JsCallback::new(tsfn, self.calls.clone(), what))
+    }
+
+    // ----- registration -----
+
+    /// Register (or replace) a tool. `toolJson` is the MCP `Tool` descriptor.
+    #[napi]
+    pub fn add_tool(
+        &self,
+        tool_json: String,
+        #[napi(ts_arg_type = "(slot: number, payload: string) => string | Promise<string>")] handler: Function<
+            '_,
+            JsArgs,
+            JsReturn,
+        >,
+    ) -> Result<()> {
+        let tool: Tool = parse(&tool_json, "tool descriptor")?;
+        self.server.add_tool(tool, self.callback(handler, "tool")?).map_err(config)
+    }
+
+    /// Remove a tool; whether it existed.
+    #[napi]
+    pub fn remove_tool(&self, name: String) -> bool {
+        self.server.remove_tool(&name)
+    }
+
+    /// Calls from clients that did not declare `capsJson` (client capabilities) are refused.
+    #[napi]
+    pub fn set_tool_required_client_capabilities(&self, name: String, caps_json: String) -> Result<()> {
+        let caps: ClientCapabilities = parse(&caps_json, "client capabilities")?;
+        self.server.set_tool_required_client_capabilities(&name, caps).map_err(config)
+    }
+
+    /// Register (or replace) a direct resource. `resourceJson` is the MCP `Resource`.
+    #[napi]
+    pub fn add_resource(
+        &self,
+        resource_json: String,
+        #[napi(ts_arg_type = "(slot: number, payload: string) => string | Promise<string>")] handler: Function<
+            '_,
+            JsArgs,
+            JsReturn,
+        >,
+    ) -> Result<()> {
+        let resource: Resource = parse(&resource_json, "resource descriptor")?;
+        self.server.add_resource(resource, self.callback(handler, "resource")?);
+        Ok(())
+    }
+
+    /// Remove a direct resource; whether it existed.
+    #[napi]
+    pub fn remove_resource(&self, uri: String) -> bool {
+        self.server.remove_resource(&uri)
+    }
+
+    /// Register a resource template. `templateJson` is the MCP `ResourceTemplate`.
+    #[napi]
+    pub fn add_resource_template(
+        &self,
+        template_json: String,
+        #[napi(ts_arg_type = "(slot: number, payload: string) => string | Promise<string>")] handler: Function<
+            '_,
+            JsArgs,
+            JsReturn,
+        >,
+    ) -> Result<()> {
+        let template: ResourceTemplate = parse(&template_json, "resource template descriptor")?;
+        self.server.add_resource_template(template, self.callback(handler, "resource template")?).map_err(config)
+    }
+
+    /// Remove a resource template by its URI template; whether it existed.
+    #[napi]
+    pub fn remove_resource_template(&self, uri_template: String) -> bool {
+        self.server.remove_resource_template(&uri_template)
+    }
+
+    /// Register (or replace) a prompt. `promptJson` is the MCP `Prompt`.
+    #[napi]
+    pub fn add_prompt(
+        &self,
+        prompt_json: String,
+        #[napi(ts_arg_type = "(slot: number, payload: string) => string | Promise<string>")] handler: Function<
+            '_,
+            JsArgs,
+            JsReturn,
+        >,
+    ) -> Result<()> {
+        let prompt: Prompt = parse(&prompt_json, "prompt descriptor")?;
+        self.server.add_prompt(prompt, self.callback(handler, "prompt")?);
+        Ok(())
+    }
+
+    /// Remove a prompt; whether it existed.
+    #[napi]
+    pub fn remove_prompt(&self, name: String) -> bool {
+        self.server.remove_prompt(&name)
+    }
+
+    /// The global completion handler, tried before per-argument completers.
+    #[napi]
+    pub fn set_completion_handler(
+        &self,
+        #[napi(ts_arg_type = "(slot: number, payload: string) => string | Promise<string>")] handler: Function<
+            '_,
+            JsArgs,
+            JsReturn,
+        >,
+    ) -> Result<()> {
+        self.server.set_completion_handler(self.callback(handler, "completion")?);
+        Ok(())
+    }
+
+    /// A completer for one argument of a prompt or resource template (`refJson`:
+    /// `{"type": "ref/prompt", "name"}` or `{"type": "ref/resource", "uri"}`).
+    #[napi]
+    pub fn set_argument_completer(
+        &self,
+        ref_json: String,
+        argument: String,
+        #[napi(ts_arg_type = "(slot: number, payload: string) => string | Promise<string>")] handler: Function<
+            '_,
+            JsArgs,
+            JsReturn,
+        >,
+    ) -> Result<()> {
+        let reference: CompletionReference = parse(&ref_json, "completion reference")?;
+        self.server.set_argument_completer(reference, &argument, self.callback(handler, "completion")?);
+        Ok(())
+    }
+
+    /// Complete one argument from a fixed list (the values starting with the typed prefix).
+    #[napi]
+    pub fn set_argument_candidates(&self, ref_json: String, argument: String, candidates: Vec<String>) -> Result<()> {
+        let reference: CompletionReference = parse(&ref_json, "completion reference")?;
+        self.server.set_argument_candidates(reference, &argument, candidates);
+        Ok(())
+    }
+
+    // ----- options -----
+
+    /// Advertise `logging` and accept `logging/setLevel`.
+    #[napi]
+    pub fn enable_logging(&self) {
+        self.server.enable_logging();
+    }
+
+    /// Advertise `resources.subscribe` (stateful servers only).
+    #[napi]
+    pub fn enable_resource_subscriptions(&self) -> Result<()> {
+        self.server.enable_resource_subscriptions().map_err(config)
+    }
+
+    /// Advertise `listChanged` for `kind`: "tools", "resources" or "prompts".
+    #[napi]
+    pub fn enable_list_changed(&self, kind: String) -> Result<()> {
+        match kind.as_str() {
+            "tools" => self.server.enable_tools_list_changed(),
+            "resources" => self.server.enable_resources_list_changed(),
+            "prompts" => self.server.enable_prompts_list_changed(),
+            other => return Err(Error::from_reason(format!("unknown list kind {other:?}"))),
+        }
+        Ok(())
+    }
+
+    /// Refuse requests other than `ping` until the client sent `notifications/initialized`.
+    #[napi]
+    pub fn require_initialized(&self) {
+        self.server.require_initialized();
+    }
+
+    /// At most `size` items per page of the list methods; 0 disables pagination.
+    #[napi]
+    pub fn set_page_size(&self, size: u32) {
+        self.server.set_page_size(size as usize);
+    }
+
+    /// Validate tool arguments against input schemas (on by default).
+    #[napi]
+    pub fn set_input_validation(&self, enabled: bool) {
+        if enabled {
+            self.server.enable_input_validation()
+        } else {
+            self.server.disable_input_validation()
+        }
+    }
+
+    /// Enforce output schemas on successful tool results.
+    #[napi]
+    pub fn enable_output_validation(&self) {
+        self.server.enable_output_validation();
+    }
+
+    /// Observe client notifications: `observer(method, paramsJson)` ("null" when absent).
+    #[napi]
+    pub fn set_notification_observer(
+        &self,
+        #[napi(ts_arg_type = "(method: string, paramsJson: string) => void")] observer: Function<
+            '_,
+            FnArgs<(String, String)>,
+            (),
+        >,
+    ) -> Result<()> {
+        let tsfn = observer.build_threadsafe_function().callee_handled::<false>().weak::<true>().build()?;
+        self.server.set_notification_observer(move |method: &str, params: Option<&Value>| {
+            let params = params.map(Value::to_string).unwrap_or_else(|| "null".to_owned());
+            let _ = tsfn.call(
+                (method.to_owned(), params).into(),
+                napi::threadsafe_function::ThreadsafeFunctionCallMode::NonBlocking,
+            );
+        });
+        Ok(())
+    }
+
+    /// The function told which running request (slot) was cancelled.
+    #[napi]
+    pub fn set_cancel_callback(
+        &self,
+        #[napi(ts_arg_type = "(slot: number) => void")] callback: Function<'_, i64, ()>,
+    ) -> Result<()> {
+        let tsfn = callback.build_threadsafe_function().callee_handled::<false>().weak::<true>().build()?;
+        self.calls.set_cancel_callback(tsfn);
+        Ok(())
+    }
+
+    // ----- introspection and notifications -----
+
+    /// The capabilities this server declares (JSON).
+    #[napi]
+    pub fn capabilities(&self) -> String {
+        json!(self.server.capabilities()).to_string()
+    }
+
+    /// The registered tools (JSON array of descriptors).
+    #[napi]
+    pub fn tools(&self) -> String {
+        json!(self.server.tools()).to_string()
+    }
+
+    /// Whether the server is stateless.
+    #[napi]
+    pub fn is_stateless(&self) -> bool {
+        self.server.is_stateless()
+    }
+
+    /// Send a notification to every listening connection; how many were reached.
+    #[napi]
+    pub fn notify(&self, method: String, params_json: Option<String>) -> Result<u32> {
+        let params = params_json.map(|p| parse::<Value>(&p, "notification params")).transpose()?;
+        Ok(self.server.notify(&method, params) as u32)
+    }
+
+    /// `notifications/resources/updated` to the connections subscribed to `uri`.
+    #[napi]
+    pub fn notify_resource_updated(&self, uri: String) -> u32 {
+        self.server.notify_resource_updated(&uri) as u32
+    }
+
+    /// Send `ping` to the listening connection `connectionId` and wait up to `timeoutMs`;
+    /// resolves to an envelope (`{"ok": null}` or `{"error": {kind, message}}`).
+    #[napi(ts_return_type = "Promise<string>")]
+    pub fn ping_client<'env>(&self, env: &'env Env, connection_id: String, timeout_ms: u32) -> Result<Object<'env>> {
+        let server = self.server.clone();
+        self.spawn_string(env, async move {
+            match server.ping_client(&connection_id, Duration::from_millis(u64::from(timeout_ms))).await {
+                Ok(()) => envelope::ok(&Value::Null),
+                Err(e) => envelope::peer_error(&e),
+            }
+        })
+    }
+
+    /// Ids of the connections currently listening.
+    #[napi]
+    pub fn connected_sessions(&self) -> Vec<String> {
+        self.server.connected_sessions()
+    }
+
+    // ----- serving -----
+
+    /// Handle raw wire text in-process; resolves to the response text ("" for none).
+    #[napi(ts_return_type = "Promise<string>")]
+    pub fn handle_raw<'env>(&self, env: &'env Env, text: String) -> Result<Object<'env>> {
+        let server = self.server.clone();
+        self.spawn_string(env, async move { server.handle_raw(&text).await })
+    }
+
+    /// Serve on the process's stdin/stdout; resolves when stdin ends or `close()` is called.
+    #[napi(ts_return_type = "Promise<void>")]
+    pub fn connect_stdio<'env>(&self, env: &'env Env, max_line_bytes: Option<u32>) -> Result<Object<'env>> {
+        let mut serving = self.serving.lock().unwrap_or_else(|p| p.into_inner());
+        if serving.is_some() {
+            return Err(Error::from_reason("the server is already serving stdio"));
+        }
+        let handle = self.handle()?;
+        let mut options = StdioOptions { shutdown: self.shutdown.clone(), ..StdioOptions::default() };
+        if let Some(max) = max_line_bytes {
+            options.max_line_bytes = max as usize;
+        }
+        let (deferred, promise) = env.create_deferred::<(), Resolver<()>>()?;
+        let server = self.server.clone();
+        *serving = Some(handle.spawn(async move {
+            match stdio::serve(&server, tokio::io::stdin(), tokio::io::stdout(), options).await {
+                Ok(()) => deferred.resolve(Box::new(|_| Ok(()))),
+                Err(e) => deferred.reject(Error::from_reason(format!("stdio transport failed: {e}"))),
+            }
+        }));
+        Ok(promise)
+    }
+
+    /// Serve Streamable HTTP. `optionsJson`: `{host?, port?, path?, responseMode?,
+    /// maxBodyBytes?, sessionIdleTimeoutSecs?, legacySse?}` (default 127.0.0.1, port 0 =
+    /// any free port, `/mcp`). `onListening(addressJson)` is called once bound with
+    /// `{host, port}`; the returned promise settles when serving ends (after `close()`), or
+    /// rejects when binding fails. While it is pending it keeps Node alive.
+    #[napi(ts_return_type = "Promise<void>")]
+    pub fn listen<'env>(
+        &self,
+        env: &'env Env,
+        options_json: String,
+        #[napi(ts_arg_type = "(addressJson: string) => void")] on_listening: Function<'_, String, ()>,
+    ) -> Result<Object<'env>> {
+        let o: ListenOptions = parse(&options_json, "listen options")?;
+        let host = o.host.unwrap_or_else(|| "127.0.0.1".to_owned());
+        let ip: std::net::IpAddr = host
+            .trim_start_matches('[')
+            .trim_end_matches(']')
+            .parse()
+            .map_err(|e| Error::from_reason(format!("invalid host {host:?} (an IP address is expected): {e}")))?;
+        let addr = std::net::SocketAddr::new(ip, o.port.unwrap_or(0));
+        let mut options = HttpOptions { shutdown: self.shutdown.clone(), ..HttpOptions::default() };
+        if let Some(path) = o.path {
+            options.path = path;
+        }
+        options.response_mode = match o.response_mode.as_deref() {
+            None | Some("auto") => ResponseMode::Auto,
+            Some("json") => ResponseMode::Json,
+            Some("sse") => ResponseMode::Sse,
+            Some(other) => return Err(Error::from_reason(format!("unknown responseMode {other:?}"))),
+        };
+        if let Some(max) = o.max_body_bytes {
+            options.max_body_bytes = max;
+        }
+        if let Some(secs) = o.session_idle_timeout_secs {
+            options.session_idle_timeout = (secs > 0).then(|| Duration::from_secs(secs));
+        }
+        if let Some(legacy) = o.legacy_sse {
+            options.legacy_sse = legacy;
+        }
+        let on_listening = on_listening.build_threadsafe_function().callee_handled::<false>().weak::<true>().build()?;
+        let handle = self.handle()?;
+        let (deferred, promise) = env.create_deferred::<(), Resolver<()>>()?;
+        let server = self.server.clone();
+        let task = handle.spawn(async move {
+            let bound = match http::bind(&server, addr, options).await {
+                Ok(b) => b,
+                Err(e) => return deferred.reject(Error::from_reason(format!("cannot listen on {addr}: {e}"))),
+            };
+            let address = bound.local_addr().map(|a| json!({"host": a.ip().to_string(), "port": a.port()}));
+            if let Ok(address) = address {
+                let _ = on_listening
+                    .call(address.to_string(), napi::threadsafe_function::ThreadsafeFunctionCallMode::NonBlocking);
+            }
+            match bound.run().await {
+                Ok(()) => deferred.resolve(Box::new(|_| Ok(()))),
+                Err(e) => deferred.reject(Error::from_reason(format!("HTTP transport failed: {e}"))),
+            }
+        });
+        self.listening.lock().unwrap_or_else(|p| p.into_inner()).push(task);
+        Ok(promise)
+    }
+
+    /// Stop serving: stdin reading stops, HTTP stops accepting, in-flight requests finish,
+    /// then the runtime shuts down. Idempotent; the returned promise resolves when all of that is done.
+    #[napi(ts_return_type = "Promise<void>")]
+    pub fn close<'env>(&self, env: &'env Env) -> Result<Object<'env>> {
+        self.shutdown.cancel();
+        let mut serving: Vec<JoinHandle<()>> =
+            self.serving.lock().unwrap_or_else(|p| p.into_inner()).take().into_iter().collect();
+        serving.append(&mut self.listening.lock().unwrap_or_else(|p| p.into_inner()));
+        let state =
+            std::mem::replace(&mut *self.runtime.lock().unwrap_or_else(|p| p.into_inner()), RuntimeState::Closed);
+        let (deferred, promise) = env.create_deferred::<(), Resolver<()>>()?;
+        let RuntimeState::Running(rt) = state else {
+            deferred.resolve(Box::new(|_| Ok(())));
+            return Ok(promise);
+        };
+        // Waiting happens off the JS thread (in-flight handlers need it to finish), and the
+        // runtime is dropped outside of itself.
+        let spawned = std::thread::Builder::new().name("ferrite-node-close".into()).spawn(move || {
+            for task in serving {
+                let _ = rt.block_on(task);
+            }
+            // The stdin reader may sit in a blocking read forever: do not wait for it.
+            rt.shutdown_timeout(Duration::from_millis(100));
+            deferred.resolve(Box::new(|_| Ok(())));
+        });
+        match spawned {
+            Ok(_) => Ok(promise),
+            Err(e) => Err(Error::from_reason(format!("cannot start the close thread: {e}"))),
+        }
+    }
+
+    // ----- the request context, by slot -----
+
+    /// `{requestId, protocolVersion, connectionId, progressToken, meta, stateless}` (JSON).
+    #[napi]
+    pub fn ctx_info(&self, slot: i64) -> Result<String> {
+        let call = live(&self.calls, slot)?;
+        let c = &call.ctx;
+        Ok(json!({
+            "requestId": c.request_id(),
+            "protocolVersion": c.protocol_version(),
+            "connectionId": c.connection_id(),
+            "progressToken": c.progress_token(),
+            "meta": c.meta(),
+            "stateless": c.is_stateless(),
+        })
+        .to_string())
+    }
+
+    /// Whether the request was cancelled (false once it finished).
+    #[napi]
+    pub fn ctx_is_cancelled(&self, slot: i64) -> bool {
+        self.calls.get(slot).is_some_and(|c| c.ctx.is_cancelled())
+    }
+
+    /// Ask to be told (through the cancel callback) when the request is cancelled. Returns
+    /// whether it already is; `null` when the request finished.
+    #[napi]
+    pub fn ctx_watch_cancel(&self, slot: i64) -> Option<bool> {
+        self.calls.watch(slot)
+    }
+
+    /// Emit `notifications/message`; whether it was sent (logging enabled, level high enough).
+    #[napi]
+    pub fn ctx_log(&self, slot: i64, level: String, data_json: String, logger: Option<String>) -> Result<bool> {
+        let level =
+            LoggingLevel::parse(&level).ok_or_else(|| Error::from_reason(format!("unknown log level {level:?}")))?;
+        let data: Value = parse(&data_json, "log data")?;
+        Ok(live(&self.calls, slot)?.ctx.log(level, data, logger.as_deref()))
+    }
+
+    /// Emit `notifications/progress`; false when the request carried no progress token.
+    #[napi]
+    pub fn ctx_progress(&self, slot: i64, progress: f64, total: Option<f64>, message: Option<String>) -> Result<bool> {
+        Ok(live(&self.calls, slot)?.ctx.report_progress(progress, total, message.as_deref()))
+    }
+
+    /// Send a notification related to this request.
+    #[napi]
+    pub fn ctx_notify(&self, slot: i64, method: String, params_json: Option<String>) -> Result<()> {
+        let params = params_json.map(|p| parse::<Value>(&p, "notification params")).transpose()?;
+        live(&self.calls, slot)?.ctx.notify(&method, params);
+        Ok(())
+    }
+
+    /// Close the transport stream this request rides on (HTTP SSE) while it keeps running;
+    /// the client reconnects after `retryMs`. False where the transport cannot (stdio).
+    #[napi]
+    pub fn ctx_close_sse_stream(&self, slot: i64, retry_ms: Option<u32>) -> Result<bool> {
+        let retry = retry_ms.map(|ms| Duration::from_millis(u64::from(ms)));
+        Ok(live(&self.calls, slot)?.ctx.close_sse_stream(retry))
+    }
+
+    /// Whether the client declared a capability (dotted path, e.g. "elicitation.url").
+    #[napi]
+    pub fn ctx_client_supports(&self, slot: i64, capability: String) -> Result<bool> {
+        Ok(live(&self.calls, slot)?.ctx.client_supports(&capability))
+    }
+
+    /// The client's declared capabilities (JSON).
+    #[napi]
+    pub fn ctx_client_capabilities(&self, slot: i64) -> Result<String> {
+        Ok(json!(live(&self.calls, slot)?.ctx.client_capabilities()).to_string())
+    }
+
+    /// The client's `clientInfo` (JSON, `null` when unknown).
+    #[napi]
+    pub fn ctx_client_info(&self, slot: i64) -> Result<String> {
+        Ok(json!(live(&self.calls, slot)?.ctx.connection().client_info()).to_string())
+    }
+
+    /// A server-to-client request; resolves to an envelope (`{"ok": result}` or
+    /// `{"error": {kind, message, code?, data?}}`). `kind`: "sample" (`argsJson` =
+    /// CreateMessageParams), "elicit" (`{message, requestedSchema}`), "elicitUrl" (`{message,
+    /// url, elicitationId}`), "listRoots", or "request" (`{method, params?}`).
+    #[napi(ts_return_type = "Promise<string>")]
+    pub fn ctx_request<'env>(
+        &self,
+        env: &'env Env,
+        slot: i64,
+        kind: String,
+        args_json: String,
+    ) -> Result<Object<'env>> {
+        let call = live(&self.calls, slot)?;
+        let args: Value = parse(&args_json, "request arguments")?;
+        self.spawn_string(env, async move {
+            let ctx = &call.ctx;
+            let str_arg = |k: &str| args.get(k).and_then(Value::as_str).unwrap_or_default().to_owned();
+            match kind.as_str() {
+                "sample" => match serde_json::from_value::<CreateMessageParams>(args.clone()) {
+                    Ok(p) => ctx.sample(p).await.map_or_else(|e| envelope::peer_error(&e), |r| envelope::ok(&r)),
+                    Err(e) => envelope::error("invalidArguments", format!("invalid sampling request: {e}")),
+                },
+                "elicit" => {
+                    let schema = args.get("requestedSchema").cloned().unwrap_or_else(|| json!({"type": "object"}));
+                    ctx.elicit(&str_arg("message"), schema)
+                        .await
+                        .map_or_else(|e| envelope::peer_error(&e), |r| envelope::ok(&r))
+                }
+                "elicitUrl" => ctx
+                    .elicit_url(&str_arg("message"), &str_arg("url"), &str_arg("elicitationId"))
+                    .await
+                    .map_or_else(|e| envelope::peer_error(&e), |r| envelope::ok(&r)),
+                "listRoots" => ctx.list_roots().await.map_or_else(|e| envelope::peer_error(&e), |r| envelope::ok(&r)),
+                "request" => ctx
+                    .send_request(&str_arg("method"), args.get("params").cloned())
+                    .await
+                    .map_or_else(|e| envelope::peer_error(&e), |r| envelope::ok(&r)),
+                other => envelope::error("invalidArguments", format!("unknown request kind {other:?}")),
+            }
+        })
+    }
+}
+
+impl Drop for NativeServer {
+    /// The JS object was collected without `close()`: stop serving and let the runtime go
+    /// without waiting (dropping a runtime blocks on its blocking threads, and the stdin
+    /// reader may never return; this runs on the JS thread).
+    fn drop(&mut self) {
+        self.shutdown.cancel();
+        let state =
+            std::mem::replace(&mut *self.runtime.lock().unwrap_or_else(|p| p.into_inner()), RuntimeState::Closed);
+        if let RuntimeState::Running(rt) = state {
+            rt.shutdown_background();
+        }
+    }
+}
