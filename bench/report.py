@@ -1,10 +1,13 @@
 #!/usr/bin/env python3
-"""Summarise loadgen results: medians per (server, in-flight level), a table, and target ratios.
+"""Summarise loadgen results: medians per (server, mode, in-flight level), a table, and target ratios.
 
-Input is the JSON-lines file written by bench/stdio.sh, one loadgen line per run. Runs that
-answered any call wrongly are left out of the medians and counted in the "bad" column.
+Input is the JSON-lines file written by bench/stdio.sh (loadgen) or bench/http.sh (http-loadgen),
+one line per run. Runs that answered any call wrongly are left out of the medians and counted in
+the "bad" column. HTTP lines carry a `mode` (stateless-json, stateful-sse); their table gets a
+mode column and an "answers" column (whether the server answered with JSON or SSE), and `--http`
+selects the HTTP targets.
 
-Usage: report.py [--baseline NAME] [--ferrite NAME] [--rmcp-prefix PREFIX] [--at K] RESULTS.jsonl
+Usage: report.py [--http] [--baseline NAME] [--ferrite NAME] [--rmcp-prefix PREFIX] [--at K] RESULTS.jsonl
 """
 
 from __future__ import annotations
@@ -18,6 +21,10 @@ from dataclasses import dataclass, field
 # Ferrite's targets at the reference in-flight level (see bench/README.md).
 TARGET_VS_BASELINE = 0.60
 TARGET_VS_RMCP = 1.5
+# Over Streamable HTTP, stateless JSON (see bench/README.md).
+HTTP_TARGET_MODE = "stateless-json"
+HTTP_TARGET_VS_BARE_HYPER = 0.75
+HTTP_TARGET_VS_RMCP = 1.5
 
 METRICS = ("req_per_s", "p50_us", "p99_us", "cpu_us_per_call")
 
@@ -25,6 +32,7 @@ METRICS = ("req_per_s", "p50_us", "p99_us", "cpu_us_per_call")
 @dataclass
 class Row:
     label: str
+    mode: str | None
     inflight: int
     runs: list[dict] = field(default_factory=list)
     bad: int = 0
@@ -33,17 +41,29 @@ class Row:
         values = [run[metric] for run in self.runs if run.get(metric) is not None]
         return statistics.median(values) if values else None
 
+    def answers(self) -> str:
+        """How an HTTP server answered: "JSON", "SSE" or the share of SSE answers."""
+        calls = sum(run.get("calls", 0) for run in self.runs)
+        sse = sum(run.get("sse_answers", 0) for run in self.runs)
+        if not calls:
+            return "-"
+        if sse == 0:
+            return "JSON"
+        if sse == calls:
+            return "SSE"
+        return f"{100 * sse / calls:.0f}% SSE"
+
 
 def load(path: str) -> list[Row]:
-    """Groups runs by (label, inflight), keeping the order in which rows first appear."""
-    rows: dict[tuple[str, int], Row] = {}
+    """Groups runs by (label, mode, inflight), keeping the order in which servers first appear."""
+    rows: dict[tuple[str, str | None, int], Row] = {}
     with open(path, encoding="utf-8") as lines:
         for number, line in enumerate(lines, 1):
             if not line.strip():
                 continue
             try:
                 run = json.loads(line)
-                key = (run["label"], int(run["inflight"]))
+                key = (run["label"], run.get("mode"), int(run["inflight"]))
             except (ValueError, KeyError, TypeError) as e:
                 sys.exit(f"{path}:{number}: not a loadgen result line ({e})")
             row = rows.setdefault(key, Row(*key))
@@ -51,11 +71,14 @@ def load(path: str) -> list[Row]:
                 row.bad += 1
             else:
                 row.runs.append(run)
-    # Servers in order of appearance, each server's levels ascending.
+    # Servers in order of appearance, then each server's modes in order of appearance, then its
+    # levels ascending.
     order: dict[str, int] = {}
-    for label, _ in rows:
+    mode_order: dict[str | None, int] = {}
+    for label, mode, _ in rows:
         order.setdefault(label, len(order))
-    return sorted(rows.values(), key=lambda r: (order[r.label], r.inflight))
+        mode_order.setdefault(mode, len(mode_order))
+    return sorted(rows.values(), key=lambda r: (order[r.label], mode_order[r.mode], r.inflight))
 
 
 def fmt(value: float | None, digits: int = 1) -> str:
@@ -64,17 +87,21 @@ def fmt(value: float | None, digits: int = 1) -> str:
     return f"{value:,.{digits}f}"
 
 
-def print_table(rows: list[Row], baseline: str) -> None:
-    loop_rps = {r.inflight: r.median("req_per_s") for r in rows if r.label == baseline}
-    header = ("server", "inflight", "req/s", "p50 µs", "p99 µs", "server CPU µs/call", "x loop", "runs", "bad")
+def print_table(rows: list[Row], baseline: str, http: bool) -> None:
+    loop_rps = {(r.mode, r.inflight): r.median("req_per_s") for r in rows if r.label == baseline}
+    if http:
+        header = ("server", "mode", "clients", "answers", "req/s", "p50 µs", "p99 µs", "server CPU µs/call", "x hyper")
+    else:
+        header = ("server", "inflight", "req/s", "p50 µs", "p99 µs", "server CPU µs/call", "x loop")
+    header += ("runs", "bad")
     table = [header]
     for r in rows:
         rps = r.median("req_per_s")
-        loop = loop_rps.get(r.inflight)
+        loop = loop_rps.get((r.mode, r.inflight))
+        line = (r.label, r.mode or "-", str(r.inflight), r.answers()) if http else (r.label, str(r.inflight))
         table.append(
-            (
-                r.label,
-                str(r.inflight),
+            line
+            + (
                 fmt(rps, 0),
                 fmt(r.median("p50_us")),
                 fmt(r.median("p99_us")),
@@ -85,8 +112,11 @@ def print_table(rows: list[Row], baseline: str) -> None:
             )
         )
     widths = [max(len(line[i]) for line in table) for i in range(len(header))]
+    # Text columns are left-aligned, figures right-aligned.
+    left = 2 if http else 1
     for n, line in enumerate(table):
-        cells = [line[0].ljust(widths[0])] + [cell.rjust(w) for cell, w in zip(line[1:], widths[1:])]
+        cells = [cell.ljust(w) for cell, w in zip(line[:left], widths)]
+        cells += [cell.rjust(w) for cell, w in zip(line[left:], widths[left:])]
         print("  ".join(cells).rstrip())
         if n == 0:
             print("  ".join("-" * w for w in widths))
@@ -132,21 +162,57 @@ def print_ratios(rows: list[Row], baseline: str, ferrite: str, rmcp_prefix: str,
     )
 
 
+def print_http_ratios(rows: list[Row], baseline: str, ferrite: str, rmcp_prefix: str, at: int) -> None:
+    mode = HTTP_TARGET_MODE
+
+    def rps(label: str) -> float | None:
+        return next(
+            (r.median("req_per_s") for r in rows if r.label == label and r.mode == mode and r.inflight == at), None
+        )
+
+    ferrite_rps = rps(ferrite)
+    missing_ferrite = f"no '{ferrite}' {mode} figures at {at} clients"
+    rmcp = [r.label for r in rows if r.label.startswith(rmcp_prefix) and r.mode == mode and r.inflight == at]
+    rmcp_rps = max((value for value in map(rps, rmcp) if value is not None), default=None)
+    print(
+        ratio_line(
+            f"ferrite/bare-hyper {mode} @{at}",
+            ferrite_rps,
+            rps(baseline),
+            HTTP_TARGET_VS_BARE_HYPER,
+            missing_ferrite if ferrite_rps is None else f"no '{baseline}' figures",
+        )
+    )
+    print(
+        ratio_line(
+            f"ferrite/rmcp {mode} @{at}",
+            ferrite_rps,
+            rmcp_rps,
+            HTTP_TARGET_VS_RMCP,
+            missing_ferrite if ferrite_rps is None else f"no '{rmcp_prefix}*' figures",
+        )
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("results", help="JSON-lines file of loadgen results")
     parser.add_argument("--baseline", default="hand-written loop", help="label of the hand-written loop row")
     parser.add_argument("--ferrite", default="ferrite (rust)", help="label of the Ferrite row")
     parser.add_argument("--rmcp-prefix", default="rmcp ", help="labels of rmcp rows start with this")
-    parser.add_argument("--at", type=int, default=32, help="in-flight level the targets apply to")
+    parser.add_argument("--at", type=int, default=32, help="in-flight level (clients) the targets apply to")
+    parser.add_argument("--http", action="store_true", help="HTTP results: mode columns and the HTTP targets")
     args = parser.parse_args()
 
     rows = load(args.results)
     if not rows:
         sys.exit(f"{args.results}: no results")
-    print_table(rows, args.baseline)
+    print_table(rows, args.baseline, args.http)
     print()
-    print_ratios(rows, args.baseline, args.ferrite, args.rmcp_prefix, args.at)
+    if args.http:
+        print_http_ratios(rows, args.baseline, args.ferrite, args.rmcp_prefix, args.at)
+    else:
+        print_ratios(rows, args.baseline, args.ferrite, args.rmcp_prefix, args.at)
     if any(r.bad for r in rows):
         print("\nsome runs answered calls wrongly and were left out (column 'bad'); see the log")
 

@@ -1,0 +1,210 @@
+#!/usr/bin/env bash
+# The Streamable HTTP benchmark: `tools/call add` from 1 and 32 concurrent keep-alive clients against
+# several MCP servers, stateless JSON and stateful (sessions, SSE), RUNS runs each, medians and
+# target ratios. See bench/README.md.
+#
+# Environment (all optional):
+#   RUNS=3                  runs per server, mode and client count; the table shows medians
+#   CLIENTS="1 32"          concurrent client counts
+#   MODES="stateless-json stateful-sse"
+#   DURATION=2              seconds per measured window
+#   WARMUP=2                seconds of warm-up before each window (same clients, same connections;
+#                           Node's JIT needs it)
+#   EXTRA_HTTP_SERVERS="name=command;name2=command2"
+#                           more rows; each command is run as `sh -c "exec COMMAND [--stateless] --port N"`
+#                           and must serve Streamable HTTP at http://127.0.0.1:N/mcp in that very
+#                           process (CPU time is read for that pid only)
+#   ONLY="name;name2"       run only these rows (by name)
+#   FERRITE_CMD=...         command for the ferrite row instead of building the Rust everything example
+#   PYTHON=...              a python with mcp==2.3.0 for the Python SDK row (default: the first of
+#                           ~/.cache/ferrite/bench-venv and ~/.cache/ferrite/venv that has it; else
+#                           bench-venv is created)
+#   PORT_BASE=18700         servers listen on PORT_BASE..PORT_BASE+99, a new port for every run
+#   BENCH_TARGET_DIR        cargo target dir for bench/ (default ~/.cache/ferrite/bench-target)
+#   CARGO_TARGET_DIR        the repository's target dir, where the everything example is built
+#   RESULTS=path.jsonl      where the raw http-loadgen lines go (default: in BENCH_TARGET_DIR)
+set -euo pipefail
+
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+bench_target=${BENCH_TARGET_DIR:-$HOME/.cache/ferrite/bench-target}
+ferrite_target=${CARGO_TARGET_DIR:-$repo/target}
+peers=$repo/bench/http-peers
+runs=${RUNS:-3}
+client_counts=${CLIENTS:-1 32}
+modes=${MODES:-stateless-json stateful-sse}
+duration=${DURATION:-2}
+warmup=${WARMUP:-2}
+port_base=${PORT_BASE:-18700}
+results=${RESULTS:-$bench_target/http-$(date +%Y%m%d-%H%M%S).jsonl}
+log_file=${results%.jsonl}.log
+
+say() { printf '%s\n' "$*" >&2; }
+
+# One http-loadgen JSON line as "N req/s, p50 N µs" for the progress output.
+summarize() {
+    python3 -c 'import json, sys
+d = json.loads(sys.argv[1])
+print(format(d["req_per_s"], ",.0f"), "req/s, p50", format(d["p50_us"], ",.1f"), "µs")' "$1"
+}
+
+say "== building bench/ (release) into $bench_target"
+CARGO_TARGET_DIR=$bench_target cargo build --release --quiet --manifest-path "$repo/bench/Cargo.toml"
+bin=$bench_target/release
+mkdir -p "$(dirname "$results")"
+: >"$results"
+: >"$log_file"
+
+# The rows: parallel arrays of names, the stateless and the stateful command (both without
+# `--port N`, which is appended), and extra http-loadgen options.
+names=()
+stateless_commands=()
+stateful_commands=()
+loadgen_options=()
+IFS=';' read -r -a only <<<"${ONLY:-}"
+# Whether row NAME is selected by ONLY (every row is when ONLY is empty).
+wanted() {
+    ((${#only[@]} == 0)) && return 0
+    local w
+    for w in "${only[@]}"; do
+        [[ $w == "$1" ]] && return 0
+    done
+    return 1
+}
+# add_server NAME STATELESS_COMMAND STATEFUL_COMMAND [LOADGEN_OPTIONS]
+add_server() {
+    if wanted "$1"; then
+        names+=("$1")
+        stateless_commands+=("$2")
+        stateful_commands+=("$3")
+        loadgen_options+=("${4:-}")
+    fi
+}
+# add_everything NAME COMMAND: a server that takes `--stateless` like the everything servers.
+add_everything() {
+    add_server "$1" "$2 --stateless" "$2"
+}
+
+baseline=$(printf '%q' "$bin/http-baseline")
+add_server "bare hyper" "$baseline" "$baseline --sse" "--fixed-reply"
+rmcp=$(printf '%q' "$bin/rmcp-server")
+add_server "rmcp" "$rmcp --driver http-json" "$rmcp --driver http-sse"
+
+if wanted "ferrite (rust)"; then
+    if [[ -n ${FERRITE_CMD:-} ]]; then
+        add_everything "ferrite (rust)" "$FERRITE_CMD"
+    else
+        say "== building Ferrite's everything example (release) into $ferrite_target"
+        if (cd "$repo" && CARGO_TARGET_DIR=$ferrite_target cargo build --release --quiet --example everything) \
+            >>"$log_file" 2>&1; then
+            add_everything "ferrite (rust)" "$(printf '%q' "$ferrite_target/release/examples/everything")"
+        else
+            say "   skipping the ferrite (rust) row: the everything example does not build (log: $log_file)"
+        fi
+    fi
+fi
+
+if wanted "typescript sdk"; then
+    if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+        say "   skipping the typescript sdk row: node and npm are needed"
+    elif [[ -d $peers/node_modules/@modelcontextprotocol/sdk ]] || (cd "$peers" && npm ci --no-audit --no-fund) >>"$log_file" 2>&1; then
+        add_everything "typescript sdk" "node $(printf '%q' "$peers/server.mjs")"
+    else
+        say "   skipping the typescript sdk row: npm ci in $peers failed (log: $log_file)"
+    fi
+fi
+
+# Whether python $1 has mcp 2.3.0.
+has_mcp() {
+    "$1" -c 'import importlib.metadata as m, sys; sys.exit(m.version("mcp") != "2.3.0")' 2>/dev/null
+}
+if wanted "python sdk"; then
+    python=${PYTHON:-}
+    if [[ -z $python ]]; then
+        for candidate in "$HOME/.cache/ferrite/bench-venv/bin/python" "$HOME/.cache/ferrite/venv/bin/python"; do
+            if [[ -x $candidate ]] && has_mcp "$candidate"; then
+                python=$candidate
+                break
+            fi
+        done
+    fi
+    if [[ -z $python ]]; then
+        say "== creating ~/.cache/ferrite/bench-venv with mcp==2.3.0"
+        venv=$HOME/.cache/ferrite/bench-venv
+        if (python3 -m venv "$venv" && "$venv/bin/pip" install --quiet -r "$peers/requirements.txt") >>"$log_file" 2>&1; then
+            python=$venv/bin/python
+        fi
+    fi
+    if [[ -n $python ]] && has_mcp "$python"; then
+        add_everything "python sdk" "$(printf '%q %q' "$python" "$peers/python_server.py")"
+    else
+        say "   skipping the python sdk row: no python with mcp==2.3.0 (log: $log_file)"
+    fi
+fi
+
+if [[ -n ${EXTRA_HTTP_SERVERS:-} ]]; then
+    IFS=';' read -r -a extras <<<"$EXTRA_HTTP_SERVERS"
+    for extra in "${extras[@]}"; do
+        [[ -z ${extra//[[:space:]]/} ]] && continue
+        if [[ $extra != *=* ]]; then
+            say "EXTRA_HTTP_SERVERS: expected name=command, got: $extra"
+            exit 2
+        fi
+        add_everything "${extra%%=*}" "${extra#*=}"
+    done
+fi
+
+if ((${#names[@]} == 0)); then
+    say "ONLY=${ONLY:-} selects no server"
+    exit 2
+fi
+
+say "== $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+say "   $runs run(s) x ${#names[@]} server(s) x {$modes} x clients {$client_counts}; ${duration}s windows after ${warmup}s warm-up"
+say "   raw results: $results"
+
+# Runs are interleaved (run 1 of every row, then run 2, ...) so that a burst of background load
+# on this shared machine spreads over all rows instead of sinking one of them.
+failures=0
+port_offset=0
+for ((run = 1; run <= runs; run++)); do
+    for i in "${!names[@]}"; do
+        for mode in $modes; do
+            for clients in $client_counts; do
+                name=${names[i]}
+                if [[ $mode == stateless-json ]]; then
+                    command=${stateless_commands[i]}
+                else
+                    command=${stateful_commands[i]}
+                fi
+                # A fresh port for every run: no connection of the last run can reach this server.
+                port=$((port_base + port_offset % 100))
+                port_offset=$((port_offset + 1))
+                read -r -a options <<<"${loadgen_options[i]}"
+                if line=$("$bin/http-loadgen" --port "$port" --mode "$mode" --clients "$clients" \
+                    --duration "$duration" --warmup "$warmup" --label "$name" ${options[@]+"${options[@]}"} \
+                    -- sh -c "exec $command --port $port" 2>>"$log_file"); then
+                    status=0
+                else
+                    status=$?
+                fi
+                if [[ -n $line ]]; then
+                    printf '%s\n' "$line" >>"$results"
+                fi
+                if ((status != 0)); then
+                    failures=$((failures + 1))
+                    say "   [run $run/$runs] $name $mode @$clients FAILED (exit $status); last log lines:"
+                    tail -n 3 "$log_file" | sed 's/^/      /' >&2
+                else
+                    say "   [run $run/$runs] $name $mode @$clients: $(summarize "$line")"
+                fi
+            done
+        done
+    done
+done
+
+echo
+python3 "$repo/bench/report.py" --http --baseline "bare hyper" --ferrite "ferrite (rust)" --rmcp-prefix "rmcp" "$results"
+if ((failures > 0)); then
+    say "$failures run(s) failed; see $log_file"
+    exit 1
+fi
