@@ -14,10 +14,12 @@ pub mod security;
 pub mod session;
 pub mod sse;
 
+use std::future::Future as _;
 use std::io;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
+use std::task::{Context, Poll, Waker};
 use std::time::Duration;
 
 use axum::body::Body;
@@ -485,10 +487,26 @@ async fn handle_post(State(st): State<Arc<HttpState>>, req: Request<Body>) -> Re
         Arc::new(StreamPeer::new(hub.clone(), session.clone(), Some(first.clone()), sse_possible));
     let server = st.server.clone();
     let work_conn = conn.clone();
-    let mut work = tokio::spawn(async move { server.handle_payload(payload, &work_conn, &peer).await });
+    let mut work = Box::pin(async move { server.handle_payload(payload, &work_conn, &peer).await });
+    // Fast path: a handler that completes without waiting and sent nothing is answered as
+    // JSON right here, with no task. (A spawned task is polled again at once, registering
+    // its real waker.)
+    let session_id = session.as_ref().filter(|_| new_session).map(|s| s.id().to_owned());
+    if let Poll::Ready(out) = work.as_mut().poll(&mut Context::from_waker(Waker::noop())) {
+        if hub.message_count() == 0 || mode == ResponseMode::Json {
+            return finish_json(&st, out, session.as_ref(), new_session);
+        }
+        // It talked before answering: everything goes out as one finished SSE stream.
+        hub.finish(out);
+        let room = usize::try_from(hub.message_count()).unwrap_or(usize::MAX).saturating_add(2);
+        let (tx, rx) = mpsc::channel(st.opts.stream_buffer.max(room));
+        let priming = hub.resumable() && conn.effective_version() >= ProtocolVersion::V2025_11_25;
+        hub.start(tx, priming, Some(st.opts.sse_retry));
+        return sse_response(SseBody::new(rx), session_id.as_deref());
+    }
+    let mut work = tokio::spawn(work);
     // Until the answer is on its way, a dropped connection cancels the requests.
     let mut guard = peer::CancelOnDrop::new(conn.clone(), request_ids.clone());
-    let session_id = session.as_ref().filter(|_| new_session).map(|s| s.id().to_owned());
 
     let go_sse = match mode {
         ResponseMode::Json => false,
