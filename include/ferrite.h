@@ -29,8 +29,12 @@
  *   FERRITE_RESULT_PENDING and complete the request later from any thread with
  *   ferrite_request_complete / ferrite_request_fail.
  * - Blocking calls (ferrite_server_handle_raw, ferrite_server_serve_stdio,
+ *   ferrite_server_serve_http, ferrite_server_http_bind, ferrite_server_http_run,
  *   ferrite_server_close) must not be called from a callback: they return
  *   FERRITE_RESULT_WRONG_THREAD there. Finalizers must not call back into the server.
+ * - Serving (stdio or HTTP) blocks the calling thread, which only waits: the work runs on
+ *   the worker threads. Serve from a thread of your own and call ferrite_server_close from
+ *   another to stop; the serve call then returns FERRITE_RESULT_CLOSED.
  * - A callback must not unwind (C++ exceptions, longjmp) into the library.
  */
 
@@ -152,6 +156,41 @@ typedef enum ferrite_server_mode ferrite_server_mode;
 typedef uint32_t ferrite_server_mode;
 #endif // __STDC_VERSION__ >= 202311L
 #endif // __cplusplus
+
+// How a POST carrying requests is answered (`ferrite_http_options_set_response_mode`).
+enum ferrite_http_response_mode
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  // JSON, unless the handler sends a message to the client (log, progress,
+  // server-to-client request) before completing; then an SSE stream. The default.
+  FERRITE_HTTP_RESPONSE_MODE_AUTO = 0,
+  // Always JSON: notifications from handlers are dropped, server-to-client requests fail.
+  FERRITE_HTTP_RESPONSE_MODE_JSON = 1,
+  // Always an SSE stream.
+  FERRITE_HTTP_RESPONSE_MODE_SSE = 2,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum ferrite_http_response_mode ferrite_http_response_mode;
+#else
+typedef uint32_t ferrite_http_response_mode;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+// A bound socket, not serving yet. Opaque; made by `ferrite_server_http_bind`, consumed by
+// `ferrite_server_http_run` or released with `ferrite_http_listener_free`. It holds a
+// reference to the server's handlers: run or free it before `ferrite_server_close`, or the
+// handlers (and their finalizers) live until it is freed.
+typedef struct ferrite_http_listener ferrite_http_listener;
+
+// Options of the Streamable HTTP transport. Opaque; create with `ferrite_http_options_new`
+// (every option at its default), change with the setters, free with
+// `ferrite_http_options_free`. Serving copies them, so they can be freed or reused right
+// after `ferrite_server_serve_http` / `ferrite_server_http_bind` is called. Not
+// synchronised: do not change one options object from two threads at once.
+typedef struct ferrite_http_options ferrite_http_options;
 
 // An in-flight request handed to a handler callback. Opaque.
 //
@@ -423,6 +462,170 @@ ferrite_result ferrite_server_remove_prompt(const struct ferrite_server *server,
                                             const char *key,
                                             size_t key_len);
 
+// Create options with every default: path `/mcp`, response mode auto, 4 MiB body limit,
+// sessions end after 30 minutes idle, loopback hosts and origins only (DNS-rebinding
+// protection), resumable SSE streams (bounded in-memory event store), `retry` hint 1 s,
+// legacy HTTP+SSE off. Free with `ferrite_http_options_free`.
+//
+// # Safety
+// `out` is valid for a write.
+ferrite_result ferrite_http_options_new(struct ferrite_http_options **out);
+
+// Free options. NULL is a no-op.
+//
+// # Safety
+// `options` is NULL or a live options handle that nothing else uses any more.
+void ferrite_http_options_free(struct ferrite_http_options *options);
+
+// The endpoint path (default `/mcp`). It must start with `/` and be a literal path (no
+// `{`, `}`, `*` or `?`); anything else is `FERRITE_RESULT_INVALID_ARGUMENT`.
+//
+// # Safety
+// `options` is a live options handle; `path` points to `path_len` readable bytes.
+ferrite_result ferrite_http_options_set_path(struct ferrite_http_options *options,
+                                             const char *path,
+                                             size_t path_len);
+
+// The largest accepted POST body in bytes (default 4 MiB); larger ones are answered 413.
+// 0 is `FERRITE_RESULT_INVALID_ARGUMENT`.
+//
+// # Safety
+// `options` is a live options handle.
+ferrite_result ferrite_http_options_set_max_body_bytes(struct ferrite_http_options *options,
+                                                       size_t max_body_bytes);
+
+// End sessions idle for longer than `timeout_ms` milliseconds (default 30 minutes); later
+// requests with their id get 404. 0 means sessions never expire (only DELETE or close end
+// them).
+//
+// # Safety
+// `options` is a live options handle.
+ferrite_result ferrite_http_options_set_session_idle_timeout_ms(struct ferrite_http_options *options,
+                                                                uint64_t timeout_ms);
+
+// How POSTs carrying requests are answered: a `ferrite_http_response_mode`. Unknown values
+// are `FERRITE_RESULT_INVALID_ARGUMENT`. A client whose `Accept` allows only one of JSON and
+// SSE gets that one whatever the mode.
+//
+// # Safety
+// `options` is a live options handle.
+ferrite_result ferrite_http_options_set_response_mode(struct ferrite_http_options *options, uint32_t mode);
+
+// DNS-rebinding protection, hosts: `hosts_json` is a JSON array of accepted `Host` names
+// without port (`["localhost", "127.0.0.1", "[::1]"]` is the default; IPv6 in brackets),
+// compared case-insensitively; other hosts get 403. NULL disables the check (for a server
+// behind a proxy that checks hosts itself).
+//
+// # Safety
+// `options` is a live options handle; `hosts_json` is NULL or points to `hosts_json_len`
+// readable bytes.
+ferrite_result ferrite_http_options_set_allowed_hosts(struct ferrite_http_options *options,
+                                                      const char *hosts_json,
+                                                      size_t hosts_json_len);
+
+// DNS-rebinding protection, origins: `origins_json` is a JSON array of accepted
+// `scheme://host` origins, any port (the default: `http` and `https` on the loopback
+// names); a request with another `Origin` gets 403, one without `Origin` is accepted. NULL
+// disables the check.
+//
+// # Safety
+// `options` is a live options handle; `origins_json` is NULL or points to
+// `origins_json_len` readable bytes.
+ferrite_result ferrite_http_options_set_allowed_origins(struct ferrite_http_options *options,
+                                                        const char *origins_json,
+                                                        size_t origins_json_len);
+
+// Accept every `Host` and `Origin` (both checks off): the same as passing NULL to both
+// setters above.
+//
+// # Safety
+// `options` is a live options handle.
+ferrite_result ferrite_http_options_allow_any_host(struct ferrite_http_options *options);
+
+// Whether SSE streams keep their events for `Last-Event-ID` resumption (stateful servers;
+// default true, in a bounded in-memory store). Without it, a dropped stream's messages are
+// lost and `ferrite_request_close_sse_stream` has nothing to resume.
+//
+// # Safety
+// `options` is a live options handle.
+ferrite_result ferrite_http_options_set_resumable(struct ferrite_http_options *options, bool resumable);
+
+// The reconnection delay advertised to clients in SSE `retry` fields, in milliseconds
+// (default 1000).
+//
+// # Safety
+// `options` is a live options handle.
+ferrite_result ferrite_http_options_set_sse_retry_ms(struct ferrite_http_options *options, uint64_t retry_ms);
+
+// Also serve the deprecated 2024-11-05 HTTP+SSE transport for old clients (`GET /sse`,
+// `POST /messages?sessionId=...`; stateful servers). Default off.
+//
+// # Safety
+// `options` is a live options handle.
+ferrite_result ferrite_http_options_set_legacy_sse(struct ferrite_http_options *options, bool enabled);
+
+// Bind `host` (an IP address such as `127.0.0.1`, `::1`, `0.0.0.0`, or `localhost`) and
+// `port` (0 picks a free port) without serving yet, so the host can learn the port
+// (`ferrite_http_listener_port`) before it starts `ferrite_server_http_run` on a thread of
+// its choice. `options` may be NULL (defaults); it is copied. On success `*out` is a new
+// listener: pass it to `ferrite_server_http_run` or `ferrite_http_listener_free`. Returns
+// `FERRITE_RESULT_IO` when the address cannot be bound (in use, not local),
+// `FERRITE_RESULT_INVALID_ARGUMENT` for a host that is not an IP address. Cannot be called
+// from a callback (`FERRITE_RESULT_WRONG_THREAD`).
+//
+// # Safety
+// `server` is a live server; `host` points to `host_len` readable bytes; `options` is NULL
+// or a live options handle; `out` is valid for a write.
+ferrite_result ferrite_server_http_bind(const struct ferrite_server *server,
+                                        const char *host,
+                                        size_t host_len,
+                                        uint16_t port,
+                                        const struct ferrite_http_options *options,
+                                        struct ferrite_http_listener **out);
+
+// The TCP port `listener` is bound to (the one picked when binding port 0).
+//
+// # Safety
+// `listener` is a live listener; `out` is valid for a write.
+ferrite_result ferrite_http_listener_port(const struct ferrite_http_listener *listener, uint16_t *out);
+
+// Free a listener that was never run, closing its socket. NULL is a no-op.
+//
+// # Safety
+// `listener` is NULL or a live listener that nothing else uses any more.
+void ferrite_http_listener_free(struct ferrite_http_listener *listener);
+
+// Serve Streamable HTTP on `listener` (which must come from `ferrite_server_http_bind` on
+// this same server) until `ferrite_server_close` is called from another thread; blocks the
+// calling thread meanwhile (requests are handled on the server's worker threads). Consumes
+// the listener whatever the outcome: do not use or free it afterwards. Returns
+// `FERRITE_RESULT_CLOSED` once closed (the normal end), `FERRITE_RESULT_IO` on a socket
+// error, `FERRITE_RESULT_INVALID_ARGUMENT` for a listener bound by another server. Cannot be
+// called from a callback (`FERRITE_RESULT_WRONG_THREAD`; the listener is freed).
+//
+// # Safety
+// `server` is a live server; `listener` is a live listener bound by it.
+ferrite_result ferrite_server_http_run(const struct ferrite_server *server,
+                                       struct ferrite_http_listener *listener);
+
+// Bind `host`:`port` and serve Streamable HTTP there until `ferrite_server_close` is called
+// from another thread: `ferrite_server_http_bind` and `ferrite_server_http_run` in one call
+// (use the pair to learn the port when passing 0). `options` may be NULL (defaults: path
+// `/mcp`, loopback hosts only, ...); it is copied, so it may be freed once serving started.
+// The server's mode decides stateful (sessions, `Mcp-Session-Id`) or stateless serving.
+// Blocks; returns `FERRITE_RESULT_CLOSED` once closed, `FERRITE_RESULT_IO` when the address
+// cannot be bound or on a socket error. Cannot be called from a callback
+// (`FERRITE_RESULT_WRONG_THREAD`).
+//
+// # Safety
+// `server` is a live server; `host` points to `host_len` readable bytes; `options` is NULL
+// or a live options handle.
+ferrite_result ferrite_server_serve_http(const struct ferrite_server *server,
+                                         const char *host,
+                                         size_t host_len,
+                                         uint16_t port,
+                                         const struct ferrite_http_options *options);
+
 // The value at JSON Pointer `pointer` (RFC 6901, e.g. `"/a"`, `"/items/0/name"`; `""` is the
 // whole document) in `json`, as its JSON text in `json` (whitespace inside it kept), in a
 // new buffer at `*out` (NUL-terminated, length in `*out_len` if `out_len` is not NULL; free
@@ -631,6 +834,21 @@ ferrite_result ferrite_request_notify(const struct ferrite_request *request,
                                       const char *params_json,
                                       size_t params_json_len);
 
+// Close the transport stream this request's messages ride on while the request keeps
+// running (Streamable HTTP: the POST's SSE stream; SEP-1699 polling). Later messages,
+// including the result, are kept for the client, which reconnects with `Last-Event-ID`
+// after `*retry_ms` milliseconds (NULL: the transport's `retry` hint). `*closed` (if not
+// NULL) is false on transports that cannot do this (stdio, in-process, a POST answered as
+// JSON only, a server without resumability); the call still succeeds then. In the default
+// response mode a POST that has not answered yet switches to SSE to allow it.
+//
+// # Safety
+// `request` is a live request handle; `retry_ms` is NULL or readable; `closed` is NULL or
+// valid for a write.
+ferrite_result ferrite_request_close_sse_stream(const struct ferrite_request *request,
+                                                const uint64_t *retry_ms,
+                                                bool *closed);
+
 // Ask the client's LLM (`sampling/createMessage`) without blocking: `params_json` is the
 // request's params (`{"messages": [...], "maxTokens": 100, ...}`); the client's
 // `CreateMessageResult` arrives at `callback`. Needs a stateful server, a transport with a
@@ -704,8 +922,9 @@ ferrite_result ferrite_server_new(const char *info_json,
                                   size_t instructions_len,
                                   struct ferrite_server **out);
 
-// Stop the server: stop serving (a `ferrite_server_serve_stdio` in another thread returns),
-// drop every in-flight request, join the worker threads, and drop every handler, running
+// Stop the server: stop serving (a `ferrite_server_serve_stdio`, `ferrite_server_serve_http`
+// or `ferrite_server_http_run` in another thread returns `FERRITE_RESULT_CLOSED`; HTTP
+// sessions and their streams end), drop every in-flight request, join the worker threads, and drop every handler, running
 // each finalizer exactly once on this thread. Later calls on the server return
 // `FERRITE_RESULT_CLOSED` (closing again is a no-op returning OK); a request still pending
 // can be completed, which is then a no-op that frees it. Cannot be called from a callback
@@ -861,7 +1080,8 @@ ferrite_result ferrite_server_notify_resource_updated(const struct ferrite_serve
                                                       size_t uri_len,
                                                       size_t *reached);
 
-// How many connections are listening for notifications now (stdio processes served).
+// How many connections are listening for notifications now (stdio processes served, HTTP
+// sessions).
 //
 // # Safety
 // `server` is a live server; `out` is valid for a write.

@@ -1,5 +1,5 @@
 /*
- * The C everything server: the whole surface of examples/SURFACE.md over stdio, written
+ * The C everything server: the whole surface of examples/SURFACE.md over stdio or HTTP, written
  * against include/ferrite.h only.
  *
  * Build from the repository root after `cargo build --release -p ferrite-ffi`:
@@ -7,7 +7,9 @@
  * or statically:
  *   gcc -std=c11 -Iinclude examples/c/everything.c target/release/libferrite.a -lpthread -ldl -lm
  *
- * Usage: everything [--stateless]   (serves stdio; --port N is not available yet)
+ * Usage: everything [--stateless] [--port N]
+ *   no --port: serves stdio; --port N: Streamable HTTP at http://127.0.0.1:N/mcp
+ *   (stateful, with sessions, unless --stateless).
  *
  * Patterns shown: synchronous handlers that fill the result before returning; slow handlers
  * (logging, progress, test_slow) that return FERRITE_RESULT_PENDING and finish on a thread
@@ -201,6 +203,32 @@ static uint32_t tool_echo(void *user_data, ferrite_request *req) {
 static uint32_t tool_fixed(void *user_data, ferrite_request *req) {
     const char *json = user_data;
     return ferrite_request_complete(req, json, strlen(json));
+}
+
+/* test_reconnection: over HTTP, close the POST's SSE stream (the client reconnects with
+ * Last-Event-ID after the 200 ms retry hint), then finish ~300 ms later on a thread of its own;
+ * the result reaches the client on the resumed stream. Elsewhere (stdio) it completes at once. */
+static const char RECONNECTED[] = "Reconnection test completed";
+
+static void *reconnection_thread(void *arg) {
+    ferrite_request *req = arg;
+    sleep_ms(300);
+    ferrite_request_complete_text(req, S(RECONNECTED), NULL, 0);
+    return NULL;
+}
+
+static uint32_t tool_reconnection(void *user_data, ferrite_request *req) {
+    (void)user_data;
+    const uint64_t retry_ms = 200;
+    bool closed = false;
+    ferrite_result rc = ferrite_request_close_sse_stream(req, &retry_ms, &closed);
+    if (rc != FERRITE_RESULT_OK) {
+        return ferrite_request_fail(req, ferrite_last_error(), strlen(ferrite_last_error()));
+    }
+    if (!closed) {
+        return ferrite_request_complete_text(req, S(RECONNECTED), NULL, 0);
+    }
+    return run_later(reconnection_thread, req);
 }
 
 static uint32_t tool_error(void *user_data, ferrite_request *req) {
@@ -501,7 +529,7 @@ static void register_tools(ferrite_server *server) {
              tool_json_schema, NULL);
     add_tool(server,
              SIMPLE_TOOL("test_reconnection", "Closes the SSE stream mid-call (HTTP); completes at once on stdio"),
-             tool_fixed, "{\"content\":[{\"type\":\"text\",\"text\":\"Reconnection test completed\"}]}");
+             tool_reconnection, NULL);
     add_tool(server,
              "{\"name\":\"test_slow\",\"description\":\"Waits ms milliseconds, stopping early when cancelled\","
              "\"inputSchema\":{\"type\":\"object\",\"properties\":{\"ms\":{\"type\":\"integer\",\"minimum\":0}},"
@@ -656,13 +684,43 @@ static void register_prompts(ferrite_server *server) {
 
 /* ------------------------------------------------------------------ main */
 
+/* Streamable HTTP on 127.0.0.1:port at /mcp (default options) until the process is killed. Binding
+ * first gives the real port when 0 was asked for; the serve call blocks this thread while
+ * Ferrite's workers handle requests. */
+static ferrite_result serve_http(ferrite_server *server, uint16_t port) {
+    ferrite_http_listener *listener = NULL;
+    ferrite_result rc = ferrite_server_http_bind(server, S("127.0.0.1"), port, NULL, &listener);
+    if (rc != FERRITE_RESULT_OK) {
+        fprintf(stderr, "everything: bind: %s (%s)\n", ferrite_result_message(rc), ferrite_last_error());
+        return rc;
+    }
+    uint16_t bound = 0;
+    ferrite_http_listener_port(listener, &bound);
+    fprintf(stderr, "everything: Streamable HTTP on http://127.0.0.1:%u/mcp\n", (unsigned)bound);
+    rc = ferrite_server_http_run(server, listener);
+    if (rc != FERRITE_RESULT_CLOSED) {
+        fprintf(stderr, "everything: serve_http: %s (%s)\n", ferrite_result_message(rc), ferrite_last_error());
+        return rc;
+    }
+    return FERRITE_RESULT_OK;
+}
+
 int main(int argc, char **argv) {
     bool stateless = false;
+    int port = -1; /* -1: stdio */
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--stateless") == 0) {
             stateless = true;
-        } else if (strcmp(argv[i], "--port") == 0) {
-            fprintf(stderr, "everything: Streamable HTTP (--port) is not implemented yet; serving stdio only\n");
+        } else if (strcmp(argv[i], "--port") == 0 && i + 1 < argc) {
+            char *end = NULL;
+            long p = strtol(argv[++i], &end, 10);
+            if (*argv[i] == '\0' || *end != '\0' || p < 0 || p > 65535) {
+                fprintf(stderr, "everything: --port needs a port number (0-65535), not %s\n", argv[i]);
+                return 2;
+            }
+            port = (int)p;
+        } else {
+            fprintf(stderr, "usage: everything [--stateless] [--port N]\n");
             return 2;
         }
     }
@@ -690,9 +748,13 @@ int main(int argc, char **argv) {
         die("enable subscriptions", rc);
     }
 
-    rc = ferrite_server_serve_stdio(server);
-    if (rc != FERRITE_RESULT_OK) {
-        fprintf(stderr, "everything: serve_stdio: %s (%s)\n", ferrite_result_message(rc), ferrite_last_error());
+    if (port < 0) {
+        rc = ferrite_server_serve_stdio(server);
+        if (rc != FERRITE_RESULT_OK) {
+            fprintf(stderr, "everything: serve_stdio: %s (%s)\n", ferrite_result_message(rc), ferrite_last_error());
+        }
+    } else {
+        rc = serve_http(server, (uint16_t)port);
     }
     ferrite_server_free(server);
     free(audio_result);

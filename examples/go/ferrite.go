@@ -26,6 +26,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime/cgo"
+	"time"
 	"unsafe"
 )
 
@@ -178,6 +179,43 @@ func (s *Server) EnableResourceSubscriptions() error {
 // ServeStdio serves stdin/stdout until EOF.
 func (s *Server) ServeStdio() error { return check(C.ferrite_server_serve_stdio(s.ptr)) }
 
+// Listen binds host:port (0 picks a free port) for Streamable HTTP at /mcp with the default
+// options, without serving yet; read the port with Port, then call Serve.
+func (s *Server) Listen(host string, port uint16) (*Listener, error) {
+	h, n := nonNull(host)
+	var l *C.ferrite_http_listener
+	if err := check(C.ferrite_server_http_bind(s.ptr, h, n, C.uint16_t(port), nil, &l)); err != nil {
+		return nil, err
+	}
+	return &Listener{server: s, ptr: l}, nil
+}
+
+// Listener is a bound, not yet serving, HTTP socket.
+type Listener struct {
+	server *Server
+	ptr    *C.ferrite_http_listener
+}
+
+// Port is the bound TCP port.
+func (l *Listener) Port() uint16 {
+	var p C.uint16_t
+	C.ferrite_http_listener_port(l.ptr, &p)
+	return uint16(p)
+}
+
+// Serve serves until the server is closed (it then returns nil); it consumes the listener.
+// It blocks the calling goroutine (and its OS thread); the requests run on library threads.
+func (l *Listener) Serve() error {
+	p := l.ptr
+	l.ptr = nil
+	err := check(C.ferrite_server_http_run(l.server.ptr, p))
+	var fe *Error
+	if errors.As(err, &fe) && fe.Code == uint32(C.FERRITE_RESULT_CLOSED) {
+		return nil
+	}
+	return err
+}
+
 // Close stops the server and runs every finalizer; Free releases it.
 func (s *Server) Close() error { return check(C.ferrite_server_close(s.ptr)) }
 
@@ -213,6 +251,14 @@ func (r Request) Log(level uint32, data any) error {
 func (r Request) Progress(progress, total float64) error {
 	t := C.double(total)
 	return check(C.ferrite_request_report_progress(r.ptr, C.double(progress), &t, nil, 0, nil))
+}
+
+// CloseSSEStream closes the HTTP stream the request's messages ride on (the client resumes
+// it after retry); false on transports that cannot (stdio, JSON responses).
+func (r Request) CloseSSEStream(retry time.Duration) bool {
+	ms := C.uint64_t(retry.Milliseconds())
+	var closed C.bool
+	return check(C.ferrite_request_close_sse_stream(r.ptr, &ms, &closed)) == nil && bool(closed)
 }
 
 // IsCancelled reports whether the client cancelled the request.

@@ -1,9 +1,12 @@
-// The Go everything server: the whole surface of examples/SURFACE.md over stdio, on
-// libferrite through cgo (standard library only).
+// The Go everything server: the whole surface of examples/SURFACE.md over stdio or
+// Streamable HTTP, on libferrite through cgo (standard library only).
 //
 // From the repository root, after `cargo build --release -p ferrite-ffi`:
 //
-//	go run ./examples/go [--stateless]
+//	go run ./examples/go [--stateless] [--port N]
+//
+// Without --port it serves stdio; --port N serves http://127.0.0.1:N/mcp (stateful, with
+// sessions, unless --stateless).
 //
 // With another cargo target directory, point cgo at it:
 // CGO_LDFLAGS="-L$DIR/release -Wl,-rpath,$DIR/release" go run ./examples/go
@@ -18,6 +21,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"strconv"
 	"sync/atomic"
 	"time"
 )
@@ -257,7 +261,18 @@ func registerTools(s *Server) error {
 				return text("JSON Schema 2020-12 tool called with: " + string(args)), nil
 			}},
 		{tool("test_reconnection", "Closes the SSE stream mid-call (HTTP); completes at once on stdio", noArgs()),
-			fixed(text("Reconnection test completed"))},
+			func(req Request, _ json.RawMessage) (any, error) {
+				const done = "Reconnection test completed"
+				if !req.CloseSSEStream(200 * time.Millisecond) {
+					return text(done), nil
+				}
+				// The client reconnects with Last-Event-ID after the retry hint and gets the
+				// result on the resumed stream.
+				return later(func() {
+					time.Sleep(300 * time.Millisecond)
+					req.Complete(text(done))
+				})
+			}},
 		{tool("test_slow", "Waits ms milliseconds, stopping early when cancelled", obj{"type": "object",
 			"properties": obj{"ms": obj{"type": "integer", "minimum": 0}}, "required": []string{"ms"}}),
 			func(req Request, args json.RawMessage) (any, error) {
@@ -368,13 +383,24 @@ func registerPrompts(s *Server) error {
 
 func run() error {
 	stateless := false
-	for _, a := range os.Args[1:] {
-		switch a {
+	port := -1 // stdio
+	args := os.Args[1:]
+	for i := 0; i < len(args); i++ {
+		switch args[i] {
 		case "--stateless":
 			stateless = true
 		case "--port":
-			fmt.Fprintln(os.Stderr, "everything: Streamable HTTP (--port) is not implemented yet; serving stdio only")
-			os.Exit(2)
+			if i+1 == len(args) {
+				return fmt.Errorf("--port needs a port number")
+			}
+			i++
+			p, err := strconv.ParseUint(args[i], 10, 16)
+			if err != nil {
+				return fmt.Errorf("--port needs a port number (0-65535), not %q", args[i])
+			}
+			port = int(p)
+		default:
+			return fmt.Errorf("usage: everything [--stateless] [--port N]")
 		}
 	}
 	s, err := NewServer("ferrite-everything", "0.1.0",
@@ -396,7 +422,15 @@ func run() error {
 			return err
 		}
 	}
-	return s.ServeStdio()
+	if port < 0 {
+		return s.ServeStdio()
+	}
+	l, err := s.Listen("127.0.0.1", uint16(port))
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "everything: Streamable HTTP on http://127.0.0.1:%d/mcp\n", l.Port())
+	return l.Serve()
 }
 
 func main() {

@@ -15,13 +15,15 @@
 //!   ([`handler`]);
 //! - a handler completes synchronously or returns PENDING and completes later from any thread
 //!   ([`request`]);
-//! - each server owns its runtime and worker threads ([`server`]).
+//! - each server owns its runtime and worker threads ([`server`]) and serves stdio or
+//!   Streamable HTTP on them ([`http`]).
 //!
 //! The header is generated from this crate by cbindgen (`ffi/tests/header.rs` checks it).
 
 pub mod buffer;
 pub mod error;
 pub mod handler;
+pub mod http;
 pub mod json;
 pub mod request;
 pub mod server;

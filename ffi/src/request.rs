@@ -661,6 +661,35 @@ pub unsafe extern "C" fn ferrite_request_notify(
     })
 }
 
+/// Close the transport stream this request's messages ride on while the request keeps
+/// running (Streamable HTTP: the POST's SSE stream; SEP-1699 polling). Later messages,
+/// including the result, are kept for the client, which reconnects with `Last-Event-ID`
+/// after `*retry_ms` milliseconds (NULL: the transport's `retry` hint). `*closed` (if not
+/// NULL) is false on transports that cannot do this (stdio, in-process, a POST answered as
+/// JSON only, a server without resumability); the call still succeeds then. In the default
+/// response mode a POST that has not answered yet switches to SSE to allow it.
+///
+/// # Safety
+/// `request` is a live request handle; `retry_ms` is NULL or readable; `closed` is NULL or
+/// valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn ferrite_request_close_sse_stream(
+    request: *const ferrite_request,
+    retry_ms: *const u64,
+    closed: *mut bool,
+) -> ferrite_result {
+    ffi_boundary!({
+        // SAFETY: forwarded from this function's contract.
+        let req = unsafe { request_ref(request) }?;
+        // SAFETY: NULL or readable, per this function's contract.
+        let retry = unsafe { retry_ms.as_ref() }.map(|ms| std::time::Duration::from_millis(*ms));
+        let was_closed = req.ctx.close_sse_stream(retry);
+        // SAFETY: forwarded from this function's contract.
+        unsafe { write_opt(closed, was_closed) };
+        Ok(())
+    })
+}
+
 /// The answer to a server-to-client request. `result` is `FERRITE_RESULT_OK` with the
 /// client's result in `result_json`, or a failure code (usually `FERRITE_RESULT_PEER_ERROR`)
 /// with `result_json` empty and the reason in `error_message`. Both strings are borrowed for

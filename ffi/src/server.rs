@@ -1,11 +1,10 @@
 //! `ferrite_server`: a core [`Server`] plus the tokio runtime that drives it.
 //!
 //! Each server owns one multi-threaded runtime, so a host needs no async machinery: the
-//! blocking entry points (`handle_raw`, `serve_stdio`) spawn their work on it and wait on a
-//! plain channel, and every host callback runs on one of its worker threads. (Serving from a
-//! worker matters: tokio's I/O driver runs there, so reading a message costs no thread
-//! hand-off.) `ferrite_server_close`
-//! cancels serving, shuts the runtime down (dropping every in-flight task), then drops the
+//! blocking entry points (`handle_raw`, `serve_stdio`, `serve_http`) spawn their work on it
+//! and wait on a plain channel, and every host callback runs on one of its worker threads.
+//! (Serving from a worker matters: tokio's I/O driver runs there, so reading a message costs
+//! no thread hand-off.) `ferrite_server_close` cancels serving, shuts the runtime down (dropping every in-flight task), then drops the
 //! core server, which drops every handler and so runs every finalizer, once, on the closing
 //! thread.
 
@@ -45,7 +44,7 @@ pub struct ferrite_server {
     runtime: Mutex<Option<Runtime>>,
     handle: Handle,
     shutdown: CancellationToken,
-    /// How many `ferrite_server_serve_stdio` calls are running; close waits for them.
+    /// How many serve calls (stdio, HTTP) are running; close waits for them.
     serving: Mutex<usize>,
     serving_done: Condvar,
 }
@@ -90,7 +89,7 @@ impl ferrite_server {
     }
 
     /// Run `fut` on the runtime and wait for its output on this thread.
-    fn run<T: Send + 'static>(
+    pub(crate) fn run<T: Send + 'static>(
         &self,
         what: &str,
         fut: impl std::future::Future<Output = T> + Send + 'static,
@@ -102,6 +101,28 @@ impl ferrite_server {
         });
         // A closed runtime drops the task and with it the sender.
         rx.recv().map_err(|_| Error::closed())
+    }
+
+    /// The token `ferrite_server_close` cancels; transports take a child of it.
+    pub(crate) fn shutdown_token(&self) -> &CancellationToken {
+        &self.shutdown
+    }
+
+    /// Run a transport's serve loop on the runtime, counted as serving (close waits for it),
+    /// and wait for it here. An I/O error is `Io` (its detail prefixed with `label`); an end
+    /// caused by `ferrite_server_close` is `Closed`.
+    pub(crate) fn serve_blocking(
+        &self,
+        what: &str,
+        serve: impl std::future::Future<Output = std::io::Result<()>> + Send + 'static,
+        label: &str,
+    ) -> Result<(), Error> {
+        let _serving = Serving::enter(self);
+        self.run(what, serve)?.map_err(|e| Error::new(ferrite_result::Io, format!("{label}: {e}")))?;
+        if self.shutdown.is_cancelled() {
+            return Err(Error::closed());
+        }
+        Ok(())
     }
 
     fn close(&self) -> Result<(), Error> {
@@ -187,8 +208,9 @@ pub unsafe extern "C" fn ferrite_server_new(
     })
 }
 
-/// Stop the server: stop serving (a `ferrite_server_serve_stdio` in another thread returns),
-/// drop every in-flight request, join the worker threads, and drop every handler, running
+/// Stop the server: stop serving (a `ferrite_server_serve_stdio`, `ferrite_server_serve_http`
+/// or `ferrite_server_http_run` in another thread returns `FERRITE_RESULT_CLOSED`; HTTP
+/// sessions and their streams end), drop every in-flight request, join the worker threads, and drop every handler, running
 /// each finalizer exactly once on this thread. Later calls on the server return
 /// `FERRITE_RESULT_CLOSED` (closing again is a no-op returning OK); a request still pending
 /// can be completed, which is then a no-op that frees it. Cannot be called from a callback
@@ -277,16 +299,13 @@ pub unsafe extern "C" fn ferrite_server_serve_stdio(server: *const ferrite_serve
         let s = unsafe { server_ref(server) }?;
         let core = s.core()?;
         let options = StdioOptions { shutdown: s.shutdown.child_token(), ..StdioOptions::default() };
-        let _serving = Serving::enter(s);
         // The read loop runs on a worker thread, where tokio's I/O driver runs: reading stdin
         // costs no hand-off to another thread (the calling thread would need one per message).
-        let outcome =
-            s.run("ferrite_server_serve_stdio", async move { stdio::serve_stdio_with(&core, options).await })?;
-        outcome.map_err(|e| Error::new(ferrite_result::Io, format!("stdio: {e}")))?;
-        if s.shutdown.is_cancelled() {
-            return Err(Error::closed());
-        }
-        Ok(())
+        s.serve_blocking(
+            "ferrite_server_serve_stdio",
+            async move { stdio::serve_stdio_with(&core, options).await },
+            "stdio",
+        )
     })
 }
 
@@ -582,7 +601,8 @@ pub unsafe extern "C" fn ferrite_server_notify_resource_updated(
     })
 }
 
-/// How many connections are listening for notifications now (stdio processes served).
+/// How many connections are listening for notifications now (stdio processes served, HTTP
+/// sessions).
 ///
 /// # Safety
 /// `server` is a live server; `out` is valid for a write.

@@ -1,7 +1,7 @@
 //! The C test programs in `tests/c/`, compiled with gcc against `include/ferrite.h` and the
 //! `libferrite.so` cargo just built (with the `testing` feature), and run: once through
-//! `ferrite_server_handle_raw` (the program checks itself), and once serving stdio with a
-//! client played by this test.
+//! `ferrite_server_handle_raw` (the program checks itself, Streamable HTTP on a loopback port
+//! included), and once serving stdio with a client played by this test.
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::PathBuf;

@@ -16,8 +16,14 @@
 #define FERRITE_TESTING 1
 #include "ferrite.h"
 
+#include <arpa/inet.h>
+#include <ctype.h>
+#include <netinet/in.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -554,6 +560,234 @@ static int serve_until_close(void) {
     return rc == FERRITE_RESULT_OK && c.rc == FERRITE_RESULT_CLOSED ? 0 : 1;
 }
 
+/* ---------------------------------------------------------------- HTTP */
+
+/* One HTTP/1.1 exchange on a fresh loopback connection (Connection: close), with a 10 s
+ * receive timeout so a hang fails instead of blocking. Returns the whole response
+ * (status line, headers, body) in a malloc'd buffer, or NULL. */
+static char *http_exchange(uint16_t port, const char *method, const char *host, const char *accept,
+                           const char *extra_headers, const char *body) {
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    if (fd < 0) {
+        return NULL;
+    }
+    struct timeval tv = {10, 0};
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    struct sockaddr_in addr;
+    memset(&addr, 0, sizeof addr);
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(port);
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (connect(fd, (struct sockaddr *)&addr, sizeof addr) != 0) {
+        close(fd);
+        return NULL;
+    }
+    char head[1024];
+    int n = snprintf(head, sizeof head,
+                     "%s /mcp HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\n"
+                     "Accept: %s\r\n%sContent-Length: %zu\r\nConnection: close\r\n\r\n",
+                     method, host, accept, extra_headers, strlen(body));
+    if (n < 0 || (size_t)n >= sizeof head || write(fd, head, (size_t)n) != n ||
+        write(fd, body, strlen(body)) != (ssize_t)strlen(body)) {
+        close(fd);
+        return NULL;
+    }
+    size_t cap = 4096, len = 0;
+    char *out = malloc(cap);
+    for (;;) {
+        if (len + 1024 + 1 > cap) {
+            cap *= 2;
+            out = realloc(out, cap);
+        }
+        ssize_t got = read(fd, out + len, cap - len - 1);
+        if (got <= 0) {
+            break;
+        }
+        len += (size_t)got;
+    }
+    close(fd);
+    out[len] = '\0';
+    return out;
+}
+
+/* The value of header `name` (lower case) in `response`, copied into `value`; false if absent. */
+static bool http_header(const char *response, const char *name, char *value, size_t cap) {
+    size_t name_len = strlen(name);
+    for (const char *line = strstr(response, "\r\n"); line && strncmp(line, "\r\n\r\n", 4) != 0;
+         line = strstr(line + 2, "\r\n")) {
+        const char *h = line + 2;
+        size_t i = 0;
+        while (i < name_len && h[i] && tolower((unsigned char)h[i]) == name[i]) {
+            i++;
+        }
+        if (i == name_len && h[i] == ':') {
+            const char *v = h + i + 1;
+            while (*v == ' ') {
+                v++;
+            }
+            size_t vlen = strcspn(v, "\r");
+            if (vlen >= cap) {
+                return false;
+            }
+            memcpy(value, v, vlen);
+            value[vlen] = '\0';
+            return true;
+        }
+    }
+    return false;
+}
+
+static atomic_int stream_closed = -1;
+static uint32_t tool_close_stream(void *u, ferrite_request *req) {
+    (void)u;
+    uint64_t retry = 100;
+    bool closed = true;
+    ferrite_result rc = ferrite_request_close_sse_stream(req, &retry, &closed);
+    atomic_store(&stream_closed, rc == FERRITE_RESULT_OK ? (int)closed : -2);
+    return ferrite_request_complete_text(req, S("stream handled"), NULL, 0);
+}
+
+typedef struct {
+    ferrite_server *server;
+    ferrite_http_listener *listener;
+    ferrite_result rc;
+    atomic_bool returned;
+} http_call;
+
+static void *http_thread(void *arg) {
+    http_call *c = arg;
+    c->rc = ferrite_server_http_run(c->server, c->listener);
+    atomic_store(&c->returned, true);
+    return NULL;
+}
+
+#define BOTH "application/json, text/event-stream"
+
+#define INIT_BODY                                                                                            \
+    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\"," \
+    "\"capabilities\":{},\"clientInfo\":{\"name\":\"c\",\"version\":\"0\"}}}"
+
+static void check_http_options(void) {
+    ferrite_http_options *o = NULL;
+    CHECK(ferrite_http_options_new(NULL) == FERRITE_RESULT_NULL_POINTER, "http_options_new(NULL) is NULL_POINTER");
+    CHECK(ferrite_http_options_new(&o) == FERRITE_RESULT_OK && o, "http_options_new gives options");
+    CHECK(ferrite_http_options_set_path(o, S("mcp")) == FERRITE_RESULT_INVALID_ARGUMENT,
+          "a path without a leading / is INVALID_ARGUMENT");
+    CHECK(ferrite_http_options_set_path(o, S("/a/{x}")) == FERRITE_RESULT_INVALID_ARGUMENT,
+          "a path with a route pattern is INVALID_ARGUMENT");
+    CHECK(ferrite_http_options_set_path(o, "/\xff", 2) == FERRITE_RESULT_INVALID_UTF8, "a non-UTF-8 path is INVALID_UTF8");
+    CHECK(ferrite_http_options_set_path(NULL, S("/mcp")) == FERRITE_RESULT_NULL_POINTER,
+          "a setter on NULL options is NULL_POINTER");
+    CHECK(ferrite_http_options_set_response_mode(o, 3) == FERRITE_RESULT_INVALID_ARGUMENT,
+          "an unknown response mode is INVALID_ARGUMENT");
+    CHECK(ferrite_http_options_set_max_body_bytes(o, 0) == FERRITE_RESULT_INVALID_ARGUMENT,
+          "a 0-byte body limit is INVALID_ARGUMENT");
+    CHECK(ferrite_http_options_set_allowed_hosts(o, S("[1]")) == FERRITE_RESULT_INVALID_ARGUMENT,
+          "allowed hosts that are not strings are INVALID_ARGUMENT");
+    CHECK(ferrite_http_options_set_allowed_origins(o, S("[\"http://a\"")) == FERRITE_RESULT_INVALID_JSON,
+          "malformed allowed origins are INVALID_JSON");
+    CHECK(ferrite_http_options_set_path(o, S("/mcp")) == FERRITE_RESULT_OK &&
+              ferrite_http_options_set_response_mode(o, FERRITE_HTTP_RESPONSE_MODE_AUTO) == FERRITE_RESULT_OK &&
+              ferrite_http_options_set_max_body_bytes(o, 1 << 20) == FERRITE_RESULT_OK &&
+              ferrite_http_options_set_session_idle_timeout_ms(o, 0) == FERRITE_RESULT_OK &&
+              ferrite_http_options_set_sse_retry_ms(o, 500) == FERRITE_RESULT_OK &&
+              ferrite_http_options_set_resumable(o, true) == FERRITE_RESULT_OK &&
+              ferrite_http_options_set_legacy_sse(o, false) == FERRITE_RESULT_OK &&
+              ferrite_http_options_set_allowed_hosts(o, S("[\"127.0.0.1\",\"localhost\"]")) == FERRITE_RESULT_OK &&
+              ferrite_http_options_set_allowed_origins(o, NULL, 0) == FERRITE_RESULT_OK &&
+              ferrite_http_options_allow_any_host(o) == FERRITE_RESULT_OK,
+          "valid settings are accepted");
+    ferrite_http_options_free(o);
+    ferrite_http_options_free(NULL);
+}
+
+/* Serve a stateful server on 127.0.0.1:0 from another thread, talk to it over a raw socket,
+ * then close it from this thread and see the serving thread return CLOSED. */
+static void check_http(void) {
+    check_http_options();
+    ferrite_server *server = new_server();
+    register_all(server);
+    ferrite_server_add_tool(server, S(TOOL("close_stream")), tool_close_stream, NULL, NULL);
+    ferrite_http_options *o = NULL;
+    ferrite_http_options_new(&o);
+    ferrite_http_options_set_max_body_bytes(o, 4096);
+
+    ferrite_http_listener *l = NULL;
+    CHECK(ferrite_server_http_bind(server, S("example.com"), 0, o, &l) == FERRITE_RESULT_INVALID_ARGUMENT && !l,
+          "binding a host name that is not an IP address is INVALID_ARGUMENT");
+    CHECK(ferrite_server_http_bind(server, S("127.0.0.1"), 0, o, NULL) == FERRITE_RESULT_NULL_POINTER,
+          "http_bind with a NULL out is NULL_POINTER");
+    CHECK(ferrite_server_http_run(server, NULL) == FERRITE_RESULT_NULL_POINTER, "http_run(NULL listener) is NULL_POINTER");
+    CHECK(ferrite_server_http_bind(server, S("127.0.0.1"), 0, o, &l) == FERRITE_RESULT_OK && l,
+          "http_bind on 127.0.0.1:0 gives a listener");
+    ferrite_http_options_free(o); /* copied at bind */
+    uint16_t port = 0;
+    CHECK(ferrite_http_listener_port(l, &port) == FERRITE_RESULT_OK && port != 0,
+          "the listener reports the port it was given");
+    ferrite_http_listener *taken = NULL;
+    CHECK(ferrite_server_http_bind(server, S("127.0.0.1"), port, NULL, &taken) == FERRITE_RESULT_IO && !taken,
+          "binding a port in use is IO");
+    ferrite_http_listener *unused = NULL;
+    CHECK(ferrite_server_http_bind(server, S("localhost"), 0, NULL, &unused) == FERRITE_RESULT_OK,
+          "a second listener binds");
+    ferrite_http_listener_free(unused); /* never run: freeing closes it */
+
+    http_call c = {server, l, FERRITE_RESULT_OK, false};
+    pthread_t t;
+    pthread_create(&t, NULL, http_thread, &c);
+
+    char host[32];
+    snprintf(host, sizeof host, "127.0.0.1:%u", (unsigned)port);
+    char *r = http_exchange(port, "POST", host, BOTH, "", INIT_BODY);
+    char session[256] = "";
+    CHECK(r && strncmp(r, "HTTP/1.1 200", 12) == 0 && strstr(r, "\"serverInfo\"") && strstr(r, "\"abi-test\""),
+          "POST initialize over HTTP gives 200 and the initialize result");
+    CHECK(r && http_header(r, "mcp-session-id", session, sizeof session) && strlen(session) >= 16,
+          "the initialize response carries an Mcp-Session-Id");
+    if (!r || !strstr(r, "abi-test")) {
+        printf("# got: %s\n", r ? r : "(no response)");
+    }
+    free(r);
+
+    char headers[512];
+    snprintf(headers, sizeof headers, "Mcp-Session-Id: %s\r\nMCP-Protocol-Version: 2025-06-18\r\n", session);
+    r = http_exchange(port, "POST", host, BOTH, headers, CALL_TOOL(2, "add", "{\"a\":40,\"b\":2}"));
+    CHECK(r && strncmp(r, "HTTP/1.1 200", 12) == 0 && strstr(r, "\"structuredContent\":{\"sum\":42}"),
+          "a tool call in the session is answered by the C handler");
+    free(r);
+    r = http_exchange(port, "POST", host, "application/json", headers, CALL_TOOL(3, "close_stream", "{}"));
+    CHECK(r && strstr(r, "stream handled") && atomic_load(&stream_closed) == 0,
+          "close_sse_stream on a JSON-only response reports false and the call still completes");
+    free(r);
+    atomic_store(&stream_closed, -1);
+    r = http_exchange(port, "POST", host, "text/event-stream", headers, CALL_TOOL(7, "close_stream", "{}"));
+    CHECK(r && strstr(r, "text/event-stream") && atomic_load(&stream_closed) == 1,
+          "close_sse_stream on an SSE response closes it and reports true");
+    free(r);
+    r = http_exchange(port, "POST", host, BOTH, "", CALL_TOOL(4, "add", "{\"a\":1,\"b\":1}"));
+    CHECK(r && strncmp(r, "HTTP/1.1 400", 12) == 0, "a request without the session header is 400");
+    free(r);
+    r = http_exchange(port, "POST", "evil.example.com", BOTH, headers, CALL_TOOL(5, "add", "{\"a\":1,\"b\":1}"));
+    CHECK(r && strncmp(r, "HTTP/1.1 403", 12) == 0, "a foreign Host is 403 (DNS-rebinding protection)");
+    free(r);
+    char big[5000];
+    memset(big, ' ', sizeof big - 1);
+    big[sizeof big - 1] = '\0';
+    memcpy(big, "{\"jsonrpc\":\"2.0\",\"id\":6,\"method\":\"ping\"}", 39);
+    r = http_exchange(port, "POST", host, BOTH, headers, big);
+    CHECK(r && strncmp(r, "HTTP/1.1 413", 12) == 0, "a body past the configured max_body_bytes is 413");
+    free(r);
+
+    CHECK(!atomic_load(&c.returned), "http_run keeps serving until closed");
+    CHECK(ferrite_server_close(server) == FERRITE_RESULT_OK, "close succeeds while HTTP is served");
+    pthread_join(t, NULL);
+    CHECK(c.rc == FERRITE_RESULT_CLOSED, "http_run returns CLOSED after ferrite_server_close");
+    CHECK(http_exchange(port, "POST", host, BOTH, "", INIT_BODY) == NULL, "the port no longer accepts connections");
+    CHECK(ferrite_server_serve_http(server, S("127.0.0.1"), 0, NULL) == FERRITE_RESULT_CLOSED,
+          "serve_http on a closed server returns CLOSED");
+    ferrite_server_free(server);
+}
+
 int main(int argc, char **argv) {
     if (argc > 1 && strcmp(argv[1], "serve-until-close") == 0) {
         return serve_until_close();
@@ -573,6 +807,7 @@ int main(int argc, char **argv) {
     check_json_helpers();
     check_lifecycle();
     check_close_with_pending_request();
+    check_http();
     printf("%d checks, %d failed\n", checks, failures);
     return failures == 0 ? 0 : 1;
 }

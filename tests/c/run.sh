@@ -9,6 +9,10 @@
 #     everything server (cgo); a stdio smoke test of each.
 #  4. the shared harnesses, when present: tests/interop/python/run.sh (C and Go everything
 #     servers) and tests/inspector/run.sh (C, Go and the ctypes server).
+#  5. Streamable HTTP: the official conformance suite (tests/conformance/run.sh: 0.1.16 --suite
+#     all, 0.2.0-alpha.12 --requirements 2025-11-25 and server-session-lifecycle) and the
+#     TypeScript SDK client (tests/interop/typescript/run.sh) against the C and Go everything
+#     servers (--port N); a stateless (--stateless --port N) smoke test of each.
 #
 # Honours CARGO_TARGET_DIR (default: the repo's target/). Built servers land in
 # $CARGO_TARGET_DIR/release/ferrite-examples/. Prints one line per step and a final
@@ -112,6 +116,67 @@ if [[ -x tests/inspector/run.sh ]]; then
 else
     echo "SKIP tests/inspector/run.sh is not in the tree"
 fi
+
+# 5. Streamable HTTP: the official conformance suite (pinned in tests/conformance/) and the
+#    TypeScript SDK client (tests/interop/typescript/) against the C and Go everything servers.
+if [[ -x tests/conformance/run.sh ]]; then
+    step "conformance suite (tests/conformance/run.sh): C everything" \
+        tests/conformance/run.sh c -- "$bin/everything-c"
+    step "conformance suite (tests/conformance/run.sh): Go everything" \
+        tests/conformance/run.sh go -- "$bin/everything-go"
+else
+    echo "SKIP tests/conformance/run.sh is not in the tree"
+fi
+if [[ -x tests/interop/typescript/run.sh ]]; then
+    step "TypeScript SDK interop over HTTP (tests/interop/typescript/run.sh): c, go" \
+        env FERRITE_HTTP_SERVERS="$servers" tests/interop/typescript/run.sh
+else
+    echo "SKIP tests/interop/typescript/run.sh is not in the tree"
+fi
+
+# Stateless HTTP (--stateless --port N): initialize answers without minting a session, a tool
+# call needs none, GET is 405. (Python's standard library as the client: no curl needed.)
+http_stateless() {
+    "$python" - "$@" <<'EOF'
+import json, socket, subprocess, sys, time, urllib.error, urllib.request
+
+s = socket.socket(); s.bind(("127.0.0.1", 0)); port = s.getsockname()[1]; s.close()
+server = subprocess.Popen(sys.argv[1:] + ["--stateless", "--port", str(port)])
+url = f"http://127.0.0.1:{port}/mcp"
+def post(body, **extra):
+    req = urllib.request.Request(url, json.dumps(body).encode(), method="POST", headers={
+        "Content-Type": "application/json", "Accept": "application/json, text/event-stream", **extra})
+    with urllib.request.urlopen(req, timeout=10) as r:
+        return r.status, r.headers, r.read().decode()
+try:
+    for _ in range(100):
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close(); break
+        except OSError:
+            time.sleep(0.1)
+    status, headers, body = post({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "smoke", "version": "0"}}})
+    print(status, dict(headers), body)
+    assert status == 200 and '"serverInfo"' in body, "initialize"
+    assert "mcp-session-id" not in {k.lower() for k in headers}, "a stateless server minted a session"
+    status, _, body = post({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                            "params": {"name": "add", "arguments": {"a": 2, "b": 3}}},
+                   **{"MCP-Protocol-Version": "2025-06-18"})
+    print(status, body)
+    assert '"structuredContent":{"sum":5}' in body, "tools/call add"
+    try:
+        urllib.request.urlopen(urllib.request.Request(url, headers={"Accept": "text/event-stream"}), timeout=10)
+        sys.exit("GET was not refused")
+    except urllib.error.HTTPError as e:
+        print("GET:", e.code)
+        assert e.code == 405, "GET must be 405 in stateless mode"
+    print("stateless HTTP: ok")
+finally:
+    server.kill(); server.wait()
+EOF
+}
+step "stateless HTTP smoke: C everything" http_stateless "$bin/everything-c"
+step "stateless HTTP smoke: Go everything" http_stateless "$bin/everything-go"
 
 echo "c-abi: $passed passed, $failed failed"
 ((failed == 0))
