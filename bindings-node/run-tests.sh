@@ -7,6 +7,11 @@
 # 3. `node --test` over test/*.test.mjs.
 # 4. The shared stdio harnesses (the official Python SDK client, the MCP Inspector CLI)
 #    against examples/node/everything.mjs, when those harnesses exist.
+# 5. Over Streamable HTTP (the harnesses append --port N): the official conformance suite
+#    (tests/conformance/run.sh) and the official TypeScript SDK client
+#    (tests/interop/typescript/run.sh), when those harnesses exist.
+#
+#   FERRITE_NODE_HTTP=0   skip step 5
 #
 # Exits non-zero on any failure; the last line is a summary of the steps.
 set -uo pipefail
@@ -55,7 +60,8 @@ done
 step generated-files "$status"
 
 # --- 3: node --test -----------------------------------------------------------------------
-node --test test/*.test.mjs
+# A per-test limit: a test that leaves a listener open would otherwise hang the run.
+node --test --test-timeout=60000 test/*.test.mjs
 step node-test $?
 
 # --- 4: the shared stdio harnesses -----------------------------------------------------------
@@ -69,5 +75,26 @@ for harness in tests/interop/python/run.sh tests/inspector/run.sh; do
         echo "run-tests.sh: $harness does not exist: skipped" >&2
     fi
 done
+
+# --- 5: Streamable HTTP: the conformance suite and the TypeScript SDK client ---------------
+if [[ "${FERRITE_NODE_HTTP:-1}" != 0 ]]; then
+    everything=(node examples/node/everything.mjs)
+    if [[ -f "$root/tests/conformance/run.sh" ]]; then
+        echo "run-tests.sh: tests/conformance/run.sh node -- ${everything[*]}" >&2
+        (cd "$root" && bash tests/conformance/run.sh node -- "${everything[@]}")
+        step tests/conformance/run.sh $?
+    else
+        echo "run-tests.sh: tests/conformance/run.sh does not exist: skipped" >&2
+    fi
+    if [[ -f "$root/tests/interop/typescript/run.sh" ]]; then
+        echo "run-tests.sh: tests/interop/typescript/run.sh with FERRITE_HTTP_SERVERS=\"node=${everything[*]}\"" >&2
+        (cd "$root" && FERRITE_HTTP_SERVERS="node=${everything[*]}" bash tests/interop/typescript/run.sh)
+        step tests/interop/typescript/run.sh $?
+    else
+        echo "run-tests.sh: tests/interop/typescript/run.sh does not exist: skipped" >&2
+    fi
+else
+    echo "run-tests.sh: FERRITE_NODE_HTTP=0: Streamable HTTP harnesses skipped" >&2
+fi
 
 summary

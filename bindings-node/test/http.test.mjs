@@ -1,18 +1,74 @@
-// Streamable HTTP through listen(): a session is created at initialize, tool calls are
-// answered (JSON or SSE), and close() ends serving.
+// Streamable HTTP through listen(): a session is created at initialize (none when stateless),
+// tool calls are answered (JSON or SSE), ctx.closeSseStream() ends a POST stream mid-call
+// and the result is replayed after a reconnect, and close() ends serving so the process
+// can exit. The full protocol is checked by the conformance suite and the TypeScript SDK
+// client (run-tests.sh); these tests pin the Node surface itself.
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createInterface } from 'node:readline';
 import { test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 import { Server } from '../lib/index.mjs';
+import { fixtures } from './helpers.mjs';
 
-/** The JSON-RPC message of a response body, JSON or a one-event SSE stream. */
+const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+const VERSION = '2025-11-25';
+
+/** Parse an SSE body into its events: `{ id, retry, data }` (data parsed when present). */
+function sseEvents(text) {
+  return text
+    .split(/\r?\n\r?\n/)
+    .filter((block) => block.trim() !== '')
+    .map((block) => {
+      const event = {};
+      for (const line of block.split(/\r?\n/)) {
+        const at = line.indexOf(':');
+        const [field, value] = at < 0 ? [line, ''] : [line.slice(0, at), line.slice(at + 1).replace(/^ /, '')];
+        if (field === 'id') event.id = value;
+        else if (field === 'retry') event.retry = Number(value);
+        else if (field === 'data') event.data = (event.data ?? '') + value;
+      }
+      if (event.data !== undefined && event.data !== '') event.data = JSON.parse(event.data);
+      return event;
+    });
+}
+
+/** The JSON-RPC response in a response body, JSON or SSE. */
 async function message(response) {
   const text = await response.text();
   if ((response.headers.get('content-type') ?? '').startsWith('text/event-stream')) {
-    const data = text.split('\n').filter((l) => l.startsWith('data:')).map((l) => l.slice(5).trim());
-    return data.map((d) => JSON.parse(d)).find((m) => m.id !== undefined);
+    return sseEvents(text)
+      .map((e) => e.data)
+      .find((m) => m?.id !== undefined && m.method === undefined);
   }
   return JSON.parse(text);
+}
+
+function poster(url) {
+  return (body, extra = {}) =>
+    fetch(url, { method: 'POST', headers: { ...HEADERS, ...extra }, body: JSON.stringify(body) });
+}
+
+const initialize = (id = 1) => ({
+  jsonrpc: '2.0',
+  id,
+  method: 'initialize',
+  params: { protocolVersion: VERSION, capabilities: {}, clientInfo: { name: 't', version: '0' } },
+});
+
+/** initialize + notifications/initialized; returns the headers later requests carry. */
+async function openSession(post) {
+  const init = await post(initialize());
+  assert.equal(init.status, 200);
+  const session = init.headers.get('mcp-session-id');
+  assert.ok(session, 'a stateful server issues a session id');
+  await init.text();
+  const headers = { 'mcp-session-id': session, 'mcp-protocol-version': VERSION };
+  const ack = await post({ jsonrpc: '2.0', method: 'notifications/initialized' }, headers);
+  assert.equal(ack.status, 202);
+  return headers;
 }
 
 test('listen() serves Streamable HTTP with sessions until close()', async () => {
@@ -22,40 +78,144 @@ test('listen() serves Streamable HTTP with sessions until close()', async () => 
     return String(a + b);
   });
   const address = await server.listen({ port: 0 });
+  try {
+    await serveSessions(address);
+  } finally {
+    await server.close();
+  }
+  await assert.rejects(fetch(address.url, { method: 'POST', headers: HEADERS, body: '{}' }), 'close() stopped the listener');
+});
+
+async function serveSessions(address) {
   assert.equal(address.host, '127.0.0.1');
   assert.ok(address.port > 0);
   assert.equal(address.url, `http://127.0.0.1:${address.port}/mcp`);
 
-  const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
-  const post = (body, extra = {}) =>
-    fetch(address.url, { method: 'POST', headers: { ...headers, ...extra }, body: JSON.stringify(body) });
-  const init = await post({
-    jsonrpc: '2.0',
-    id: 1,
-    method: 'initialize',
-    params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '0' } },
-  });
+  const post = poster(address.url);
+  const init = await post(initialize());
   assert.equal(init.status, 200);
   const session = init.headers.get('mcp-session-id');
-  assert.ok(session, 'a stateful server issues a session id');
+  assert.match(session ?? '', /^[\x21-\x7e]{16,}$/, 'a stateful server issues a visible-ASCII session id');
   assert.equal((await message(init)).result.serverInfo.name, 'http');
-  const sessionHeaders = { 'mcp-session-id': session, 'mcp-protocol-version': '2025-06-18' };
+  const sessionHeaders = { 'mcp-session-id': session, 'mcp-protocol-version': VERSION };
   await post({ jsonrpc: '2.0', method: 'notifications/initialized' }, sessionHeaders);
 
   const call = await post({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'add', arguments: { a: 2, b: 3 } } }, sessionHeaders);
   assert.equal(call.status, 200);
   assert.equal((await message(call)).result.content[0].text, '5');
 
-  await server.close();
-  await assert.rejects(fetch(address.url, { method: 'POST', headers, body: '{}' }));
+  const unknown = await post({ jsonrpc: '2.0', id: 3, method: 'ping' }, { ...sessionHeaders, 'mcp-session-id': 'nope' });
+  assert.equal(unknown.status, 404, 'an unknown session id is 404');
+  await unknown.text();
+}
+
+test('a stateless listen() issues no session id and answers every POST on its own', async () => {
+  const server = new Server({ name: 'stateless-http', version: '1.0.0' });
+  server.tool('echo', { inputSchema: { type: 'object', properties: { text: { type: 'string' } } } }, ({ text }) => text);
+  const { url } = await server.listen({ responseMode: 'json' });
+  try {
+    const post = poster(url);
+    const init = await post(initialize());
+    assert.equal(init.status, 200);
+    assert.equal(init.headers.get('mcp-session-id'), null);
+    assert.equal((await init.json()).result.serverInfo.name, 'stateless-http');
+    const call = await post(
+      { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'echo', arguments: { text: 'hi' } } },
+      { 'mcp-protocol-version': VERSION },
+    );
+    assert.equal(call.status, 200);
+    assert.match(call.headers.get('content-type'), /^application\/json/);
+    assert.equal((await call.json()).result.content[0].text, 'hi');
+    const get = await fetch(url, { headers: { accept: 'text/event-stream' } });
+    assert.equal(get.status, 405, 'no standalone stream without sessions');
+    await get.text();
+  } finally {
+    await server.close();
+  }
+});
+
+test('ctx.closeSseStream() ends the POST stream mid-call; a GET with Last-Event-ID gets the result', async () => {
+  const server = new Server({ name: 'reconnect', version: '1.0.0', stateful: true });
+  let release;
+  const released = new Promise((resolve) => (release = resolve));
+  let closed;
+  server.tool('reconnect', async (_args, ctx) => {
+    closed = ctx.closeSseStream(50);
+    // The test lets the handler finish once the POST stream has ended (bounded, so a stream
+    // that never ends fails the assertions below instead of hanging).
+    await Promise.race([released, sleep(5000)]);
+    return 'after reconnect';
+  });
+  const { url } = await server.listen();
+  try {
+    const post = poster(url);
+    const headers = await openSession(post);
+    const call = await post({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'reconnect' } }, headers);
+    assert.equal(call.status, 200);
+    assert.match(call.headers.get('content-type'), /^text\/event-stream/);
+    const events = sseEvents(await call.text()); // ends while the handler still waits
+    assert.equal(closed, true, 'closeSseStream is true over HTTP');
+    assert.ok(!events.some((e) => e.data?.id === 7), 'the result did not ride the closed stream');
+    const primed = events.find((e) => e.id !== undefined);
+    assert.ok(primed, `the stream carried an event id to resume from: ${JSON.stringify(events)}`);
+    assert.equal(events.at(-1).retry, 50, 'the stream ends telling the client when to reconnect');
+
+    release();
+    const resumed = await fetch(url, {
+      headers: { ...headers, accept: 'text/event-stream', 'last-event-id': primed.id },
+    });
+    assert.equal(resumed.status, 200);
+    // Read until the result arrives, then drop the stream.
+    const reader = resumed.body.pipeThrough(new TextDecoderStream()).getReader();
+    let text = '';
+    let result;
+    while (result === undefined) {
+      const { value, done } = await reader.read();
+      assert.equal(done, false, `the resumed stream ended without the result: ${text}`);
+      text += value;
+      result = sseEvents(text.slice(0, text.lastIndexOf('\n\n') + 2)).find((e) => e.data?.id === 7);
+    }
+    await reader.cancel();
+    assert.equal(result.data.result.content[0].text, 'after reconnect');
+  } finally {
+    release();
+    await server.close();
+  }
+});
+
+test('a process serving HTTP stays alive, and exits by itself after close()', async () => {
+  const child = spawn(process.execPath, [`${fixtures}http-close-on-call.mjs`], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (d) => (stderr += d));
+  const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+  try {
+    const [url] = await once(createInterface({ input: child.stdout }), 'line');
+    const post = poster(url);
+    const headers = await openSession(post);
+    // Nothing but the listener is pending: the process must still be serving.
+    await sleep(300);
+    assert.equal(child.exitCode, null, `the process exited while listening: ${stderr}`);
+    const call = await post({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'close' } }, headers);
+    assert.equal((await message(call)).result.content[0].text, 'closing');
+    const [code, signal] = child.exitCode === null ? await once(child, 'exit') : [child.exitCode, child.signalCode];
+    assert.equal(signal, null, 'the process had to be killed: it did not exit by itself after close()');
+    assert.equal(code, 0, stderr);
+  } finally {
+    clearTimeout(timer);
+    child.kill('SIGKILL');
+  }
 });
 
 test('listen() rejects with a clear error when the address is taken or invalid', async () => {
   const a = new Server({ name: 'a', version: '1' });
-  const { port } = await a.listen();
   const b = new Server({ name: 'b', version: '1' });
-  await assert.rejects(b.listen({ port }), /cannot listen/);
-  await assert.rejects(async () => b.listen({ host: 'not-an-ip' }), /invalid host/);
-  await a.close();
-  await b.close();
+  try {
+    const { port } = await a.listen();
+    await assert.rejects(b.listen({ port }), /cannot listen/);
+    await assert.rejects(async () => b.listen({ host: 'not-an-ip' }), /invalid host/);
+    await assert.rejects(async () => b.listen({ responseMode: 'xml' }), /unknown responseMode/);
+  } finally {
+    await a.close();
+    await b.close();
+  }
 });

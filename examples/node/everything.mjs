@@ -1,12 +1,12 @@
 // The Node everything server: the whole conformance fixture surface (examples/SURFACE.md)
-// over stdio, plus the `add` and `echo` tools the benchmarks call.
+// over stdio or Streamable HTTP, plus the `add` and `echo` tools the benchmarks call.
 //
 //   node examples/node/everything.mjs             # stateful, stdio
 //   node examples/node/everything.mjs --stateless # stateless
 //   node examples/node/everything.mjs --port 3000 # Streamable HTTP on 127.0.0.1:3000/mcp
 //
 // It imports the package from bindings-node/ (run `npm install` there first to build it).
-// Logs go to stderr: stdout carries the protocol.
+// Logs go to stderr (on stdio, stdout carries the protocol).
 
 import { realpathSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
