@@ -655,3 +655,15 @@ async fn a_failed_initialize_establishes_no_session() {
     assert!(r.header("mcp-session-id").is_none());
     assert_eq!(r.json().await["error"]["code"], -32602);
 }
+
+#[tokio::test]
+async fn a_client_that_accepts_only_sse_gets_sse_even_for_an_immediate_answer() {
+    let t = start(true, |_| {}).await;
+    let sid = session(t.addr, json!({})).await;
+    let body =
+        json!({"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"echo","arguments":{}}}).to_string();
+    let r = request(t.addr, "POST", &[JSON, ("accept", "text/event-stream"), ("mcp-session-id", &sid)], &body).await;
+    assert_eq!(r.header("content-type"), Some("text/event-stream"));
+    let msgs = r.sse_messages().await;
+    assert_eq!(msgs.last().unwrap()["id"], 9);
+}

@@ -48,8 +48,13 @@ step() {
         | sed 's/^/    /' || true
 }
 
-# 1. Rust-side tests: header, standalone header, C programs.
-step "cargo test -p ferrite-ffi --features testing" cargo test -p ferrite-ffi --features testing
+# 1. Rust-side tests: header, standalone header, C programs. The C programs link the
+# libferrite.so in target/debug, which only a `cargo build` of the crate itself puts there
+# (test and example builds do not), so build it first, with the same features.
+ffi_tests() {
+    cargo build -p ferrite-ffi --features testing && cargo test -p ferrite-ffi --features testing
+}
+step "cargo test -p ferrite-ffi --features testing" ffi_tests
 
 # 2. valgrind.
 abi_test="$target/debug/c-tests/abi_test"

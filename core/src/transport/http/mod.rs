@@ -493,10 +493,11 @@ async fn handle_post(State(st): State<Arc<HttpState>>, req: Request<Body>) -> Re
     // its real waker.)
     let session_id = session.as_ref().filter(|_| new_session).map(|s| s.id().to_owned());
     if let Poll::Ready(out) = work.as_mut().poll(&mut Context::from_waker(Waker::noop())) {
-        if hub.message_count() == 0 || mode == ResponseMode::Json {
+        if mode == ResponseMode::Json || (mode == ResponseMode::Auto && hub.message_count() == 0) {
             return finish_json(&st, out, session.as_ref(), new_session);
         }
-        // It talked before answering: everything goes out as one finished SSE stream.
+        // It talked before answering (or the client takes only SSE): everything goes out as
+        // one finished SSE stream.
         hub.finish(out);
         let room = usize::try_from(hub.message_count()).unwrap_or(usize::MAX).saturating_add(2);
         let (tx, rx) = mpsc::channel(st.opts.stream_buffer.max(room));
