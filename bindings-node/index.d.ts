@@ -84,8 +84,9 @@ export declare class NativeServer {
   connectStdio(maxLineBytes?: number | undefined | null): Promise<void>
   /**
    * Serve Streamable HTTP. `optionsJson`: `{host?, port?, path?, responseMode?,
-   * maxBodyBytes?, sessionIdleTimeoutSecs?, legacySse?}` (default 127.0.0.1, port 0 =
-   * any free port, `/mcp`). `onListening(addressJson)` is called once bound with
+   * maxBodyBytes?, sessionIdleTimeoutSecs?, legacySse?, allowedHosts?, allowedOrigins?,
+   * allowAnyHost?, sseRetryMs?, resumable?}` (default 127.0.0.1, port 0 = any free port,
+   * `/mcp`, loopback hosts and origins only). `onListening(addressJson)` is called once bound with
    * `{host, port}`; the returned promise settles when serving ends (after `close()`), or
    * rejects when binding fails. While it is pending it keeps Node alive.
    */

@@ -428,8 +428,25 @@ export interface ListenOptions {
   maxBodyBytes?: number;
   /** Idle sessions end after this many seconds; 0 never. Default 30 minutes. */
   sessionIdleTimeoutSecs?: number;
-  /** Also serve the deprecated 2024-11-05 HTTP+SSE transport. */
+  /** Also serve the deprecated 2024-11-05 HTTP+SSE transport (`GET /sse`, `POST /messages`). */
   legacySse?: boolean;
+  /**
+   * DNS-rebinding protection: the accepted `Host` names (no port, any port is accepted;
+   * IPv6 in brackets, like `[::1]`). Replaces the default `localhost`, `127.0.0.1`, `[::1]`;
+   * other hosts get 403.
+   */
+  allowedHosts?: string[];
+  /**
+   * The accepted browser `Origin`s as `scheme://host` (no port, any port is accepted).
+   * Replaces the default loopback origins; requests without `Origin` are always accepted.
+   */
+  allowedOrigins?: string[];
+  /** Turn the `Host` and `Origin` checks off (behind a proxy that does them). Not with the lists. */
+  allowAnyHost?: boolean;
+  /** The reconnection delay advertised to clients in SSE `retry` fields, in ms. Default 1000. */
+  sseRetryMs?: number;
+  /** Keep SSE events so a client can resume with `Last-Event-ID` (stateful servers). Default true. */
+  resumable?: boolean;
 }
 export interface ListenAddress {
   host: string;

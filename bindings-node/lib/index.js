@@ -762,10 +762,10 @@ class Server {
    * alive) until `close()`.
    */
   listen(options) {
-    const { host, port, path, responseMode, maxBodyBytes, sessionIdleTimeoutSecs, legacySse } = options ?? {};
-    const json = JSON.stringify(
-      definedOnly({ host, port, path, responseMode, maxBodyBytes, sessionIdleTimeoutSecs, legacySse }),
-    );
+    const path = options?.path;
+    // Every option goes to the native side, which checks types and values and rejects
+    // unknown names, so a misspelt option is an error rather than a silent default.
+    const json = JSON.stringify(options ?? {});
     return new Promise((resolve, reject) => {
       const done = this.#native.listen(json, (addressJson) => {
         const address = JSON.parse(addressJson);

@@ -12,6 +12,7 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use ferrite_core::transport::http::security::HostPolicy;
 use ferrite_core::transport::http::{self, HttpOptions, ResponseMode};
 use ferrite_core::transport::stdio::{self, StdioOptions};
 use ferrite_core::{
@@ -107,6 +108,97 @@ struct ListenOptions {
     session_idle_timeout_secs: Option<u64>,
     #[serde(default)]
     legacy_sse: Option<bool>,
+    /// Accepted `Host` names, replacing the loopback default.
+    #[serde(default)]
+    allowed_hosts: Option<Vec<String>>,
+    /// Accepted `Origin`s (`scheme://host`), replacing the loopback default.
+    #[serde(default)]
+    allowed_origins: Option<Vec<String>>,
+    /// Turn the `Host` and `Origin` checks off.
+    #[serde(default)]
+    allow_any_host: Option<bool>,
+    /// The reconnection delay advertised in SSE `retry` fields.
+    #[serde(default)]
+    sse_retry_ms: Option<u64>,
+    /// Keep SSE events for `Last-Event-ID` resumption (stateful servers). Default true.
+    #[serde(default)]
+    resumable: Option<bool>,
+}
+
+/// The DNS-rebinding policy from `allowedHosts`, `allowedOrigins` and `allowAnyHost`.
+///
+/// A list replaces the core's loopback default for its header only, so a server listed
+/// under a public name still refuses foreign browser origins unless they are listed too.
+/// Entries are checked here because the core compares them literally: an entry with a port
+/// or a path would never match anything and silently lock every client out.
+fn host_policy(hosts: Option<Vec<String>>, origins: Option<Vec<String>>, any: bool) -> Result<HostPolicy> {
+    if any {
+        if hosts.is_some() || origins.is_some() {
+            return Err(Error::from_reason(
+                "allowAnyHost turns the Host and Origin checks off; it cannot be combined with allowedHosts or \
+                 allowedOrigins",
+            ));
+        }
+        return Ok(HostPolicy::permissive());
+    }
+    let mut policy = HostPolicy::default();
+    if let Some(hosts) = hosts {
+        non_empty(&hosts, "allowedHosts")?;
+        for h in &hosts {
+            check_host(h).map_err(|why| Error::from_reason(format!("invalid allowedHosts entry {h:?}: {why}")))?;
+        }
+        policy.allowed_hosts = Some(hosts);
+    }
+    if let Some(origins) = origins {
+        non_empty(&origins, "allowedOrigins")?;
+        for o in &origins {
+            check_origin(o).map_err(|why| Error::from_reason(format!("invalid allowedOrigins entry {o:?}: {why}")))?;
+        }
+        policy.allowed_origins = Some(origins);
+    }
+    Ok(policy)
+}
+
+fn non_empty(list: &[String], what: &str) -> Result<()> {
+    if list.is_empty() {
+        return Err(Error::from_reason(format!(
+            "{what} is empty, so every request would be refused; list names or set allowAnyHost"
+        )));
+    }
+    Ok(())
+}
+
+/// A host name as the core matches it: no scheme, port or path; IPv6 in brackets.
+fn check_host(host: &str) -> std::result::Result<(), &'static str> {
+    if host.is_empty() {
+        return Err("empty");
+    }
+    if host.contains("://") {
+        return Err("a host name, not a URL (origins go in allowedOrigins)");
+    }
+    if host.chars().any(|c| c.is_whitespace() || c.is_control() || matches!(c, '/' | '?' | '#' | '@')) {
+        return Err("a bare host name is expected (no path, user or spaces)");
+    }
+    if let Some(inner) = host.strip_prefix('[') {
+        let ip = inner.strip_suffix(']').ok_or("no closing ']'")?;
+        return ip.parse::<std::net::Ipv6Addr>().map(|_| ()).map_err(|_| "not an IPv6 address in brackets");
+    }
+    if host.contains(':') {
+        return Err("no port (any port is accepted); write IPv6 addresses in brackets, like [::1]");
+    }
+    Ok(())
+}
+
+/// An origin as the core matches it: `scheme://host`, any port, so none is written.
+fn check_origin(origin: &str) -> std::result::Result<(), &'static str> {
+    let (scheme, host) = origin.split_once("://").ok_or("an origin is scheme://host, like http://localhost")?;
+    if scheme.is_empty() || !scheme.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.')) {
+        return Err("an origin is scheme://host, like http://localhost");
+    }
+    if host.ends_with('/') {
+        return Err("no trailing '/' or path");
+    }
+    check_host(host)
 }
 
 #[napi]
@@ -475,8 +567,9 @@ impl NativeServer {
     }
 
     /// Serve Streamable HTTP. `optionsJson`: `{host?, port?, path?, responseMode?,
-    /// maxBodyBytes?, sessionIdleTimeoutSecs?, legacySse?}` (default 127.0.0.1, port 0 =
-    /// any free port, `/mcp`). `onListening(addressJson)` is called once bound with
+    /// maxBodyBytes?, sessionIdleTimeoutSecs?, legacySse?, allowedHosts?, allowedOrigins?,
+    /// allowAnyHost?, sseRetryMs?, resumable?}` (default 127.0.0.1, port 0 = any free port,
+    /// `/mcp`, loopback hosts and origins only). `onListening(addressJson)` is called once bound with
     /// `{host, port}`; the returned promise settles when serving ends (after `close()`), or
     /// rejects when binding fails. While it is pending it keeps Node alive.
     #[napi(ts_return_type = "Promise<void>")]
@@ -512,6 +605,13 @@ impl NativeServer {
         }
         if let Some(legacy) = o.legacy_sse {
             options.legacy_sse = legacy;
+        }
+        options.host_policy = host_policy(o.allowed_hosts, o.allowed_origins, o.allow_any_host.unwrap_or(false))?;
+        if let Some(ms) = o.sse_retry_ms {
+            options.sse_retry = Duration::from_millis(ms);
+        }
+        if o.resumable == Some(false) {
+            options.event_store = None;
         }
         let on_listening = on_listening.build_threadsafe_function().callee_handled::<false>().weak::<true>().build()?;
         let handle = self.handle()?;

@@ -2,10 +2,13 @@
 // tool calls are answered (JSON or SSE), ctx.closeSseStream() ends a POST stream mid-call
 // and the result is replayed after a reconnect, and close() ends serving so the process
 // can exit. The full protocol is checked by the conformance suite and the TypeScript SDK
-// client (run-tests.sh); these tests pin the Node surface itself.
+// client (run-tests.sh); these tests pin the Node surface itself, including the listen()
+// options that reach the core: DNS-rebinding protection (allowedHosts, allowedOrigins,
+// allowAnyHost), sseRetryMs, resumable and legacySse.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { request } from 'node:http';
 import { createInterface } from 'node:readline';
 import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -217,5 +220,169 @@ test('listen() rejects with a clear error when the address is taken or invalid',
   } finally {
     await a.close();
     await b.close();
+  }
+});
+
+/**
+ * POST `initialize` through node:http, which (unlike fetch) lets the caller set `Host`.
+ * Resolves to the status code and the body text.
+ */
+function rawInitialize(url, headers) {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method: 'POST', headers: { ...HEADERS, ...headers } }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (d) => (body += d));
+      res.on('end', () => resolve({ status: res.statusCode, body }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(JSON.stringify(initialize()));
+  });
+}
+
+/** Run `fn(url, port)` against a stateless server listening with `options`, then close it. */
+async function withListener(options, fn) {
+  const server = new Server({ name: 'policy', version: '1.0.0' });
+  const { url, port } = await server.listen({ responseMode: 'json', ...options });
+  try {
+    await fn(url, port);
+  } finally {
+    await server.close();
+  }
+}
+
+test('a foreign Host is refused with 403 by default and accepted when listed in allowedHosts', async () => {
+  await withListener({}, async (url, port) => {
+    assert.equal((await rawInitialize(url, { host: `127.0.0.1:${port}` })).status, 200, 'loopback is accepted');
+    assert.equal((await rawInitialize(url, { host: `localhost:${port}` })).status, 200, 'localhost is accepted');
+    const foreign = await rawInitialize(url, { host: `mcp.example.com:${port}` });
+    assert.equal(foreign.status, 403, `a foreign Host is refused: ${foreign.body}`);
+  });
+  await withListener({ allowedHosts: ['mcp.example.com'] }, async (url, port) => {
+    const listed = await rawInitialize(url, { host: `mcp.example.com:${port}` });
+    assert.equal(listed.status, 200, listed.body);
+    assert.equal(JSON.parse(listed.body).result.serverInfo.name, 'policy');
+    assert.equal((await rawInitialize(url, { host: 'MCP.Example.COM' })).status, 200, 'names match case-insensitively');
+    assert.equal((await rawInitialize(url, { host: `evil.example:${port}` })).status, 403, 'an unlisted Host is refused');
+    assert.equal(
+      (await rawInitialize(url, { host: `127.0.0.1:${port}` })).status,
+      403,
+      'the list replaces the loopback default',
+    );
+  });
+});
+
+test('allowAnyHost accepts any Host and Origin', async () => {
+  await withListener({ allowAnyHost: true }, async (url, port) => {
+    assert.equal((await rawInitialize(url, { host: `mcp.example.com:${port}` })).status, 200);
+    assert.equal((await rawInitialize(url, { origin: 'https://evil.example' })).status, 200);
+  });
+});
+
+test('a foreign Origin is refused with 403 unless listed in allowedOrigins', async () => {
+  await withListener({}, async (url) => {
+    assert.equal((await rawInitialize(url, {})).status, 200, 'no Origin (a non-browser client) is accepted');
+    assert.equal((await rawInitialize(url, { origin: 'http://localhost:5173' })).status, 200, 'a loopback Origin is accepted');
+    const foreign = await rawInitialize(url, { origin: 'https://app.example.com' });
+    assert.equal(foreign.status, 403, `a foreign Origin is refused: ${foreign.body}`);
+  });
+  await withListener({ allowedOrigins: ['https://app.example.com'] }, async (url) => {
+    assert.equal((await rawInitialize(url, { origin: 'https://app.example.com' })).status, 200);
+    assert.equal((await rawInitialize(url, { origin: 'https://app.example.com:8443' })).status, 200, 'any port');
+    assert.equal((await rawInitialize(url, { origin: 'http://app.example.com' })).status, 403, 'the scheme counts');
+    assert.equal((await rawInitialize(url, { origin: 'https://evil.example' })).status, 403);
+    assert.equal(
+      (await rawInitialize(url, { host: 'localhost' })).status,
+      200,
+      'allowedOrigins leaves the Host default in place',
+    );
+  });
+});
+
+test('listen() rejects malformed policy, retry and resumability options with errors naming them', async () => {
+  const server = new Server({ name: 'bad-options', version: '1' });
+  try {
+    const cases = [
+      [{ allowedHosts: ['example.com:8080'] }, /invalid allowedHosts entry "example\.com:8080": no port/],
+      [{ allowedHosts: ['::1'] }, /invalid allowedHosts entry "::1".*brackets/],
+      [{ allowedHosts: ['[nope]'] }, /invalid allowedHosts entry "\[nope\]": not an IPv6 address/],
+      [{ allowedHosts: ['http://example.com'] }, /invalid allowedHosts entry .*not a URL/],
+      [{ allowedHosts: [] }, /allowedHosts is empty/],
+      [{ allowedOrigins: ['example.com'] }, /invalid allowedOrigins entry "example\.com": an origin is scheme:\/\/host/],
+      [{ allowedOrigins: ['https://example.com/'] }, /invalid allowedOrigins entry .*no trailing/],
+      [{ allowedOrigins: ['https://example.com:443'] }, /invalid allowedOrigins entry .*no port/],
+      [{ allowedOrigins: [] }, /allowedOrigins is empty/],
+      [{ allowAnyHost: true, allowedHosts: ['example.com'] }, /cannot be combined/],
+      [{ allowedHosts: 'example.com' }, /invalid listen options: invalid type: string/],
+      [{ allowAnyHost: 'yes' }, /invalid listen options: invalid type: string/],
+      [{ sseRetryMs: -1 }, /invalid listen options: invalid value: integer `-1`/],
+      [{ sseRetryMs: 1.5 }, /invalid listen options: invalid type: floating point/],
+      [{ resumable: 1 }, /invalid listen options: invalid type: integer/],
+      [{ allowedHost: ['example.com'] }, /invalid listen options: unknown field `allowedHost`/],
+    ];
+    for (const [options, error] of cases) {
+      await assert.rejects(async () => server.listen(options), error, JSON.stringify(options));
+    }
+  } finally {
+    await server.close();
+  }
+});
+
+test('sseRetryMs sets the retry of the priming event; resumable: false sends no event ids', async () => {
+  for (const resumable of [true, false]) {
+    const server = new Server({ name: 'retry', version: '1.0.0', stateful: true });
+    server.tool('echo', { inputSchema: { type: 'object', properties: { text: { type: 'string' } } } }, ({ text }) => text);
+    const { url } = await server.listen({ responseMode: 'sse', sseRetryMs: 2500, resumable });
+    try {
+      const post = poster(url);
+      const headers = await openSession(post);
+      const call = await post(
+        { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'echo', arguments: { text: 'hi' } } },
+        headers,
+      );
+      assert.equal(call.status, 200);
+      assert.match(call.headers.get('content-type'), /^text\/event-stream/);
+      const events = sseEvents(await call.text());
+      assert.equal(events.find((e) => e.data?.id === 2)?.data.result.content[0].text, 'hi', JSON.stringify(events));
+      if (resumable) {
+        assert.ok(events[0].id, `the stream opens with a priming event id: ${JSON.stringify(events)}`);
+        assert.equal(events[0].retry, 2500, 'the priming event advertises sseRetryMs');
+      } else {
+        assert.ok(!events.some((e) => e.id !== undefined), `no event ids without resumability: ${JSON.stringify(events)}`);
+      }
+    } finally {
+      await server.close();
+    }
+  }
+});
+
+test('legacySse serves GET /sse whose first event names the message endpoint', async () => {
+  const server = new Server({ name: 'legacy', version: '1.0.0', stateful: true });
+  const { port } = await server.listen({ legacySse: true });
+  const plain = new Server({ name: 'plain', version: '1.0.0', stateful: true });
+  const { port: plainPort } = await plain.listen();
+  try {
+    const response = await fetch(`http://127.0.0.1:${port}/sse`, { headers: { accept: 'text/event-stream' } });
+    assert.equal(response.status, 200);
+    assert.match(response.headers.get('content-type'), /^text\/event-stream/);
+    const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+    let text = '';
+    while (!text.includes('\n\n')) {
+      const { value, done } = await reader.read();
+      assert.equal(done, false, `the stream ended before its first event: ${text}`);
+      text += value;
+    }
+    await reader.cancel();
+    const first = text.slice(0, text.indexOf('\n\n')).split('\n');
+    assert.equal(first[0], 'event: endpoint');
+    assert.match(first[1], /^data: \/messages\?sessionId=[\x21-\x7e]+$/);
+
+    const absent = await fetch(`http://127.0.0.1:${plainPort}/sse`, { headers: { accept: 'text/event-stream' } });
+    assert.equal(absent.status, 404, 'no /sse without legacySse');
+    await absent.text();
+  } finally {
+    await server.close();
+    await plain.close();
   }
 });

@@ -55,6 +55,15 @@ try {
 async function main(): Promise<void> {
   const text: string = await server.handleRaw('{"jsonrpc":"2.0","id":1,"method":"ping"}');
   void text;
+  const { url }: { url: string } = await server.listen({
+    allowedHosts: ['mcp.example.com', '[::1]'],
+    allowedOrigins: ['https://app.example.com'],
+    sseRetryMs: 500,
+    resumable: false,
+  });
+  void url;
+  // @ts-expect-error: allowedHosts is a list of names
+  await server.listen({ allowedHosts: 'mcp.example.com' });
   await server.close();
   await server[Symbol.asyncDispose]();
 }
