@@ -16,6 +16,7 @@ mod bridge;
 mod context;
 mod convert;
 mod errors;
+mod http;
 mod server;
 
 use pyo3::prelude::*;
@@ -27,5 +28,6 @@ fn _ferrite(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<context::PyRequestContext>()?;
     m.add_class::<bridge::Completion>()?;
     m.add("CORE_VERSION", env!("CARGO_PKG_VERSION"))?;
+    m.add("DEFAULT_SESSION_IDLE_TIMEOUT", http::default_session_idle_timeout())?;
     Ok(())
 }

@@ -15,7 +15,7 @@ use ferrite_core::server::{
     CompletionHandler, HandlerResult, NotificationObserver, PromptHandler, ResourceHandler, TemplateVariables,
     ToolHandler,
 };
-use ferrite_core::transport::http::{self, HttpOptions, ResponseMode};
+use ferrite_core::transport::http::{self as core_http, HttpOptions};
 use ferrite_core::transport::stdio::{self, StdioOptions};
 use ferrite_core::{
     BoxFuture, CallToolResult, ClientCapabilities, CompleteRequest, CompleteResult, CompletionReference,
@@ -31,6 +31,7 @@ use tokio::runtime::{Handle, Runtime};
 use tokio_util::sync::CancellationToken;
 
 use crate::bridge::{self, AsyncQueue, Executor, Input, PyCallable, SyncPool};
+use crate::http::{self, HttpArgs};
 
 /// At most this many `def` handlers run at once (like a thread pool's size); more calls queue.
 const MAX_SYNC_WORKERS: usize = 64;
@@ -574,8 +575,15 @@ impl Core {
     }
 
     /// Serve Streamable HTTP on `host:port` at `path` until `stop()`/`close()` or Ctrl-C, as
-    /// `serve_stdio` does. Port 0 picks a free port; `ready(port)` is called once bound.
-    #[pyo3(signature = (host, port, path="/mcp", json_response=false, ready=None))]
+    /// `serve_stdio` does. Port 0 picks a free port; `ready(port)` is called once bound. The
+    /// keyword-only options are the core's `HttpOptions` (validated in `http.rs`; a bad value
+    /// is a `ConfigError` before anything is bound).
+    #[pyo3(signature = (
+        host, port, path="/mcp", json_response=false, ready=None, *, response_mode=None, max_body_bytes=None,
+        session_idle_timeout=http::default_session_idle_timeout(), allowed_hosts=None, allowed_origins=None,
+        allow_any_host=false, legacy_sse=false, sse_retry=None, resumable=true
+    ))]
+    #[allow(clippy::too_many_arguments)] // Python keyword arguments, one per option
     fn serve_http(
         &self,
         py: Python<'_>,
@@ -584,21 +592,39 @@ impl Core {
         path: &str,
         json_response: bool,
         ready: Option<Py<PyAny>>,
+        response_mode: Option<String>,
+        max_body_bytes: Option<i64>,
+        session_idle_timeout: Option<f64>,
+        allowed_hosts: Option<Vec<String>>,
+        allowed_origins: Option<Vec<String>>,
+        allow_any_host: bool,
+        legacy_sse: bool,
+        sse_retry: Option<f64>,
+        resumable: bool,
     ) -> PyResult<()> {
+        let options = HttpArgs {
+            path: path.to_owned(),
+            json_response,
+            response_mode,
+            max_body_bytes,
+            session_idle_timeout,
+            allowed_hosts,
+            allowed_origins,
+            allow_any_host,
+            legacy_sse,
+            sse_retry,
+            resumable,
+        }
+        .into_options(py)?;
         let addr = (host, port)
             .to_socket_addrs()
             .map_err(|e| PyValueError::new_err(format!("cannot resolve {host}:{port}: {e}")))?
             .next()
             .ok_or_else(|| PyValueError::new_err(format!("{host}:{port} resolves to no address")))?;
         let token = self.start_serving(py)?;
-        let options = HttpOptions {
-            path: path.to_owned(),
-            response_mode: if json_response { ResponseMode::Json } else { ResponseMode::Auto },
-            shutdown: token.clone(),
-            ..HttpOptions::default()
-        };
+        let options = HttpOptions { shutdown: token.clone(), ..options };
         let server = self.server.clone();
-        let bound = py.detach(|| self.handle.block_on(http::bind(&server, addr, options)));
+        let bound = py.detach(|| self.handle.block_on(core_http::bind(&server, addr, options)));
         let bound = match bound.and_then(|b| b.local_addr().map(|a| (b, a))) {
             Ok(b) => b,
             Err(e) => {

@@ -4,6 +4,7 @@
 from typing import Any, Callable, Dict, List, Optional, Tuple, Union, final
 
 CORE_VERSION: str
+DEFAULT_SESSION_IDLE_TIMEOUT: Optional[float]
 
 _Resolve = Callable[[Optional[BaseException], Any], None]
 
@@ -77,6 +78,16 @@ class Core:
         path: str = "/mcp",
         json_response: bool = False,
         ready: Optional[Callable[[int], None]] = None,
+        *,
+        response_mode: Optional[str] = None,
+        max_body_bytes: Optional[int] = None,
+        session_idle_timeout: Optional[float] = ...,
+        allowed_hosts: Optional[List[str]] = None,
+        allowed_origins: Optional[List[str]] = None,
+        allow_any_host: bool = False,
+        legacy_sse: bool = False,
+        sse_retry: Optional[float] = None,
+        resumable: bool = True,
     ) -> None: ...
     def start_stdio(self, resolve: _Resolve) -> None: ...
     def stop(self) -> None: ...

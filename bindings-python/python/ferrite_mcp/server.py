@@ -17,7 +17,7 @@ import sys
 import traceback
 import typing
 import weakref
-from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence, Tuple, TypeVar, overload
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Literal, Optional, Sequence, Tuple, TypeVar, overload
 
 from . import _ferrite, content
 from .context import Context
@@ -675,6 +675,15 @@ class Server:
         path: str = "/mcp",
         json_response: bool = False,
         on_ready: Optional[Callable[[int], None]] = None,
+        response_mode: Optional[Literal["auto", "json", "sse"]] = None,
+        max_body_bytes: Optional[int] = None,
+        session_idle_timeout: Optional[float] = _ferrite.DEFAULT_SESSION_IDLE_TIMEOUT,
+        allowed_hosts: Optional[List[str]] = None,
+        allowed_origins: Optional[List[str]] = None,
+        allow_any_host: bool = False,
+        legacy_sse: bool = False,
+        sse_retry: Optional[float] = None,
+        resumable: bool = True,
     ) -> None:
         """Serve until the client disconnects (stdio), ``stop()``/``close()``, or Ctrl-C;
         then close the server.
@@ -683,13 +692,44 @@ class Server:
         stdin/stdout, so never ``print`` to stdout from a handler: log to stderr or with
         ``ctx.info``. ``transport="http"`` (or ``"streamable-http"``) serves Streamable HTTP
         on ``host:port`` at ``path`` (port 0 picks a free port; ``on_ready(port)`` is called
-        once listening; ``json_response=True`` answers with JSON instead of SSE streams).
+        once listening). The other keyword arguments configure HTTP only:
+
+        - ``response_mode``: ``"auto"`` (JSON unless a handler sends something to the client
+          first; the default), ``"json"`` or ``"sse"``. ``json_response=True`` means ``"json"``.
+        - ``max_body_bytes``: larger POST bodies get 413 (default 4 MiB).
+        - ``session_idle_timeout``: seconds before an idle session ends (default 30 minutes;
+          ``None`` never).
+        - ``allowed_hosts`` / ``allowed_origins``: the DNS-rebinding allow-lists, host names
+          without port and ``scheme://host`` origins (default: the loopback names); other
+          values get 403. ``allow_any_host=True`` turns both checks off (behind a proxy).
+        - ``legacy_sse``: also serve the deprecated 2024-11-05 HTTP+SSE transport
+          (``GET /sse``, ``POST /messages``) for old clients.
+        - ``sse_retry``: the reconnection delay, in seconds, advertised in SSE ``retry``
+          fields (default 1).
+        - ``resumable``: keep SSE events for ``Last-Event-ID`` resumption (default True).
+
+        Bad values raise ``ConfigError`` before anything is bound.
         """
         try:
             if transport == "stdio":
                 self._core.serve_stdio()
             elif transport in ("http", "streamable-http"):
-                self._core.serve_http(host, port, path, json_response, on_ready)
+                self._core.serve_http(
+                    host,
+                    port,
+                    path,
+                    json_response,
+                    on_ready,
+                    response_mode=response_mode,
+                    max_body_bytes=max_body_bytes,
+                    session_idle_timeout=session_idle_timeout,
+                    allowed_hosts=allowed_hosts,
+                    allowed_origins=allowed_origins,
+                    allow_any_host=allow_any_host,
+                    legacy_sse=legacy_sse,
+                    sse_retry=sse_retry,
+                    resumable=resumable,
+                )
             else:
                 raise NotImplementedError(f"transport {transport!r}: use 'stdio' or 'http'")
         except KeyboardInterrupt:
