@@ -11,7 +11,8 @@ use serde_json::{json, Value};
 #[tokio::test]
 async fn notification_observer_sees_every_client_notification() {
     let s = stateful("obs");
-    let seen: Arc<Mutex<Vec<(String, Option<Value>)>>> = Arc::default();
+    type Seen = Vec<(String, Option<Value>)>;
+    let seen: Arc<Mutex<Seen>> = Arc::default();
     let sink = seen.clone();
     s.set_notification_observer(move |method: &str, params: Option<&Value>| {
         sink.lock().unwrap().push((method.to_owned(), params.cloned()));
