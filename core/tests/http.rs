@@ -160,6 +160,13 @@ async fn request_at(addr: SocketAddr, path: &str, method: &str, headers: &[(&str
     Reply { status: resp.status().as_u16(), headers, body: resp.into_body() }
 }
 
+/// Read an SSE body until a message with `method` arrives; that message.
+async fn next_message(body: &mut Incoming, method: &str) -> Value {
+    let mut buf = String::new();
+    read_until(body, &mut buf, |b| sse_data(b).iter().any(|m| m["method"] == method)).await;
+    sse_data(&buf).into_iter().find(|m| m["method"] == method).unwrap()
+}
+
 const JSON: (&str, &str) = ("content-type", "application/json");
 const ACCEPT: (&str, &str) = ("accept", "application/json, text/event-stream");
 
@@ -385,16 +392,7 @@ async fn sampling_rides_the_post_stream_and_the_reply_comes_on_a_new_post() {
     let mut r = call(t.addr, &sid, 4, "tools/call", json!({"name":"ask"})).await;
     assert_eq!(r.header("content-type"), Some("text/event-stream"));
     // Read until the sampling request arrives.
-    let mut buf = String::new();
-    let req = loop {
-        let frame = tokio::time::timeout(Duration::from_secs(5), r.body.frame()).await.unwrap().unwrap().unwrap();
-        if let Ok(d) = frame.into_data() {
-            buf.push_str(std::str::from_utf8(&d).unwrap());
-        }
-        if let Some(m) = sse_data(&buf).into_iter().find(|m| m["method"] == "sampling/createMessage") {
-            break m;
-        }
-    };
+    let req = next_message(&mut r.body, "sampling/createMessage").await;
     let answer = json!({"jsonrpc":"2.0","id":req["id"],"result":{"role":"assistant","content":{"type":"text","text":"pong"},"model":"m"}});
     let a = request(t.addr, "POST", &[JSON, ACCEPT, ("mcp-session-id", &sid)], &answer.to_string()).await;
     assert_eq!(a.status, 202);
@@ -409,16 +407,7 @@ async fn a_reply_from_another_session_does_not_resolve_the_request() {
     let a = session(t.addr, json!({"sampling": {}})).await;
     let b = session(t.addr, json!({"sampling": {}})).await;
     let mut r = call(t.addr, &a, 4, "tools/call", json!({"name":"ask"})).await;
-    let mut buf = String::new();
-    let req = loop {
-        let frame = tokio::time::timeout(Duration::from_secs(5), r.body.frame()).await.unwrap().unwrap().unwrap();
-        if let Ok(d) = frame.into_data() {
-            buf.push_str(std::str::from_utf8(&d).unwrap());
-        }
-        if let Some(m) = sse_data(&buf).into_iter().find(|m| m["method"] == "sampling/createMessage") {
-            break m;
-        }
-    };
+    let req = next_message(&mut r.body, "sampling/createMessage").await;
     let answer = |text: &str| {
         json!({"jsonrpc":"2.0","id":req["id"],"result":{"role":"assistant","content":{"type":"text","text":text},"model":"m"}}).to_string()
     };
@@ -471,20 +460,11 @@ async fn the_get_stream_delivers_updates_for_subscribed_uris_only() {
     assert_eq!(t.server.notify_resource_updated("test://watched"), 0, "not subscribed yet");
     assert_eq!(call(t.addr, &sid, 7, "resources/subscribe", json!({"uri":"test://watched"})).await.status, 200);
     assert_eq!(t.server.notify_resource_updated("test://watched"), 1);
-    let mut buf = String::new();
-    loop {
-        let frame = tokio::time::timeout(Duration::from_secs(5), g.body.frame()).await.unwrap().unwrap().unwrap();
-        if let Ok(d) = frame.into_data() {
-            buf.push_str(std::str::from_utf8(&d).unwrap());
-        }
-        if let Some(m) = sse_data(&buf).first() {
-            assert_eq!(
-                m,
-                &json!({"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":"test://watched"}})
-            );
-            break;
-        }
-    }
+    let update = next_message(&mut g.body, "notifications/resources/updated").await;
+    assert_eq!(
+        update,
+        json!({"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":"test://watched"}})
+    );
 }
 
 #[tokio::test]
@@ -501,16 +481,7 @@ async fn ping_client_reaches_the_session_through_its_get_stream() {
     let server = t.server.clone();
     let s2 = sid.clone();
     let ping = tokio::spawn(async move { server.ping_client(&s2, Duration::from_secs(5)).await });
-    let mut buf = String::new();
-    let req = loop {
-        let frame = tokio::time::timeout(Duration::from_secs(5), g.body.frame()).await.unwrap().unwrap().unwrap();
-        if let Ok(d) = frame.into_data() {
-            buf.push_str(std::str::from_utf8(&d).unwrap());
-        }
-        if let Some(m) = sse_data(&buf).into_iter().find(|m| m["method"] == "ping") {
-            break m;
-        }
-    };
+    let req = next_message(&mut g.body, "ping").await;
     let pong = json!({"jsonrpc":"2.0","id":req["id"],"result":{}}).to_string();
     assert_eq!(request(t.addr, "POST", &[JSON, ACCEPT, ("mcp-session-id", &sid)], &pong).await.status, 202);
     ping.await.unwrap().expect("the client answered the ping");
