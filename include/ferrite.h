@@ -514,7 +514,8 @@ ferrite_result ferrite_http_options_set_response_mode(struct ferrite_http_option
 // DNS-rebinding protection, hosts: `hosts_json` is a JSON array of accepted `Host` names
 // without port (`["localhost", "127.0.0.1", "[::1]"]` is the default; IPv6 in brackets),
 // compared case-insensitively; other hosts get 403. NULL disables the check (for a server
-// behind a proxy that checks hosts itself).
+// behind a proxy that checks hosts itself). An empty list, or an entry with a port, scheme
+// or path (which would never match), is `FERRITE_RESULT_INVALID_ARGUMENT`.
 //
 // # Safety
 // `options` is a live options handle; `hosts_json` is NULL or points to `hosts_json_len`

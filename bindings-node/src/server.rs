@@ -12,7 +12,7 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use ferrite_core::transport::http::security::HostPolicy;
+use ferrite_core::transport::http::security::{check_host_entry, check_origin_entry, HostPolicy};
 use ferrite_core::transport::http::{self, HttpOptions, ResponseMode};
 use ferrite_core::transport::stdio::{self, StdioOptions};
 use ferrite_core::{
@@ -145,14 +145,16 @@ fn host_policy(hosts: Option<Vec<String>>, origins: Option<Vec<String>>, any: bo
     if let Some(hosts) = hosts {
         non_empty(&hosts, "allowedHosts")?;
         for h in &hosts {
-            check_host(h).map_err(|why| Error::from_reason(format!("invalid allowedHosts entry {h:?}: {why}")))?;
+            check_host_entry(h)
+                .map_err(|why| Error::from_reason(format!("invalid allowedHosts entry {h:?}: {why}")))?;
         }
         policy.allowed_hosts = Some(hosts);
     }
     if let Some(origins) = origins {
         non_empty(&origins, "allowedOrigins")?;
         for o in &origins {
-            check_origin(o).map_err(|why| Error::from_reason(format!("invalid allowedOrigins entry {o:?}: {why}")))?;
+            check_origin_entry(o)
+                .map_err(|why| Error::from_reason(format!("invalid allowedOrigins entry {o:?}: {why}")))?;
         }
         policy.allowed_origins = Some(origins);
     }
@@ -166,39 +168,6 @@ fn non_empty(list: &[String], what: &str) -> Result<()> {
         )));
     }
     Ok(())
-}
-
-/// A host name as the core matches it: no scheme, port or path; IPv6 in brackets.
-fn check_host(host: &str) -> std::result::Result<(), &'static str> {
-    if host.is_empty() {
-        return Err("empty");
-    }
-    if host.contains("://") {
-        return Err("a host name, not a URL (origins go in allowedOrigins)");
-    }
-    if host.chars().any(|c| c.is_whitespace() || c.is_control() || matches!(c, '/' | '?' | '#' | '@')) {
-        return Err("a bare host name is expected (no path, user or spaces)");
-    }
-    if let Some(inner) = host.strip_prefix('[') {
-        let ip = inner.strip_suffix(']').ok_or("no closing ']'")?;
-        return ip.parse::<std::net::Ipv6Addr>().map(|_| ()).map_err(|_| "not an IPv6 address in brackets");
-    }
-    if host.contains(':') {
-        return Err("no port (any port is accepted); write IPv6 addresses in brackets, like [::1]");
-    }
-    Ok(())
-}
-
-/// An origin as the core matches it: `scheme://host`, any port, so none is written.
-fn check_origin(origin: &str) -> std::result::Result<(), &'static str> {
-    let (scheme, host) = origin.split_once("://").ok_or("an origin is scheme://host, like http://localhost")?;
-    if scheme.is_empty() || !scheme.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.')) {
-        return Err("an origin is scheme://host, like http://localhost");
-    }
-    if host.ends_with('/') {
-        return Err("no trailing '/' or path");
-    }
-    check_host(host)
 }
 
 #[napi]

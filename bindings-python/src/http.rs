@@ -7,7 +7,7 @@
 
 use std::time::Duration;
 
-use ferrite_core::transport::http::security::HostPolicy;
+use ferrite_core::transport::http::security::{check_host_entry, check_origin_entry, HostPolicy};
 use ferrite_core::transport::http::{HttpOptions, ResponseMode};
 use pyo3::prelude::*;
 
@@ -73,16 +73,10 @@ impl HttpArgs {
             o.host_policy = HostPolicy::permissive();
         }
         if let Some(hosts) = self.allowed_hosts {
-            o.host_policy.allowed_hosts =
-                Some(names(hosts, "allowed_hosts", check_host, "a host name without port (IPv6 in brackets)")?);
+            o.host_policy.allowed_hosts = Some(names(hosts, "allowed_hosts", check_host_entry)?);
         }
         if let Some(origins) = self.allowed_origins {
-            o.host_policy.allowed_origins = Some(names(
-                origins,
-                "allowed_origins",
-                check_origin,
-                "an origin 'scheme://host' without port or path",
-            )?);
+            o.host_policy.allowed_origins = Some(names(origins, "allowed_origins", check_origin_entry)?);
         }
         o.legacy_sse = self.legacy_sse;
         if !self.resumable {
@@ -117,35 +111,15 @@ fn seconds(s: f64, what: &str) -> Result<Duration, String> {
         .map_err(|_| format!("{what} must be a finite, non-negative number of seconds, not {s}"))
 }
 
-/// A non-empty allow-list whose entries all pass `check` (an empty list would refuse
-/// everything, which is never what is meant: `allow_any_host` is the way to turn a check off).
-/// `form` describes a valid entry for the error message.
-fn names(list: Vec<String>, what: &str, check: fn(&str) -> bool, form: &str) -> Result<Vec<String>, String> {
+/// A non-empty allow-list whose entries all pass the core's `check` (an empty list would
+/// refuse everything, which is never what is meant: `allow_any_host` is the way to turn a
+/// check off).
+fn names(list: Vec<String>, what: &str, check: fn(&str) -> Result<(), &'static str>) -> Result<Vec<String>, String> {
     if list.is_empty() {
         return Err(format!("{what} is empty, which would refuse every request (allow_any_host=True accepts any)"));
     }
-    match list.iter().find(|n| !check(n)) {
-        Some(bad) => Err(format!("{what}: {bad:?} is not {form}")),
-        None => Ok(list),
+    for entry in &list {
+        check(entry).map_err(|why| format!("invalid {what} entry {entry:?}: {why}"))?;
     }
-}
-
-/// A host name as the core compares it: no port, no path, IPv6 in brackets.
-fn check_host(h: &str) -> bool {
-    if let Some(inner) = h.strip_prefix('[') {
-        return inner.strip_suffix(']').is_some_and(|a| !a.is_empty() && !a.contains([']', '[']));
-    }
-    !h.is_empty() && !h.contains([':', '/', ' ', '[', ']'])
-}
-
-/// An origin as the core compares it: `scheme://host`, any port accepted.
-fn check_origin(o: &str) -> bool {
-    match o.split_once("://") {
-        Some((scheme, host)) => {
-            !scheme.is_empty()
-                && scheme.chars().all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c))
-                && check_host(host)
-        }
-        None => false,
-    }
+    Ok(list)
 }

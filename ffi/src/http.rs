@@ -17,7 +17,8 @@ use std::ffi::c_char;
 use std::net::{IpAddr, SocketAddr};
 use std::time::Duration;
 
-use ferrite_core::transport::http::{self, security::HostPolicy, HttpOptions, HttpServer, ResponseMode};
+use ferrite_core::transport::http::security::{check_host_entry, check_origin_entry, HostPolicy};
+use ferrite_core::transport::http::{self, HttpOptions, HttpServer, ResponseMode};
 
 use crate::buffer::{opt_json_arg, str_arg, write_out};
 use crate::error::{ferrite_result, ffi_boundary, Error};
@@ -199,15 +200,30 @@ pub unsafe extern "C" fn ferrite_http_options_set_response_mode(
 ///
 /// # Safety
 /// `json` is NULL or points to `json_len` readable bytes.
-unsafe fn name_list(json: *const c_char, json_len: usize, what: &str) -> Result<Option<Vec<String>>, Error> {
+unsafe fn name_list(
+    json: *const c_char,
+    json_len: usize,
+    what: &str,
+    check: fn(&str) -> Result<(), &'static str>,
+) -> Result<Option<Vec<String>>, Error> {
     // SAFETY: forwarded from the caller's contract.
-    unsafe { opt_json_arg::<Vec<String>>(json, json_len, what) }
+    let list = unsafe { opt_json_arg::<Vec<String>>(json, json_len, what) }?;
+    if let Some(list) = &list {
+        if list.is_empty() {
+            return Err(Error::invalid(format!("{what} is empty, which would refuse every request")));
+        }
+        for entry in list {
+            check(entry).map_err(|why| Error::invalid(format!("invalid {what} entry {entry:?}: {why}")))?;
+        }
+    }
+    Ok(list)
 }
 
 /// DNS-rebinding protection, hosts: `hosts_json` is a JSON array of accepted `Host` names
 /// without port (`["localhost", "127.0.0.1", "[::1]"]` is the default; IPv6 in brackets),
 /// compared case-insensitively; other hosts get 403. NULL disables the check (for a server
-/// behind a proxy that checks hosts itself).
+/// behind a proxy that checks hosts itself). An empty list, or an entry with a port, scheme
+/// or path (which would never match), is `FERRITE_RESULT_INVALID_ARGUMENT`.
 ///
 /// # Safety
 /// `options` is a live options handle; `hosts_json` is NULL or points to `hosts_json_len`
@@ -221,7 +237,7 @@ pub unsafe extern "C" fn ferrite_http_options_set_allowed_hosts(
     // SAFETY: forwarded from this function's contract.
     unsafe {
         set(options, |o| {
-            o.host_policy.allowed_hosts = name_list(hosts_json, hosts_json_len, "hosts_json")?;
+            o.host_policy.allowed_hosts = name_list(hosts_json, hosts_json_len, "hosts_json", check_host_entry)?;
             Ok(())
         })
     }
@@ -244,7 +260,8 @@ pub unsafe extern "C" fn ferrite_http_options_set_allowed_origins(
     // SAFETY: forwarded from this function's contract.
     unsafe {
         set(options, |o| {
-            o.host_policy.allowed_origins = name_list(origins_json, origins_json_len, "origins_json")?;
+            o.host_policy.allowed_origins =
+                name_list(origins_json, origins_json_len, "origins_json", check_origin_entry)?;
             Ok(())
         })
     }

@@ -686,6 +686,10 @@ static void check_http_options(void) {
           "allowed hosts that are not strings are INVALID_ARGUMENT");
     CHECK(ferrite_http_options_set_allowed_origins(o, S("[\"http://a\"")) == FERRITE_RESULT_INVALID_JSON,
           "malformed allowed origins are INVALID_JSON");
+    CHECK(ferrite_http_options_set_allowed_hosts(o, S("[\"example.com:8080\"]")) == FERRITE_RESULT_INVALID_ARGUMENT,
+          "an allowed host with a port (which would never match) is INVALID_ARGUMENT");
+    CHECK(ferrite_http_options_set_allowed_origins(o, S("[\"example.com\"]")) == FERRITE_RESULT_INVALID_ARGUMENT,
+          "an allowed origin without a scheme is INVALID_ARGUMENT");
     CHECK(ferrite_http_options_set_path(o, S("/mcp")) == FERRITE_RESULT_OK &&
               ferrite_http_options_set_response_mode(o, FERRITE_HTTP_RESPONSE_MODE_AUTO) == FERRITE_RESULT_OK &&
               ferrite_http_options_set_max_body_bytes(o, 1 << 20) == FERRITE_RESULT_OK &&

@@ -48,6 +48,43 @@ impl HostPolicy {
     }
 }
 
+/// Check one `allowed_hosts` entry as [`HostPolicy::allows`] compares it: a bare host name
+/// (no scheme, port or path; any port is accepted), IPv6 in brackets. The error says why not.
+/// Every surface validates its configuration with this, so a mistyped entry is refused where
+/// it is written instead of silently refusing every request.
+pub fn check_host_entry(host: &str) -> Result<(), &'static str> {
+    if host.is_empty() {
+        return Err("empty");
+    }
+    if host.contains("://") {
+        return Err("a host name, not a URL (origins go in the allowed origins)");
+    }
+    if host.chars().any(|c| c.is_whitespace() || c.is_control() || matches!(c, '/' | '?' | '#' | '@')) {
+        return Err("a bare host name is expected (no path, user or spaces)");
+    }
+    if let Some(inner) = host.strip_prefix('[') {
+        let ip = inner.strip_suffix(']').ok_or("no closing ']'")?;
+        return ip.parse::<std::net::Ipv6Addr>().map(|_| ()).map_err(|_| "not an IPv6 address in brackets");
+    }
+    if host.contains(':') {
+        return Err("no port (any port is accepted); write IPv6 addresses in brackets, like [::1]");
+    }
+    Ok(())
+}
+
+/// Check one `allowed_origins` entry: `scheme://host`, no port (any port is accepted), no path.
+pub fn check_origin_entry(origin: &str) -> Result<(), &'static str> {
+    const FORM: &str = "an origin is scheme://host, like http://localhost";
+    let (scheme, host) = origin.split_once("://").ok_or(FORM)?;
+    if scheme.is_empty() || !scheme.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.')) {
+        return Err(FORM);
+    }
+    if host.ends_with('/') {
+        return Err("no trailing '/' or path");
+    }
+    check_host_entry(host)
+}
+
 /// `host:port` → `host`; `[::1]:port` → `[::1]`.
 fn strip_port(host: &str) -> &str {
     if host.starts_with('[') {
@@ -74,6 +111,20 @@ mod tests {
         }
         for o in ["http://localhost:5173", "https://127.0.0.1", "http://[::1]:9"] {
             assert!(p.allows(Some("localhost"), Some(o)).is_ok(), "{o}");
+        }
+    }
+
+    #[test]
+    fn entries_are_checked_as_they_are_compared() {
+        for ok in ["localhost", "mcp.example.com", "127.0.0.1", "[::1]"] {
+            assert!(check_host_entry(ok).is_ok(), "{ok}");
+        }
+        for bad in ["", "example.com:8080", "http://x", "a/b", "[::1", "[nope]", "a b"] {
+            assert!(check_host_entry(bad).is_err(), "{bad:?}");
+        }
+        assert!(check_origin_entry("https://app.example.com").is_ok());
+        for bad in ["app.example.com", "http://x:80", "http://x/", "://x"] {
+            assert!(check_origin_entry(bad).is_err(), "{bad:?}");
         }
     }
 
