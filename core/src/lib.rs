@@ -3,19 +3,22 @@
 //! - [`protocol`]: revisions, JSON-RPC framing and the MCP message model.
 //! - [`server`]: registration and dispatch, per-connection state and the per-request
 //!   context. It performs no I/O: transports feed it messages.
-//! - [`transport`]: stdio (and the in-process `handle_raw` on [`Server`]).
+//! - [`request_state`]: sealing of the 2026-07-28 MRTR `requestState`.
+//! - [`transport`]: stdio, Streamable HTTP (and the in-process `handle_raw` on [`Server`]).
 //!
 //! Every language surface (C, Python, Node) is a thin adapter over this crate.
 
 #![warn(missing_docs)]
 
 pub mod protocol;
+pub mod request_state;
 pub mod server;
+mod sync;
 pub mod transport;
 
 pub use protocol::model::*;
-pub use protocol::{code, ErrorObject, Message, ProtocolVersion, RequestId};
+pub use protocol::{code, ErrorObject, Message, ProtocolVersion, RawJson, RequestId};
 pub use server::{
-    BoxFuture, ConfigError, ConnectionState, HandlerError, Peer, PeerError, RequestContext, Server, ServerBuilder,
-    ServerMode,
+    BoxFuture, ConfigError, ConnectionState, Era, HandlerError, Peer, PeerError, RequestContext, RequestInfo, Server,
+    ServerBuilder, ServerMode,
 };

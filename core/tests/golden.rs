@@ -20,7 +20,9 @@ fn full_server() -> Server {
     s.add_tool_fn(Tool::new("t", json!({"type":"object"})).with_description("d"), |_| Ok(CallToolResult::text("x")))
         .unwrap();
     s.add_text_resource(Resource::new("test://r", "r"), "text");
-    s.add_prompt(Prompt::new("p").with_description("d"), |_a, _c| async { Ok(Default::default()) });
+    s.add_prompt(Prompt::new("p").with_description("d"), |_a, _c| async {
+        Ok(ferrite_core::GetPromptResult::default())
+    });
     s.set_argument_candidates(ferrite_core::CompletionReference::Prompt { name: "p".into() }, "a", vec!["x".into()]);
     s.enable_logging();
     s.enable_resource_subscriptions().unwrap();

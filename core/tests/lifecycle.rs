@@ -56,7 +56,9 @@ async fn initialize_without_protocol_version_is_invalid_params() {
 async fn require_initialized_gates_requests_until_initialized() {
     let s = stateful("s");
     s.require_initialized();
-    s.add_prompt(ferrite_core::Prompt::new("p").with_description("d"), |_a, _c| async { Ok(Default::default()) });
+    s.add_prompt(ferrite_core::Prompt::new("p").with_description("d"), |_a, _c| async {
+        Ok(ferrite_core::GetPromptResult::default())
+    });
     let h = Harness::new(s);
     h.ok("initialize", json!({"protocolVersion": "2025-06-18", "capabilities": {}})).await;
     assert_eq!(h.err_code("prompts/list", Value::Null).await, -32002);
@@ -69,7 +71,9 @@ async fn require_initialized_gates_requests_until_initialized() {
 #[tokio::test]
 async fn without_the_gate_requests_before_initialized_are_served() {
     let s = stateful("s");
-    s.add_prompt(ferrite_core::Prompt::new("p").with_description("d"), |_a, _c| async { Ok(Default::default()) });
+    s.add_prompt(ferrite_core::Prompt::new("p").with_description("d"), |_a, _c| async {
+        Ok(ferrite_core::GetPromptResult::default())
+    });
     let h = Harness::new(s);
     h.ok("prompts/list", Value::Null).await;
 }

@@ -14,10 +14,12 @@ fn harness() -> Harness {
         })
         .unwrap();
         s.add_text_resource(Resource::new(format!("test://r{i}"), format!("r{i}")), "x");
-        s.add_prompt(Prompt::new(format!("p{i}")).with_description("d"), |_a, _c| async { Ok(Default::default()) });
+        s.add_prompt(Prompt::new(format!("p{i}")).with_description("d"), |_a, _c| async {
+            Ok(ferrite_core::GetPromptResult::default())
+        });
         s.add_resource_template(
             ResourceTemplate::new(format!("test://t{i}/{{x}}"), format!("t{i}")),
-            |_u, _v, _c| async { Ok(Default::default()) },
+            |_u, _v, _c| async { Ok(ferrite_core::ReadResourceResult::default()) },
         )
         .unwrap();
     }

@@ -26,7 +26,9 @@ fn harness() -> Harness {
             })
         },
     );
-    s.add_prompt(Prompt::new("broken").with_description("fails"), |_a, _c| async { Err("no luck".into()) });
+    s.add_prompt(Prompt::new("broken").with_description("fails"), |_a, _c| async {
+        Err::<ferrite_core::GetPromptResult, _>("no luck".into())
+    });
     Harness::new(s)
 }
 

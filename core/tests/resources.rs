@@ -6,9 +6,7 @@ use std::sync::Arc;
 
 use common::{stateful, Harness, RecordingPeer};
 use ferrite_core::server::TemplateVariables;
-use ferrite_core::{
-    ConfigError, Peer, ReadResourceResult, RequestContext, Resource, ResourceContents, ResourceTemplate, Server,
-};
+use ferrite_core::{Peer, ReadResourceResult, RequestContext, Resource, ResourceContents, ResourceTemplate, Server};
 use serde_json::{json, Value};
 
 fn server() -> Server {
@@ -77,13 +75,14 @@ async fn remove_resource_and_template() {
 }
 
 #[tokio::test]
-async fn subscriptions_need_a_stateful_server() {
+async fn a_stateless_server_subscribes_only_through_listen_streams() {
     let s = Server::new("stateless", "1");
-    assert!(matches!(s.enable_resource_subscriptions(), Err(ConfigError::NeedsStateful(_))));
+    s.enable_resource_subscriptions().expect("listen streams carry updates on a stateless server");
     s.add_text_resource(Resource::new("test://a", "a"), "x");
+    assert_eq!(s.modern_capabilities().resources.and_then(|r| r.subscribe), Some(true));
     let h = Harness::new(s);
     let caps = h.initialize("2025-06-18", json!({})).await["capabilities"].clone();
-    assert_eq!(caps["resources"], json!({}), "no subscribe on a stateless server");
+    assert_eq!(caps["resources"], json!({}), "no resources/subscribe without a session");
     assert_eq!(h.err_code("resources/subscribe", json!({"uri":"test://a"})).await, -32601);
 }
 

@@ -51,7 +51,9 @@ fn server() -> Server {
         },
     )
     .unwrap();
-    s.add_prompt(ferrite_core::Prompt::new("p").with_description("d"), |_a, _c| async { Ok(Default::default()) });
+    s.add_prompt(ferrite_core::Prompt::new("p").with_description("d"), |_a, _c| async {
+        Ok(ferrite_core::GetPromptResult::default())
+    });
     s.set_argument_candidates(ferrite_core::CompletionReference::Prompt { name: "p".into() }, "a", vec!["xy".into()]);
     s.enable_logging();
     s.set_page_size(1);

@@ -25,11 +25,14 @@ fn server() -> Server {
 }
 
 #[tokio::test]
-async fn initialize_is_answered() {
+async fn initialize_is_answered_without_what_needs_a_session() {
     let h = Harness::new(server());
     let r = h.initialize("2025-06-18", json!({})).await;
     assert_eq!(r["protocolVersion"], "2025-06-18");
-    assert_eq!(r["capabilities"]["logging"], json!({}));
+    // Logging is enabled, but a handshake-era client of a stateless server has no session to
+    // hold its level: the capability is not advertised, and setLevel is refused (below).
+    assert!(r["capabilities"].get("logging").is_none(), "{r}");
+    assert_eq!(r["capabilities"]["tools"], json!({}));
 }
 
 #[tokio::test]

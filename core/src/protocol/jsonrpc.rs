@@ -7,7 +7,6 @@
 use std::fmt;
 
 use serde::{Deserialize, Serialize};
-use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 /// JSON-RPC error codes used by MCP.
@@ -320,6 +319,27 @@ impl Envelope {
     }
 }
 
+/// A JSON text Ferrite serialized itself, so valid by construction: results are serialized
+/// once, decorated by splicing (2026-07-28 `resultType`, cache hints, server info) and
+/// embedded in the response without being parsed again.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RawJson(Box<str>);
+
+impl RawJson {
+    /// Serialize `value`.
+    pub fn serialize<T: Serialize + ?Sized>(value: &T) -> Result<RawJson, serde_json::Error> {
+        serde_json::to_string(value).map(|s| RawJson(s.into_boxed_str()))
+    }
+    /// Wrap text the caller produced with a JSON serializer (not checked).
+    pub(crate) fn trusted(text: String) -> RawJson {
+        RawJson(text.into_boxed_str())
+    }
+    /// The JSON text.
+    pub fn get(&self) -> &str {
+        &self.0
+    }
+}
+
 /// An outbound response: a serialized result or an error, for one request id.
 ///
 /// The result is kept as raw JSON so that it is serialized exactly once on the hot path.
@@ -328,12 +348,12 @@ pub struct OutboundResponse {
     /// The id being answered; `None` only for errors about unreadable messages (`id: null`).
     pub id: Option<RequestId>,
     /// The serialized result, or the error.
-    pub outcome: Result<Box<RawValue>, ErrorObject>,
+    pub outcome: Result<RawJson, ErrorObject>,
 }
 
 impl OutboundResponse {
     /// A successful response.
-    pub fn result(id: RequestId, result: Box<RawValue>) -> Self {
+    pub fn result(id: RequestId, result: RawJson) -> Self {
         OutboundResponse { id: Some(id), outcome: Ok(result) }
     }
     /// An error response.
@@ -350,22 +370,30 @@ impl OutboundResponse {
     }
     /// Serialize to wire text (no trailing newline).
     pub fn to_json_string(&self) -> String {
-        #[derive(Serialize)]
-        struct Wire<'a> {
-            jsonrpc: &'static str,
-            id: &'a Option<RequestId>,
-            #[serde(skip_serializing_if = "Option::is_none")]
-            result: Option<&'a RawValue>,
-            #[serde(skip_serializing_if = "Option::is_none")]
-            error: Option<&'a ErrorObject>,
-        }
-        let (result, error) = match &self.outcome {
-            Ok(r) => (Some(&**r), None),
-            Err(e) => (None, Some(e)),
+        let body = match &self.outcome {
+            Ok(r) => r.get(),
+            Err(_) => "",
         };
-        let wire = Wire { jsonrpc: "2.0", id: &self.id, result, error };
-        // Serializing plain structs of strings and raw JSON cannot fail.
-        serde_json::to_string(&wire).unwrap_or_default()
+        let mut s = String::with_capacity(body.len() + 48);
+        s.push_str("{\"jsonrpc\":\"2.0\",\"id\":");
+        match &self.id {
+            Some(RequestId::Number(n)) => s.push_str(&n.to_string()),
+            // Serializing a string cannot fail.
+            Some(RequestId::String(id)) => s.push_str(&serde_json::to_string(id).unwrap_or_default()),
+            None => s.push_str("null"),
+        }
+        match &self.outcome {
+            Ok(r) => {
+                s.push_str(",\"result\":");
+                s.push_str(r.get());
+            }
+            Err(e) => {
+                s.push_str(",\"error\":");
+                s.push_str(&serde_json::to_string(e).unwrap_or_default());
+            }
+        }
+        s.push('}');
+        s
     }
     /// The response as a JSON value.
     pub fn to_value(&self) -> Value {

@@ -1,8 +1,11 @@
-//! The wire: protocol revisions, JSON-RPC framing, and the MCP message types.
+//! The wire: protocol revisions, JSON-RPC framing, the MCP message types, and the
+//! 2026-07-28 inbound classifier with its mirrored-header codec. Pure: no I/O.
 
+pub mod classifier;
+pub mod headers;
 pub mod jsonrpc;
 pub mod model;
 pub mod version;
 
-pub use jsonrpc::{code, ErrorObject, Message, Notification, OutboundResponse, Request, RequestId, Response};
+pub use jsonrpc::{code, ErrorObject, Message, Notification, OutboundResponse, RawJson, Request, RequestId, Response};
 pub use version::ProtocolVersion;

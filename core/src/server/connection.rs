@@ -8,12 +8,22 @@
 
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Mutex, MutexGuard};
+use std::sync::{Mutex, MutexGuard, OnceLock};
 
 use tokio_util::sync::CancellationToken;
 
+use crate::protocol::classifier::RequestEnvelope;
 use crate::protocol::model::{ClientCapabilities, Implementation, LoggingLevel};
 use crate::protocol::{ProtocolVersion, RequestId};
+
+/// Which generation of the protocol a request (or a connection) speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Era {
+    /// 2024-11-05 … 2025-11-25: `initialize` handshake, per-connection state.
+    Handshake,
+    /// 2026-07-28: a per-request `_meta` envelope, nothing kept between requests.
+    Modern,
+}
 
 /// What the handshake established, and the lifecycle flags.
 #[derive(Debug, Clone)]
@@ -34,6 +44,13 @@ pub struct ConnectionState {
     negotiated: Mutex<Negotiated>,
     subscriptions: Mutex<HashSet<String>>,
     in_flight: Mutex<HashMap<RequestId, CancellationToken>>,
+    /// The era fixed by the first request, for connections that pin one (stdio).
+    era: Option<OnceLock<Era>>,
+    /// Cancelled when the connection is closing (EOF, shutdown, session end): long-lived
+    /// requests such as `subscriptions/listen` end then.
+    closing: CancellationToken,
+    /// The log level of a modern request: `None` means no log messages at all.
+    modern_log_level: Option<LoggingLevel>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -58,7 +75,68 @@ impl ConnectionState {
             }),
             subscriptions: Mutex::new(HashSet::new()),
             in_flight: Mutex::new(HashMap::new()),
+            era: None,
+            closing: CancellationToken::new(),
+            modern_log_level: None,
         }
+    }
+
+    /// A connection whose first request fixes its era for good (stdio: the process speaks
+    /// one generation; a later request of the other is refused).
+    pub fn pinning_era(mut self) -> Self {
+        self.era = Some(OnceLock::new());
+        self
+    }
+
+    /// End long-lived requests of this connection with `closing` (a child of the
+    /// transport's shutdown token, for example).
+    pub fn with_closing(mut self, closing: CancellationToken) -> Self {
+        self.closing = closing;
+        self
+    }
+
+    /// The transient state of one 2026-07-28 request, built from its envelope and dropped
+    /// after it.
+    pub fn modern(id: impl Into<String>, envelope: &RequestEnvelope, closing: CancellationToken) -> Self {
+        let s = Self::new(id).with_closing(closing);
+        {
+            let mut n = lock(&s.negotiated);
+            n.version = Some(envelope.version);
+            n.client_capabilities = envelope.client_capabilities.clone();
+            n.client_info = envelope.client_info.clone();
+        }
+        Self { modern_log_level: envelope.log_level, ..s }
+    }
+
+    /// The era this connection is pinned to, if it pins one and a request fixed it.
+    pub fn pinned_era(&self) -> Option<Era> {
+        self.era.as_ref().and_then(|e| e.get().copied())
+    }
+
+    /// Fix the era to `era` if this connection pins one and none is fixed yet; the era in
+    /// force afterwards (`None` for connections that do not pin).
+    pub(crate) fn pin_era(&self, era: Era) -> Option<Era> {
+        self.era.as_ref().map(|e| *e.get_or_init(|| era))
+    }
+
+    /// Whether the connection is closing.
+    pub fn is_closing(&self) -> bool {
+        self.closing.is_cancelled()
+    }
+
+    /// The token cancelled when the connection closes.
+    pub fn closing_token(&self) -> &CancellationToken {
+        &self.closing
+    }
+
+    /// Close the connection: long-lived requests (listen streams) end gracefully.
+    pub fn close(&self) {
+        self.closing.cancel();
+    }
+
+    /// The log level of a modern request (`None`: it asked for no log messages).
+    pub(crate) fn modern_log_level(&self) -> Option<LoggingLevel> {
+        self.modern_log_level
     }
 
     /// A fresh state with a process-unique id such as `conn-3`.

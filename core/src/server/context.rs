@@ -4,9 +4,14 @@
 //! revision in effect for this request, the connection's state, the progress token, the
 //! cancellation token, and the channel back to the client. Nothing in it is shared with a
 //! concurrent request, so one request can never flip another's version or cancellation.
+//!
+//! On a 2026-07-28 request it also carries what the client sent back for a multi
+//! round-trip request (`input_responses`, the opened `request_state`), and the blocking
+//! server-to-client calls fail fast: such a handler returns `InputRequired` instead.
 
 use std::sync::Arc;
 
+use serde::de::DeserializeOwned;
 use serde_json::{json, Map, Value};
 use tokio_util::sync::CancellationToken;
 
@@ -14,9 +19,76 @@ use super::connection::ConnectionState;
 use super::handler::BoxFuture;
 use crate::protocol::jsonrpc::notification_text;
 use crate::protocol::model::{
-    ClientCapabilities, CreateMessageParams, CreateMessageResult, ElicitResult, ListRootsResult, LoggingLevel,
+    decode_response, ClientCapabilities, CreateMessageParams, CreateMessageResult, ElicitRequestParams, ElicitResult,
+    InputResponses, ListRootsResult, LoggingLevel,
 };
 use crate::protocol::{ErrorObject, ProtocolVersion, RequestId, Response};
+
+/// What the transport knows about a request besides its JSON: the HTTP request head
+/// (method, URI, headers, extensions an outer middleware inserted) when it came over HTTP,
+/// and the caller's verified subject when the transport authenticated it. Empty for stdio
+/// and in-process calls.
+#[derive(Clone, Default)]
+pub struct RequestInfo {
+    http: Option<Arc<http::request::Parts>>,
+    subject: Option<Arc<str>>,
+}
+
+/// Headers never shown by `Debug` (credentials).
+const SENSITIVE_HEADERS: [&str; 4] = ["authorization", "cookie", "proxy-authorization", "set-cookie"];
+
+impl std::fmt::Debug for RequestInfo {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut d = f.debug_struct("RequestInfo");
+        if let Some(p) = &self.http {
+            let headers: Vec<(&str, &str)> = p
+                .headers
+                .iter()
+                .map(|(n, v)| {
+                    let shown = if SENSITIVE_HEADERS.contains(&n.as_str()) {
+                        "<redacted>"
+                    } else {
+                        v.to_str().unwrap_or("<binary>")
+                    };
+                    (n.as_str(), shown)
+                })
+                .collect();
+            d.field("method", &p.method).field("uri", &p.uri).field("headers", &headers);
+        }
+        d.field("subject", &self.subject).finish()
+    }
+}
+
+impl RequestInfo {
+    /// Info for a request that came over HTTP with this head.
+    pub fn from_http(parts: Arc<http::request::Parts>) -> Self {
+        RequestInfo { http: Some(parts), subject: None }
+    }
+    /// The same info with the caller's verified subject.
+    pub fn with_subject(mut self, subject: impl Into<Arc<str>>) -> Self {
+        self.subject = Some(subject.into());
+        self
+    }
+    /// The HTTP request head, when the request came over HTTP.
+    pub fn http(&self) -> Option<&http::request::Parts> {
+        self.http.as_deref()
+    }
+    /// The HTTP headers, when the request came over HTTP.
+    pub fn headers(&self) -> Option<&http::HeaderMap> {
+        self.http.as_deref().map(|p| &p.headers)
+    }
+    /// The caller's verified subject, when the transport authenticated it.
+    pub fn subject(&self) -> Option<&str> {
+        self.subject.as_deref()
+    }
+}
+
+/// What a client sent back on the retry of a multi round-trip request.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct MrtrInput {
+    pub(crate) input_responses: InputResponses,
+    pub(crate) request_state: Option<String>,
+}
 
 /// Why a server-to-client request did not produce a result.
 #[derive(Debug, Clone, thiserror::Error)]
@@ -43,6 +115,13 @@ pub enum PeerError {
     /// The client's answer did not have the expected shape.
     #[error("malformed answer from the client: {0}")]
     Malformed(String),
+    /// A 2026-07-28 request: the server cannot send the client requests. The handler asks
+    /// for input by returning `InputRequired` and reads the answers from the context's
+    /// `input_responses` when the client retries.
+    #[error(
+        "this request uses the 2026-07-28 revision, where the server cannot send the client requests: return InputRequired from the handler and read the answers from input_responses on the retry"
+    )]
+    UseInputRequired,
 }
 
 /// The transport's channel to one client: where notifications and server-to-client requests
@@ -96,6 +175,31 @@ pub(crate) struct ContextInner {
     pub(crate) peer: Arc<dyn Peer>,
     pub(crate) logging_enabled: bool,
     pub(crate) stateless: bool,
+    pub(crate) modern: bool,
+    pub(crate) mrtr: Arc<MrtrInput>,
+    pub(crate) info: RequestInfo,
+    pub(crate) closing: CancellationToken,
+}
+
+impl ContextInner {
+    /// The same request, called again with the client's answers (MRTR).
+    pub(crate) fn with_mrtr(&self, mrtr: MrtrInput) -> ContextInner {
+        ContextInner {
+            request_id: self.request_id.clone(),
+            version: self.version,
+            connection: self.connection.clone(),
+            progress_token: self.progress_token.clone(),
+            meta: self.meta.clone(),
+            cancel: self.cancel.clone(),
+            peer: self.peer.clone(),
+            logging_enabled: self.logging_enabled,
+            stateless: self.stateless,
+            modern: self.modern,
+            mrtr: Arc::new(mrtr),
+            info: self.info.clone(),
+            closing: self.closing.clone(),
+        }
+    }
 }
 
 /// Everything a handler can know and do about the request it serves.
@@ -169,9 +273,74 @@ impl RequestContext {
         self.inner.peer.close_stream(retry)
     }
 
-    /// Whether the request comes from a stateless server (no server-to-client requests).
+    /// Whether the request has no server-to-client channel: a stateless server, or a
+    /// 2026-07-28 request (which asks for input the MRTR way).
     pub fn is_stateless(&self) -> bool {
-        self.inner.stateless
+        self.inner.stateless || self.inner.modern
+    }
+
+    /// Whether the request uses the 2026-07-28 revision (per-request envelope, MRTR).
+    pub fn is_modern(&self) -> bool {
+        self.inner.modern
+    }
+
+    /// What the transport knows about the request (HTTP head, verified subject).
+    pub fn request_info(&self) -> &RequestInfo {
+        &self.inner.info
+    }
+
+    /// A request header (HTTP only), by case-insensitive name.
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.inner.info.headers().and_then(|h| h.get(name)).and_then(|v| v.to_str().ok())
+    }
+
+    /// The caller's verified subject, when the transport authenticated it.
+    pub fn subject(&self) -> Option<&str> {
+        self.inner.info.subject()
+    }
+
+    /// The answers the client attached to this retry of a multi round-trip request, by the
+    /// keys of the input requests the handler returned. Empty on a first call.
+    pub fn input_responses(&self) -> &InputResponses {
+        &self.inner.mrtr.input_responses
+    }
+
+    /// Whether the client answered input request `key`.
+    pub fn has_input_response(&self, key: &str) -> bool {
+        self.inner.mrtr.input_responses.contains_key(key)
+    }
+
+    /// The answer to input request `key`, decoded (`ElicitResult`, `CreateMessageResult`,
+    /// `ListRootsResult`, or any type of that shape). `None` when not answered.
+    pub fn input_response_as<T: DeserializeOwned>(&self, key: &str) -> Option<Result<T, String>> {
+        decode_response(&self.inner.mrtr.input_responses, key)
+    }
+
+    /// Whether this call is a retry carrying the client's answers or request state.
+    pub fn is_resubmission(&self) -> bool {
+        !self.inner.mrtr.input_responses.is_empty() || self.inner.mrtr.request_state.is_some()
+    }
+
+    /// The request state the handler returned with `InputRequired`, as it wrote it (Ferrite
+    /// sealed it on the way out and verified it on the way back). `None` on a first call.
+    pub fn request_state(&self) -> Option<&str> {
+        self.inner.mrtr.request_state.as_deref()
+    }
+
+    /// The request state decoded from JSON (see `InputRequired::with_state_json`). `None`
+    /// when there is none.
+    pub fn request_state_as<T: DeserializeOwned>(&self) -> Option<Result<T, String>> {
+        self.request_state().map(|s| serde_json::from_str(s).map_err(|e| format!("request state: {e}")))
+    }
+
+    /// The settings of extension `id` the client declared for this request, if it did.
+    pub fn client_extension(&self, id: &str) -> Option<Value> {
+        self.client_capabilities().extensions.and_then(|mut e| e.remove(id))
+    }
+
+    /// Resolves when the connection closes (shutdown, EOF, session end).
+    pub(crate) async fn closing(&self) {
+        self.inner.closing.cancelled().await
     }
 
     /// Whether the client declared a capability, by dotted path (`"sampling"`,
@@ -192,8 +361,21 @@ impl RequestContext {
 
     /// Emit `notifications/message`, unless the server has no logging capability or the
     /// level is below the client's minimum (RFC 5424 order). Returns whether it was sent.
+    /// On a 2026-07-28 request the minimum level is the one the request carried, and a
+    /// request that carried none gets no log messages.
     pub fn log(&self, level: LoggingLevel, data: Value, logger: Option<&str>) -> bool {
-        if !self.inner.logging_enabled || level < self.inner.connection.log_level() {
+        if !self.inner.logging_enabled {
+            return false;
+        }
+        let min = if self.inner.modern {
+            match self.inner.connection.modern_log_level() {
+                Some(l) => l,
+                None => return false,
+            }
+        } else {
+            self.inner.connection.log_level()
+        };
+        if level < min {
             return false;
         }
         let mut params = json!({ "level": level.as_str(), "data": data });
@@ -254,6 +436,9 @@ impl RequestContext {
     /// Send a request to the client and wait for its result. Fails on a stateless server,
     /// on a transport without a channel back, or when the client answers with an error.
     pub async fn send_request(&self, method: &str, params: Option<Value>) -> Result<Value, PeerError> {
+        if self.inner.modern {
+            return Err(PeerError::UseInputRequired);
+        }
         if self.inner.stateless {
             return Err(PeerError::Stateless);
         }
@@ -264,6 +449,9 @@ impl RequestContext {
     }
 
     fn require(&self, capability: &str) -> Result<(), PeerError> {
+        if self.inner.modern {
+            return Err(PeerError::UseInputRequired);
+        }
         if self.inner.stateless {
             return Err(PeerError::Stateless);
         }
@@ -287,21 +475,20 @@ impl RequestContext {
     /// `elicitation/create` in form mode. Needs the client's `elicitation` (form).
     pub async fn elicit(&self, message: &str, requested_schema: Value) -> Result<ElicitResult, PeerError> {
         self.require("elicitation")?;
-        let v = self
-            .send_request("elicitation/create", Some(json!({"message": message, "requestedSchema": requested_schema})))
-            .await?;
+        let params = ElicitRequestParams::form(message, requested_schema);
+        let v = self.send_request("elicitation/create", Some(self.elicit_params(&params))).await?;
         serde_json::from_value(v).map_err(|e| PeerError::Malformed(e.to_string()))
     }
 
     /// `elicitation/create` in URL mode (2025-11-25). Needs the client's `elicitation.url`.
     pub async fn elicit_url(&self, message: &str, url: &str, elicitation_id: &str) -> Result<ElicitResult, PeerError> {
         self.require("elicitation.url")?;
-        let v = self
-            .send_request(
-                "elicitation/create",
-                Some(json!({"mode": "url", "message": message, "url": url, "elicitationId": elicitation_id})),
-            )
-            .await?;
+        let params = ElicitRequestParams::Url {
+            message: message.to_owned(),
+            url: url.to_owned(),
+            elicitation_id: Some(elicitation_id.to_owned()),
+        };
+        let v = self.send_request("elicitation/create", Some(self.elicit_params(&params))).await?;
         serde_json::from_value(v).map_err(|e| PeerError::Malformed(e.to_string()))
     }
 
@@ -310,5 +497,11 @@ impl RequestContext {
         self.require("roots")?;
         let v = self.send_request("roots/list", None).await?;
         serde_json::from_value(v).map_err(|e| PeerError::Malformed(e.to_string()))
+    }
+
+    /// The wire params of an elicitation at this request's revision (`mode` exists from
+    /// 2025-11-25 on).
+    pub(crate) fn elicit_params(&self, params: &ElicitRequestParams) -> Value {
+        params.to_params(self.inner.version >= ProtocolVersion::V2025_11_25)
     }
 }

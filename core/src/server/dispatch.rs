@@ -1,4 +1,9 @@
-//! JSON-RPC dispatch: from a parsed message to the response, per method.
+//! JSON-RPC dispatch: from a parsed message to the response.
+//!
+//! Every request first gets its era. One carrying the 2026-07-28 envelope (or a modern
+//! `MCP-Protocol-Version` header) is served on the modern path ([`super::modern`]); the
+//! rest take the handshake path. A connection that pins its era (stdio) keeps the era of
+//! its first request. Both paths then share one router ([`super::methods`]).
 //!
 //! Protocol errors (unknown method, bad params, unknown tool) are JSON-RPC errors; tool
 //! failures (including arguments that violate the input schema) are results with
@@ -12,34 +17,31 @@ use std::sync::Arc;
 
 use futures::FutureExt as _;
 use serde::Serialize;
-use serde_json::value::RawValue;
 use serde_json::{json, Map, Value};
 
-use super::context::{ContextInner, NullPeer};
-use super::handler::HandlerError;
-use super::pagination;
+use super::connection::Era;
+use super::context::{ContextInner, MrtrInput, NullPeer, RequestInfo};
 use super::{read, ConnectionState, Peer, RequestContext, Server};
+use crate::protocol::classifier::unsupported_version;
+use crate::protocol::headers;
 use crate::protocol::jsonrpc::{parse_payload, Invalid, Payload};
-use crate::protocol::model::{
-    CallToolResult, ClientCapabilities, CompleteRequest, CompleteResult, CompletionReference, ForVersion as _,
-    Implementation, InitializeResult, LoggingLevel, Prompt, Resource, ResourceTemplate, Tool,
-};
+use crate::protocol::model::{carries_envelope, PROTOCOL_VERSION_KEY};
 use crate::protocol::{
-    code, ErrorObject, Message, Notification, OutboundResponse, ProtocolVersion, Request, RequestId,
+    code, ErrorObject, Message, Notification, OutboundResponse, ProtocolVersion, RawJson, Request, RequestId,
 };
 
-type Outcome = Result<Box<RawValue>, ErrorObject>;
+/// A serialized result, or the error to answer.
+pub(crate) type Outcome = Result<RawJson, ErrorObject>;
 
-fn to_raw<T: Serialize + ?Sized>(value: &T) -> Outcome {
-    serde_json::value::to_raw_value(value)
-        .map_err(|e| ErrorObject::internal(format!("failed to serialize the result: {e}")))
+pub(crate) fn to_raw<T: Serialize + ?Sized>(value: &T) -> Outcome {
+    RawJson::serialize(value).map_err(|e| ErrorObject::internal(format!("failed to serialize the result: {e}")))
 }
 
-fn empty_result() -> Outcome {
-    to_raw(&json!({}))
+pub(crate) fn empty_result() -> Outcome {
+    Ok(RawJson::trusted("{}".to_owned()))
 }
 
-fn panic_message(p: &(dyn Any + Send)) -> String {
+pub(crate) fn panic_message(p: &(dyn Any + Send)) -> String {
     if let Some(s) = p.downcast_ref::<&str>() {
         (*s).to_owned()
     } else if let Some(s) = p.downcast_ref::<String>() {
@@ -50,7 +52,7 @@ fn panic_message(p: &(dyn Any + Send)) -> String {
 }
 
 /// `params` as an owned object map (absent params read as empty).
-fn params_map(params: Option<Value>, method: &str) -> Result<Map<String, Value>, ErrorObject> {
+pub(crate) fn params_map(params: Option<Value>, method: &str) -> Result<Map<String, Value>, ErrorObject> {
     match params {
         None | Some(Value::Null) => Ok(Map::new()),
         Some(Value::Object(m)) => Ok(m),
@@ -58,7 +60,7 @@ fn params_map(params: Option<Value>, method: &str) -> Result<Map<String, Value>,
     }
 }
 
-fn required_str(m: &mut Map<String, Value>, key: &str, method: &str) -> Result<String, ErrorObject> {
+pub(crate) fn required_str(m: &mut Map<String, Value>, key: &str, method: &str) -> Result<String, ErrorObject> {
     match m.remove(key) {
         Some(Value::String(s)) => Ok(s),
         Some(_) => Err(ErrorObject::invalid_params(format!("{method}: {key} must be a string"))),
@@ -66,40 +68,16 @@ fn required_str(m: &mut Map<String, Value>, key: &str, method: &str) -> Result<S
     }
 }
 
-fn cursor_of(m: &Map<String, Value>) -> Result<Option<&str>, ErrorObject> {
-    match m.get("cursor") {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::String(s)) => Ok(Some(s)),
-        Some(_) => Err(ErrorObject::invalid_params("cursor must be a string")),
-    }
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct ListPage<'a, T: Serialize> {
-    #[serde(flatten)]
-    items: ListItems<'a, T>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    next_cursor: Option<String>,
-}
-
-struct ListItems<'a, T> {
-    key: &'static str,
-    items: &'a [T],
-}
-
-impl<T: Serialize> Serialize for ListItems<'_, T> {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeMap;
-        let mut m = s.serialize_map(Some(1))?;
-        m.serialize_entry(self.key, self.items)?;
-        m.end()
-    }
-}
-
-fn resource_not_found(uri: &str, version: ProtocolVersion) -> ErrorObject {
-    let c = if version.is_handshake() { code::RESOURCE_NOT_FOUND } else { code::INVALID_PARAMS };
-    ErrorObject::new(c, format!("Resource not found: {uri}")).with_data(json!({ "uri": uri }))
+/// How one request is served, decided before its handler runs.
+pub(crate) struct Setup {
+    /// The state the handler sees (the connection's, or a transient one).
+    pub(crate) state: Arc<ConnectionState>,
+    /// The revision in effect.
+    pub(crate) version: ProtocolVersion,
+    /// Served on the 2026-07-28 path.
+    pub(crate) modern: bool,
+    /// What the client sent back for a multi round-trip request.
+    pub(crate) mrtr: MrtrInput,
 }
 
 impl Server {
@@ -114,7 +92,19 @@ impl Server {
 
     /// Handle raw wire text against a given connection and peer.
     pub async fn handle_raw_on(&self, text: &str, conn: &Arc<ConnectionState>, peer: &Arc<dyn Peer>) -> Option<String> {
-        self.handle_payload(parse_payload(text), conn, peer).await
+        self.handle_payload_with(parse_payload(text), conn, peer, &RequestInfo::default()).await
+    }
+
+    /// Handle raw wire text with what the transport knows about the request (HTTP head,
+    /// subject).
+    pub async fn handle_raw_with(
+        &self,
+        text: &str,
+        conn: &Arc<ConnectionState>,
+        peer: &Arc<dyn Peer>,
+        info: &RequestInfo,
+    ) -> Option<String> {
+        self.handle_payload_with(parse_payload(text), conn, peer, info).await
     }
 
     /// Handle a parsed payload; returns the response text, if any.
@@ -124,10 +114,21 @@ impl Server {
         conn: &Arc<ConnectionState>,
         peer: &Arc<dyn Peer>,
     ) -> Option<String> {
+        self.handle_payload_with(payload, conn, peer, &RequestInfo::default()).await
+    }
+
+    /// Handle a parsed payload with what the transport knows about the request.
+    pub async fn handle_payload_with(
+        &self,
+        payload: Payload,
+        conn: &Arc<ConnectionState>,
+        peer: &Arc<dyn Peer>,
+        info: &RequestInfo,
+    ) -> Option<String> {
         match payload {
-            Payload::Single(Ok(msg)) => self.handle(msg, conn, peer).await.map(|r| r.to_json_string()),
+            Payload::Single(Ok(msg)) => self.handle_with(msg, conn, peer, info).await.map(|r| r.to_json_string()),
             Payload::Single(Err(Invalid { id, error })) => Some(OutboundResponse::error(id, error).to_json_string()),
-            Payload::Batch(items) => self.handle_batch(items, conn, peer).await,
+            Payload::Batch(items) => self.handle_batch(items, conn, peer, info).await,
         }
     }
 
@@ -136,21 +137,29 @@ impl Server {
         items: Vec<Result<Message, Invalid>>,
         conn: &Arc<ConnectionState>,
         peer: &Arc<dyn Peer>,
+        info: &RequestInfo,
     ) -> Option<String> {
+        let refuse = |message: String| {
+            Some(OutboundResponse::error(None, ErrorObject::invalid_request(message)).to_json_string())
+        };
         if items.is_empty() {
-            return Some(
-                OutboundResponse::error(None, ErrorObject::invalid_request("Invalid Request: empty batch"))
-                    .to_json_string(),
-            );
+            return refuse("Invalid Request: empty batch".to_owned());
+        }
+        let modern_element = items.iter().any(|m| match m {
+            Ok(Message::Request(r)) => carries_envelope(r.params.as_ref()),
+            Ok(Message::Notification(n)) => carries_envelope(n.params.as_ref()),
+            _ => false,
+        });
+        if modern_element || header_era(info) == Some(Era::Modern) || conn.pinned_era() == Some(Era::Modern) {
+            return refuse("Invalid Request: JSON-RPC batches are not part of the 2026-07-28 revision".to_owned());
         }
         match conn.negotiated_version() {
             Some(v) if v.allows_batches() => {}
             v => {
                 let rev = v.map(|v| v.as_str()).unwrap_or("(none negotiated)");
-                let e = ErrorObject::invalid_request(format!(
+                return refuse(format!(
                     "Invalid Request: JSON-RPC batches are only allowed in revision 2025-03-26, this connection uses {rev}"
                 ));
-                return Some(OutboundResponse::error(None, e).to_json_string());
             }
         }
         let futures = items.into_iter().map(|item| async move {
@@ -159,7 +168,7 @@ impl Server {
                     Some(r.id),
                     ErrorObject::invalid_request("Invalid Request: initialize must not be part of a batch"),
                 )),
-                Ok(m) => self.handle(m, conn, peer).await,
+                Ok(m) => self.handle_with(m, conn, peer, info).await,
                 Err(Invalid { id, error }) => Some(OutboundResponse::error(id, error)),
             }
         });
@@ -180,8 +189,19 @@ impl Server {
         conn: &Arc<ConnectionState>,
         peer: &Arc<dyn Peer>,
     ) -> Option<OutboundResponse> {
+        self.handle_with(message, conn, peer, &RequestInfo::default()).await
+    }
+
+    /// Dispatch one message with what the transport knows about it (HTTP head, subject).
+    pub async fn handle_with(
+        &self,
+        message: Message,
+        conn: &Arc<ConnectionState>,
+        peer: &Arc<dyn Peer>,
+        info: &RequestInfo,
+    ) -> Option<OutboundResponse> {
         match message {
-            Message::Request(r) => self.handle_request(r, conn, peer).await,
+            Message::Request(r) => self.handle_request(r, conn, peer, info).await,
             Message::Notification(n) => {
                 self.handle_notification(n, conn);
                 None
@@ -193,11 +213,51 @@ impl Server {
         }
     }
 
+    /// The era of a request on this connection, or the error for a request of the other
+    /// era on a connection that pinned one.
+    fn era_of(&self, req: &Request, conn: &ConnectionState, info: &RequestInfo) -> Result<Era, ErrorObject> {
+        let enveloped = carries_envelope(req.params.as_ref());
+        let candidate = if enveloped || (req.method != "initialize" && header_era(info) == Some(Era::Modern)) {
+            Era::Modern
+        } else {
+            Era::Handshake
+        };
+        match conn.pin_era(candidate) {
+            None => Ok(candidate),
+            Some(pinned) if pinned == candidate => Ok(candidate),
+            Some(Era::Handshake) => Err(ErrorObject::invalid_request(format!(
+                "Invalid Request: this connection uses the handshake revisions (it began with initialize); a request with the {PROTOCOL_VERSION_KEY} envelope needs a new connection"
+            ))),
+            Some(Era::Modern) if req.method == "initialize" => {
+                let requested = req.params.as_ref().and_then(|p| p.get("protocolVersion")).and_then(Value::as_str);
+                Err(unsupported_version(requested.unwrap_or(""), &[ProtocolVersion::V2026_07_28]))
+            }
+            // A request without an envelope on a modern connection: the ladder says what is
+            // missing.
+            Some(Era::Modern) => Ok(Era::Modern),
+        }
+    }
+
     async fn handle_request(
         &self,
         req: Request,
         conn: &Arc<ConnectionState>,
         peer: &Arc<dyn Peer>,
+        info: &RequestInfo,
+    ) -> Option<OutboundResponse> {
+        match self.era_of(&req, conn, info) {
+            Ok(Era::Modern) => self.handle_modern(req, conn, peer, info).await,
+            Ok(Era::Handshake) => self.handle_handshake(req, conn, peer, info).await,
+            Err(e) => Some(OutboundResponse::error(Some(req.id), e)),
+        }
+    }
+
+    async fn handle_handshake(
+        &self,
+        req: Request,
+        conn: &Arc<ConnectionState>,
+        peer: &Arc<dyn Peer>,
+        info: &RequestInfo,
     ) -> Option<OutboundResponse> {
         let Request { id, method, params } = req;
         match method.as_str() {
@@ -218,6 +278,24 @@ impl Server {
             );
             return Some(OutboundResponse::error(Some(id), e));
         }
+        let setup =
+            Setup { state: conn.clone(), version: conn.effective_version(), modern: false, mrtr: MrtrInput::default() };
+        self.run(id, &method, params, conn, peer, info, setup).await
+    }
+
+    /// Run one request's handler with its context: cancellation registered on the
+    /// transport's connection, panics caught, the answer suppressed when cancelled.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) async fn run(
+        &self,
+        id: RequestId,
+        method: &str,
+        params: Option<Value>,
+        conn: &Arc<ConnectionState>,
+        peer: &Arc<dyn Peer>,
+        info: &RequestInfo,
+        setup: Setup,
+    ) -> Option<OutboundResponse> {
         let cancel = conn.begin_request(&id);
         let meta = match &params {
             Some(Value::Object(m)) => m.get("_meta").and_then(Value::as_object).cloned(),
@@ -228,17 +306,21 @@ impl Server {
         let ctx = RequestContext {
             inner: Arc::new(ContextInner {
                 request_id: id.clone(),
-                version: conn.effective_version(),
-                connection: conn.clone(),
+                version: setup.version,
+                connection: setup.state,
                 progress_token,
                 meta,
                 cancel: cancel.clone(),
                 peer: peer.clone(),
                 logging_enabled: self.inner.flags.logging.load(Ordering::Relaxed),
                 stateless: self.is_stateless(),
+                modern: setup.modern,
+                mrtr: Arc::new(setup.mrtr),
+                info: info.clone(),
+                closing: conn.closing_token().clone(),
             }),
         };
-        let outcome = match AssertUnwindSafe(self.route(&method, params, ctx)).catch_unwind().await {
+        let outcome = match AssertUnwindSafe(self.route(method, params, ctx)).catch_unwind().await {
             Ok(o) => o,
             Err(p) => Err(ErrorObject::internal(format!("handler for {method} panicked: {}", panic_message(&*p)))),
         };
@@ -250,7 +332,7 @@ impl Server {
         Some(OutboundResponse { id: Some(id), outcome })
     }
 
-    fn handle_notification(&self, n: Notification, conn: &Arc<ConnectionState>) {
+    pub(crate) fn handle_notification(&self, n: Notification, conn: &Arc<ConnectionState>) {
         match n.method.as_str() {
             "notifications/initialized" => conn.mark_initialized(),
             "notifications/cancelled" => {
@@ -276,299 +358,25 @@ impl Server {
             o.notify(&n.method, n.params.as_ref());
         }
     }
-
-    fn initialize(&self, params: Option<Value>, conn: &Arc<ConnectionState>) -> Outcome {
-        let mut p = params_map(params, "initialize")?;
-        let requested = required_str(&mut p, "protocolVersion", "initialize")?;
-        let caps: ClientCapabilities = match p.remove("capabilities") {
-            None | Some(Value::Null) => ClientCapabilities::default(),
-            Some(v) => serde_json::from_value(v)
-                .map_err(|e| ErrorObject::invalid_params(format!("initialize: invalid capabilities: {e}")))?,
-        };
-        let info: Option<Implementation> = match p.remove("clientInfo") {
-            None | Some(Value::Null) => None,
-            Some(v) => Some(
-                serde_json::from_value(v)
-                    .map_err(|e| ErrorObject::invalid_params(format!("initialize: invalid clientInfo: {e}")))?,
-            ),
-        };
-        let version = ProtocolVersion::negotiate(&requested);
-        if !conn.record_initialize(version, caps, info) {
-            return Err(ErrorObject::invalid_request(
-                "Invalid Request: initialize was already processed for this connection",
-            ));
-        }
-        self.initialize_result(version).and_then(|r| to_raw(&r))
-    }
-
-    /// The `initialize` result this server sends at `version` (nothing newer than `version`
-    /// on the wire).
-    pub fn initialize_result(&self, version: ProtocolVersion) -> Result<InitializeResult, ErrorObject> {
-        Ok(InitializeResult {
-            protocol_version: version,
-            capabilities: self.capabilities().for_version(version),
-            server_info: self.inner.info.for_version(version),
-            instructions: self.inner.instructions.clone(),
-        })
-    }
-
-    fn has_tools(&self) -> bool {
-        !read(&self.inner.registry).tools.is_empty() || self.inner.flags.tools_list_changed.load(Ordering::Relaxed)
-    }
-
-    fn has_resources(&self) -> bool {
-        let reg = read(&self.inner.registry);
-        let f = &self.inner.flags;
-        !reg.resources.is_empty()
-            || !reg.templates.is_empty()
-            || f.subscriptions.load(Ordering::Relaxed)
-            || f.resources_list_changed.load(Ordering::Relaxed)
-    }
-
-    fn has_prompts(&self) -> bool {
-        !read(&self.inner.registry).prompts.is_empty() || self.inner.flags.prompts_list_changed.load(Ordering::Relaxed)
-    }
-
-    async fn route(&self, method: &str, params: Option<Value>, ctx: RequestContext) -> Outcome {
-        let gate = |declared: bool| {
-            if declared {
-                Ok(())
-            } else {
-                Err(ErrorObject::method_not_found(method))
-            }
-        };
-        let page_size = self.inner.flags.page_size.load(Ordering::Relaxed);
-        let version = ctx.protocol_version();
-        match method {
-            "tools/list" => {
-                gate(self.has_tools())?;
-                let p = params_map(params, method)?;
-                let tools: Vec<Tool> =
-                    read(&self.inner.registry).tools.values().map(|e| e.tool.for_version(version)).collect();
-                let (items, next_cursor) = pagination::page(&tools, cursor_of(&p)?, page_size)?;
-                to_raw(&ListPage { items: ListItems { key: "tools", items }, next_cursor })
-            }
-            "tools/call" => {
-                gate(self.has_tools())?;
-                self.call_tool(params, ctx).await
-            }
-            "resources/list" => {
-                gate(self.has_resources())?;
-                let p = params_map(params, method)?;
-                let list: Vec<Resource> =
-                    read(&self.inner.registry).resources.values().map(|e| e.resource.for_version(version)).collect();
-                let (items, next_cursor) = pagination::page(&list, cursor_of(&p)?, page_size)?;
-                to_raw(&ListPage { items: ListItems { key: "resources", items }, next_cursor })
-            }
-            "resources/templates/list" => {
-                gate(self.has_resources())?;
-                let p = params_map(params, method)?;
-                let list: Vec<ResourceTemplate> =
-                    read(&self.inner.registry).templates.iter().map(|e| e.template.for_version(version)).collect();
-                let (items, next_cursor) = pagination::page(&list, cursor_of(&p)?, page_size)?;
-                to_raw(&ListPage { items: ListItems { key: "resourceTemplates", items }, next_cursor })
-            }
-            "resources/read" => {
-                gate(self.has_resources())?;
-                self.read_resource(params, ctx).await
-            }
-            "resources/subscribe" | "resources/unsubscribe" => {
-                if self.is_stateless() || !self.inner.flags.subscriptions.load(Ordering::Relaxed) {
-                    return Err(ErrorObject::method_not_found(method));
-                }
-                let mut p = params_map(params, method)?;
-                let uri = required_str(&mut p, "uri", method)?;
-                if method == "resources/subscribe" {
-                    ctx.connection().subscribe(&uri);
-                } else {
-                    ctx.connection().unsubscribe(&uri);
-                }
-                empty_result()
-            }
-            "prompts/list" => {
-                gate(self.has_prompts())?;
-                let p = params_map(params, method)?;
-                let list: Vec<Prompt> =
-                    read(&self.inner.registry).prompts.values().map(|e| e.prompt.for_version(version)).collect();
-                let (items, next_cursor) = pagination::page(&list, cursor_of(&p)?, page_size)?;
-                to_raw(&ListPage { items: ListItems { key: "prompts", items }, next_cursor })
-            }
-            "prompts/get" => {
-                gate(self.has_prompts())?;
-                self.get_prompt(params, ctx).await
-            }
-            "completion/complete" => {
-                let declared = {
-                    let reg = read(&self.inner.registry);
-                    reg.completion_handler.is_some() || !reg.completers.is_empty()
-                };
-                gate(declared)?;
-                self.complete(params, ctx).await
-            }
-            "logging/setLevel" => {
-                if self.is_stateless() || !self.inner.flags.logging.load(Ordering::Relaxed) {
-                    return Err(ErrorObject::method_not_found(method));
-                }
-                let mut p = params_map(params, method)?;
-                let level = required_str(&mut p, "level", method)?;
-                let level = LoggingLevel::parse(&level)
-                    .ok_or_else(|| ErrorObject::invalid_params(format!("logging/setLevel: unknown level {level:?}")))?;
-                ctx.connection().set_log_level(level);
-                empty_result()
-            }
-            _ => Err(ErrorObject::method_not_found(method)),
-        }
-    }
-
-    async fn call_tool(&self, params: Option<Value>, ctx: RequestContext) -> Outcome {
-        let mut p = params_map(params, "tools/call")?;
-        let name = required_str(&mut p, "name", "tools/call")?;
-        let arguments = match p.remove("arguments") {
-            None | Some(Value::Null) => Value::Object(Map::new()),
-            Some(v @ Value::Object(_)) => v,
-            Some(_) => return Err(ErrorObject::invalid_params("tools/call: arguments must be an object")),
-        };
-        let entry = read(&self.inner.registry).tools.get(&name).cloned();
-        let entry = entry.ok_or_else(|| ErrorObject::invalid_params(format!("Unknown tool: {name}")))?;
-        if let Some(required) = &entry.required_caps {
-            if !ctx.client_capabilities().covers(required) {
-                let data = json!({ "requiredCapabilities": required });
-                return Err(ErrorObject::invalid_params(format!(
-                    "tool {name} needs client capabilities the client did not declare: {}",
-                    serde_json::to_string(required).unwrap_or_default()
-                ))
-                .with_data(data));
-            }
-        }
-        let version = ctx.protocol_version();
-        if !self.inner.flags.skip_input_validation.load(Ordering::Relaxed) {
-            if let Err(violations) = entry.input.check(&arguments) {
-                let r = CallToolResult::error(format!("Invalid arguments for tool {name}: {violations}"));
-                return to_raw(&r);
-            }
-        }
-        let mut result = match AssertUnwindSafe(entry.handler.call(arguments, ctx)).catch_unwind().await {
-            Ok(Ok(r)) => r,
-            Ok(Err(HandlerError::Failed(m))) => CallToolResult::error(m),
-            Ok(Err(HandlerError::Rpc(e))) => return Err(e),
-            Err(p) => CallToolResult::error(format!("tool {name} failed: {}", panic_message(&*p))),
-        };
-        if self.inner.flags.validate_output.load(Ordering::Relaxed) && !result.is_error() {
-            if let Some(schema) = &entry.output {
-                let sc = result.structured_content.as_ref().ok_or_else(|| {
-                    ErrorObject::internal(format!(
-                        "tool {name} declares an outputSchema but returned no structuredContent"
-                    ))
-                })?;
-                schema.check(sc).map_err(|v| {
-                    ErrorObject::internal(format!(
-                        "tool {name} returned structuredContent that violates its outputSchema: {v}"
-                    ))
-                })?;
-            }
-        }
-        result.strip_for(version);
-        to_raw(&result)
-    }
-
-    async fn read_resource(&self, params: Option<Value>, ctx: RequestContext) -> Outcome {
-        let mut p = params_map(params, "resources/read")?;
-        let uri = required_str(&mut p, "uri", "resources/read")?;
-        let found = {
-            let reg = read(&self.inner.registry);
-            match reg.resources.get(&uri) {
-                Some(e) => Some((e.handler.clone(), Default::default())),
-                None => {
-                    reg.templates.iter().find_map(|t| t.parsed.match_uri(&uri).map(|vars| (t.handler.clone(), vars)))
-                }
-            }
-        };
-        let version = ctx.protocol_version();
-        let Some((handler, vars)) = found else {
-            return Err(resource_not_found(&uri, version));
-        };
-        match handler.read(uri, vars, ctx).await {
-            Ok(r) => to_raw(&r),
-            Err(HandlerError::Failed(m)) => Err(ErrorObject::internal(m)),
-            Err(HandlerError::Rpc(e)) => Err(e),
-        }
-    }
-
-    async fn get_prompt(&self, params: Option<Value>, ctx: RequestContext) -> Outcome {
-        let mut p = params_map(params, "prompts/get")?;
-        let name = required_str(&mut p, "name", "prompts/get")?;
-        let arguments = match p.remove("arguments") {
-            None | Some(Value::Null) => Map::new(),
-            Some(Value::Object(m)) => m,
-            Some(_) => return Err(ErrorObject::invalid_params("prompts/get: arguments must be an object")),
-        };
-        if let Some((k, _)) = arguments.iter().find(|(_, v)| !v.is_string()) {
-            return Err(ErrorObject::invalid_params(format!("prompts/get: argument {k} must be a string")));
-        }
-        let entry = read(&self.inner.registry).prompts.get(&name).cloned();
-        let entry = entry.ok_or_else(|| ErrorObject::invalid_params(format!("Unknown prompt: {name}")))?;
-        for arg in entry.prompt.arguments.iter().flatten() {
-            if arg.required == Some(true) && !arguments.contains_key(&arg.name) {
-                return Err(ErrorObject::invalid_params(format!(
-                    "prompt {name}: missing required argument {}",
-                    arg.name
-                )));
-            }
-        }
-        match entry.handler.get(arguments, ctx).await {
-            Ok(r) => to_raw(&r),
-            Err(HandlerError::Failed(m)) => Err(ErrorObject::internal(m)),
-            Err(HandlerError::Rpc(e)) => Err(e),
-        }
-    }
-
-    async fn complete(&self, params: Option<Value>, ctx: RequestContext) -> Outcome {
-        let mut p = params_map(params, "completion/complete")?;
-        let reference: CompletionReference =
-            p.remove("ref").and_then(|r| serde_json::from_value(r).ok()).ok_or_else(|| {
-                ErrorObject::invalid_params("completion/complete: ref must be a ref/prompt or ref/resource")
-            })?;
-        let mut argument = match p.remove("argument") {
-            Some(Value::Object(m)) => m,
-            _ => return Err(ErrorObject::invalid_params("completion/complete: argument must be an object")),
-        };
-        let argument_name = required_str(&mut argument, "name", "completion/complete argument")?;
-        let argument_value = required_str(&mut argument, "value", "completion/complete argument")?;
-        let context_arguments = p
-            .remove("context")
-            .and_then(|c| c.get("arguments").and_then(Value::as_object).cloned())
-            .unwrap_or_default();
-        let request = CompleteRequest { reference, argument_name, argument_value, context_arguments };
-        let (global, specific) = {
-            let reg = read(&self.inner.registry);
-            (
-                reg.completion_handler.clone(),
-                reg.completers.get(&(request.reference.clone(), request.argument_name.clone())).cloned(),
-            )
-        };
-        let mut result = CompleteResult::default();
-        if let Some(g) = global {
-            result = g.complete(request.clone(), ctx.clone()).await.map_err(handler_error_to_rpc)?;
-        }
-        if result.completion.values.is_empty() {
-            if let Some(s) = specific {
-                result = s.complete(request, ctx).await.map_err(handler_error_to_rpc)?;
-            }
-        }
-        let c = &mut result.completion;
-        if c.values.len() > 100 {
-            let total = c.total.unwrap_or(c.values.len() as u64).max(c.values.len() as u64);
-            c.values.truncate(100);
-            c.total = Some(total);
-            c.has_more = Some(true);
-        }
-        to_raw(&result)
-    }
 }
 
-fn handler_error_to_rpc(e: HandlerError) -> ErrorObject {
-    match e {
-        HandlerError::Failed(m) => ErrorObject::internal(m),
-        HandlerError::Rpc(e) => e,
-    }
+/// The era an HTTP request's `MCP-Protocol-Version` header names, if it names a known one.
+fn header_era(info: &RequestInfo) -> Option<Era> {
+    let v = info.headers()?.get(headers::PROTOCOL_VERSION)?.to_str().ok()?;
+    let v = v.parse::<ProtocolVersion>().ok()?;
+    Some(if v.is_handshake() { Era::Handshake } else { Era::Modern })
+}
+
+/// The `-32021` (2026-07-28) or `-32602` (handshake revisions, where `-3202x` would make a
+/// client think it speaks to a modern server) for a client capability the request needs.
+pub(crate) fn missing_capability(modern: bool, what: &str, required: Value) -> ErrorObject {
+    let (c, message) = if modern {
+        (
+            code::MISSING_REQUIRED_CLIENT_CAPABILITY,
+            format!("{what} needs client capabilities this request did not declare"),
+        )
+    } else {
+        (code::INVALID_PARAMS, format!("{what} needs client capabilities the client did not declare"))
+    };
+    ErrorObject::new(c, format!("{message}: {required}")).with_data(json!({ "requiredCapabilities": required }))
 }

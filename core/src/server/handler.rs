@@ -12,7 +12,9 @@ use std::pin::Pin;
 use serde_json::{Map, Value};
 
 use super::context::RequestContext;
-use crate::protocol::model::{CallToolResult, CompleteRequest, CompleteResult, GetPromptResult, ReadResourceResult};
+use crate::protocol::model::{
+    CallToolResult, CompleteRequest, CompleteResult, GetPromptResult, IntoReply, ReadResourceResult, Reply,
+};
 use crate::protocol::ErrorObject;
 
 /// A boxed, sendable future.
@@ -64,29 +66,49 @@ impl From<super::context::PeerError> for HandlerError {
     }
 }
 
+impl HandlerError {
+    /// The JSON-RPC error this failure is for handlers other than tools (`-32603` for a
+    /// plain failure).
+    pub fn into_rpc(self) -> ErrorObject {
+        match self {
+            HandlerError::Failed(m) => ErrorObject::internal(m),
+            HandlerError::Rpc(e) => e,
+        }
+    }
+}
+
 /// The result type of handlers.
 pub type HandlerResult<T> = Result<T, HandlerError>;
 
 /// Handles `tools/call` for one tool. `arguments` is always a JSON object.
+///
+/// A handler replies with the result, or with `InputRequired` when it needs the client to
+/// answer something first (MRTR): on a 2026-07-28 request the client retries with the
+/// answers; on a handshake-era connection the core asks the client itself and calls the
+/// handler again. Either way the handler reads the answers from
+/// [`RequestContext::input_responses`].
 pub trait ToolHandler: Send + Sync + 'static {
     /// Run the tool.
-    fn call(&self, arguments: Value, ctx: RequestContext) -> BoxFuture<'static, HandlerResult<CallToolResult>>;
+    fn call(&self, arguments: Value, ctx: RequestContext) -> BoxFuture<'static, HandlerResult<Reply<CallToolResult>>>;
 }
 
-impl<F, Fut> ToolHandler for F
+impl<F, Fut, R> ToolHandler for F
 where
     F: Fn(Value, RequestContext) -> Fut + Send + Sync + 'static,
-    Fut: Future<Output = HandlerResult<CallToolResult>> + Send + 'static,
+    Fut: Future<Output = HandlerResult<R>> + Send + 'static,
+    R: IntoReply<CallToolResult> + 'static,
 {
-    fn call(&self, arguments: Value, ctx: RequestContext) -> BoxFuture<'static, HandlerResult<CallToolResult>> {
-        Box::pin(self(arguments, ctx))
+    fn call(&self, arguments: Value, ctx: RequestContext) -> BoxFuture<'static, HandlerResult<Reply<CallToolResult>>> {
+        let fut = self(arguments, ctx);
+        Box::pin(async move { fut.await.map(IntoReply::into_reply) })
     }
 }
 
 /// Variables captured from a resource template (empty for a direct resource).
 pub type TemplateVariables = BTreeMap<String, String>;
 
-/// Reads a resource (direct, or a template match with its captured variables).
+/// Reads a resource (direct, or a template match with its captured variables). May reply
+/// `InputRequired`, as a [`ToolHandler`] may.
 pub trait ResourceHandler: Send + Sync + 'static {
     /// Read `uri`.
     fn read(
@@ -94,45 +116,69 @@ pub trait ResourceHandler: Send + Sync + 'static {
         uri: String,
         variables: TemplateVariables,
         ctx: RequestContext,
-    ) -> BoxFuture<'static, HandlerResult<ReadResourceResult>>;
+    ) -> BoxFuture<'static, HandlerResult<Reply<ReadResourceResult>>>;
 }
 
-impl<F, Fut> ResourceHandler for F
+impl<F, Fut, R> ResourceHandler for F
 where
     F: Fn(String, TemplateVariables, RequestContext) -> Fut + Send + Sync + 'static,
-    Fut: Future<Output = HandlerResult<ReadResourceResult>> + Send + 'static,
+    Fut: Future<Output = HandlerResult<R>> + Send + 'static,
+    R: IntoReply<ReadResourceResult> + 'static,
 {
     fn read(
         &self,
         uri: String,
         variables: TemplateVariables,
         ctx: RequestContext,
-    ) -> BoxFuture<'static, HandlerResult<ReadResourceResult>> {
-        Box::pin(self(uri, variables, ctx))
+    ) -> BoxFuture<'static, HandlerResult<Reply<ReadResourceResult>>> {
+        let fut = self(uri, variables, ctx);
+        Box::pin(async move { fut.await.map(IntoReply::into_reply) })
     }
 }
 
-/// Produces a prompt's messages. `arguments` maps argument names to string values.
+/// Produces a prompt's messages. `arguments` maps argument names to string values. May
+/// reply `InputRequired`, as a [`ToolHandler`] may.
 pub trait PromptHandler: Send + Sync + 'static {
     /// Get the prompt.
     fn get(
         &self,
         arguments: Map<String, Value>,
         ctx: RequestContext,
-    ) -> BoxFuture<'static, HandlerResult<GetPromptResult>>;
+    ) -> BoxFuture<'static, HandlerResult<Reply<GetPromptResult>>>;
 }
 
-impl<F, Fut> PromptHandler for F
+impl<F, Fut, R> PromptHandler for F
 where
     F: Fn(Map<String, Value>, RequestContext) -> Fut + Send + Sync + 'static,
-    Fut: Future<Output = HandlerResult<GetPromptResult>> + Send + 'static,
+    Fut: Future<Output = HandlerResult<R>> + Send + 'static,
+    R: IntoReply<GetPromptResult> + 'static,
 {
     fn get(
         &self,
         arguments: Map<String, Value>,
         ctx: RequestContext,
-    ) -> BoxFuture<'static, HandlerResult<GetPromptResult>> {
-        Box::pin(self(arguments, ctx))
+    ) -> BoxFuture<'static, HandlerResult<Reply<GetPromptResult>>> {
+        let fut = self(arguments, ctx);
+        Box::pin(async move { fut.await.map(IntoReply::into_reply) })
+    }
+}
+
+/// Handles a request method the core does not know (an extension's methods, custom
+/// methods). `params` is the request's params object without `_meta`; the result must be a
+/// JSON object. On 2026-07-28 requests the core adds `resultType` (unless the handler set
+/// one) and the server info; cache hints are the handler's to add.
+pub trait MethodHandler: Send + Sync + 'static {
+    /// Handle the request.
+    fn call(&self, params: Map<String, Value>, ctx: RequestContext) -> BoxFuture<'static, HandlerResult<Value>>;
+}
+
+impl<F, Fut> MethodHandler for F
+where
+    F: Fn(Map<String, Value>, RequestContext) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = HandlerResult<Value>> + Send + 'static,
+{
+    fn call(&self, params: Map<String, Value>, ctx: RequestContext) -> BoxFuture<'static, HandlerResult<Value>> {
+        Box::pin(self(params, ctx))
     }
 }
 

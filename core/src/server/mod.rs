@@ -10,30 +10,43 @@ mod connection;
 mod context;
 mod dispatch;
 mod handler;
+mod lifecycle;
+mod listen;
+mod methods;
+mod modern;
+mod offer;
 pub mod pagination;
 mod registry;
+mod reply;
 pub mod typed;
 pub mod uri_template;
 
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, RwLock, RwLockReadGuard, RwLockWriteGuard, Weak};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, RwLock, Weak};
+use std::time::Duration;
 
 use serde_json::{json, Value};
 
-pub use connection::ConnectionState;
-pub use context::{NullPeer, Peer, PeerError, RequestContext};
+pub use connection::{ConnectionState, Era};
+pub use context::{NullPeer, Peer, PeerError, RequestContext, RequestInfo};
 pub use handler::{
-    BoxFuture, CompletionHandler, HandlerError, HandlerResult, NotificationObserver, PromptHandler, ResourceHandler,
-    TemplateVariables, ToolHandler,
+    BoxFuture, CompletionHandler, HandlerError, HandlerResult, MethodHandler, NotificationObserver, PromptHandler,
+    ResourceHandler, TemplateVariables, ToolHandler,
 };
+pub use lifecycle::SUPPORTED_VERSIONS;
+use listen::{ListenSlot, Listener};
+pub use modern::MODERN_VERSIONS;
+pub use registry::CacheHints;
 use registry::{PromptEntry, Registry, ResourceEntry, TemplateEntry, ToolEntry};
+pub use reply::MAX_INPUT_ROUNDS;
 
-use crate::protocol::jsonrpc::notification_text;
 use crate::protocol::model::{
-    ClientCapabilities, CompleteRequest, CompleteResult, CompletionReference, Implementation, ListChangedCapability,
-    Prompt, ReadResourceResult, Resource, ResourceContents, ResourceTemplate, ResourcesCapability, ServerCapabilities,
-    Tool,
+    CacheHint, ClientCapabilities, CompleteRequest, CompleteResult, CompletionReference, ForVersion as _,
+    Implementation, Prompt, ReadResourceResult, Resource, ResourceContents, ResourceTemplate, Tool,
 };
+use crate::protocol::ProtocolVersion;
+use crate::request_state::{RequestStateSealer, SealingKey};
+pub(crate) use crate::sync::{lock, read, write};
 
 /// Where per-peer state lives (see `shared/design/modes.md`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -71,6 +84,24 @@ pub enum ConfigError {
     /// No tool with this name is registered.
     #[error("no tool named {0:?} is registered")]
     UnknownTool(String),
+    /// No resource or template with this URI is registered.
+    #[error("no resource or resource template {0:?} is registered")]
+    UnknownResource(String),
+    /// The tool's `x-mcp-header` annotations break the spec's rules (a client would drop
+    /// the tool).
+    #[error("tool {tool:?}: invalid x-mcp-header: {reason}")]
+    InvalidParamHeader {
+        /// The tool name.
+        tool: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// A custom method may not take the name of a method the core serves.
+    #[error("method {0:?} is served by the core and cannot be replaced")]
+    ReservedMethod(String),
+    /// An extension id needs a reverse-DNS prefix (`io.example/name`).
+    #[error("extension id {0:?} needs a prefix, like \"com.example/name\"")]
+    InvalidExtensionId(String),
 }
 
 #[derive(Default)]
@@ -86,13 +117,6 @@ struct Flags {
     page_size: AtomicUsize,
 }
 
-/// A connection that can receive unsolicited notifications (a stdio process, an HTTP
-/// session's GET stream).
-struct Listener {
-    connection: Weak<ConnectionState>,
-    peer: Weak<dyn Peer>,
-}
-
 pub(crate) struct ServerInner {
     info: Implementation,
     instructions: Option<String>,
@@ -102,7 +126,51 @@ pub(crate) struct ServerInner {
     observer: RwLock<Option<Arc<dyn NotificationObserver>>>,
     roots_observer: RwLock<Option<Arc<dyn Fn() + Send + Sync>>>,
     listeners: Mutex<Vec<Listener>>,
+    listens: Mutex<Vec<ListenSlot>>,
+    next_listen: AtomicU64,
     in_process: Arc<ConnectionState>,
+    /// Seals and opens MRTR request states.
+    sealer: RwLock<Arc<RequestStateSealer>>,
+    /// The server info carried in `_meta` of 2026-07-28 results, serialized once.
+    modern_server_info: String,
+}
+
+/// The core methods a custom method may not replace.
+const CORE_METHODS: [&str; 19] = [
+    "initialize",
+    "ping",
+    "server/discover",
+    "subscriptions/listen",
+    "tools/list",
+    "tools/call",
+    "resources/list",
+    "resources/templates/list",
+    "resources/read",
+    "resources/subscribe",
+    "resources/unsubscribe",
+    "prompts/list",
+    "prompts/get",
+    "completion/complete",
+    "logging/setLevel",
+    "tasks/get",
+    "tasks/result",
+    "tasks/list",
+    "tasks/cancel",
+];
+
+/// A sealing key from the OS CSPRNG, or (if the OS has no randomness to give, which leaves
+/// nothing else secure either) one derived from the clock, the process and an address.
+fn fresh_key() -> SealingKey {
+    SealingKey::generate().unwrap_or_else(|_| {
+        use sha2::Digest as _;
+        let t = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+        let marker = 0u8;
+        let mut h = sha2::Sha256::new();
+        h.update(t.as_nanos().to_le_bytes());
+        h.update(std::process::id().to_le_bytes());
+        h.update((&marker as *const u8 as usize).to_le_bytes());
+        SealingKey::from_bytes(h.finalize().into())
+    })
 }
 
 /// An MCP server: registrations and dispatch, no I/O. Cheap to clone (shared).
@@ -147,10 +215,13 @@ impl ServerBuilder {
         self.mode = mode;
         self
     }
-    /// Build the server.
+    /// Build the server. Request states are sealed with a key generated now; a fleet of
+    /// instances shares one with [`Server::set_request_state_keys`].
     pub fn build(self) -> Server {
+        let modern_info = self.info.for_version(ProtocolVersion::V2026_07_28);
         Server {
             inner: Arc::new(ServerInner {
+                modern_server_info: serde_json::to_string(&modern_info).unwrap_or_else(|_| "{}".to_owned()),
                 info: self.info,
                 instructions: self.instructions,
                 mode: self.mode,
@@ -159,17 +230,13 @@ impl ServerBuilder {
                 observer: RwLock::new(None),
                 roots_observer: RwLock::new(None),
                 listeners: Mutex::new(Vec::new()),
+                listens: Mutex::new(Vec::new()),
+                next_listen: AtomicU64::new(0),
                 in_process: Arc::new(ConnectionState::new("in-process")),
+                sealer: RwLock::new(Arc::new(RequestStateSealer::new(fresh_key()))),
             }),
         }
     }
-}
-
-fn read<T>(l: &RwLock<T>) -> RwLockReadGuard<'_, T> {
-    l.read().unwrap_or_else(|p| p.into_inner())
-}
-fn write<T>(l: &RwLock<T>) -> RwLockWriteGuard<'_, T> {
-    l.write().unwrap_or_else(|p| p.into_inner())
 }
 
 impl Server {
@@ -296,7 +363,7 @@ impl Server {
     /// Register (or replace) a direct resource with its reader.
     pub fn add_resource(&self, resource: Resource, reader: impl ResourceHandler) {
         let uri = resource.uri.clone();
-        let entry = Arc::new(ResourceEntry { resource, handler: Arc::new(reader) });
+        let entry = Arc::new(ResourceEntry { resource, handler: Arc::new(reader), cache: None });
         let _replaced = write(&self.inner.registry).resources.insert(uri, entry);
     }
 
@@ -323,7 +390,7 @@ impl Server {
         reader: impl ResourceHandler,
     ) -> Result<(), ConfigError> {
         let parsed = uri_template::UriTemplate::parse(&template.uri_template)?;
-        let entry = Arc::new(TemplateEntry { template, parsed, handler: Arc::new(reader) });
+        let entry = Arc::new(TemplateEntry { template, parsed, handler: Arc::new(reader), cache: None });
         let _replaced = self.remove_resource_template(&entry.template.uri_template);
         write(&self.inner.registry).templates.push(entry);
         Ok(())
@@ -392,12 +459,9 @@ impl Server {
         self.inner.flags.logging.store(true, Ordering::Relaxed);
     }
 
-    /// Advertise `resources.subscribe` and accept `resources/subscribe`. Needs a stateful
-    /// server.
+    /// Advertise `resources.subscribe`: `resources/subscribe` on handshake-era sessions of a
+    /// stateful server, and per-URI updates on 2026-07-28 listen streams (any mode).
     pub fn enable_resource_subscriptions(&self) -> Result<(), ConfigError> {
-        if self.is_stateless() {
-            return Err(ConfigError::NeedsStateful("resource subscriptions"));
-        }
         self.inner.flags.subscriptions.store(true, Ordering::Relaxed);
         Ok(())
     }
@@ -438,92 +502,157 @@ impl Server {
         *write(&self.inner.roots_observer) = Some(Arc::new(observer));
     }
 
-    /// The capabilities this server declares, derived from what is registered and enabled.
-    pub fn capabilities(&self) -> ServerCapabilities {
-        let reg = read(&self.inner.registry);
-        let f = &self.inner.flags;
-        let flag = |b: &AtomicBool| b.load(Ordering::Relaxed).then_some(true);
-        let mut caps = ServerCapabilities::default();
-        if !reg.tools.is_empty() || f.tools_list_changed.load(Ordering::Relaxed) {
-            caps.tools = Some(ListChangedCapability { list_changed: flag(&f.tools_list_changed) });
-        }
-        let subscribe = flag(&f.subscriptions);
-        if !reg.resources.is_empty()
-            || !reg.templates.is_empty()
-            || subscribe.is_some()
-            || f.resources_list_changed.load(Ordering::Relaxed)
-        {
-            caps.resources = Some(ResourcesCapability { subscribe, list_changed: flag(&f.resources_list_changed) });
-        }
-        if !reg.prompts.is_empty() || f.prompts_list_changed.load(Ordering::Relaxed) {
-            caps.prompts = Some(ListChangedCapability { list_changed: flag(&f.prompts_list_changed) });
-        }
-        if f.logging.load(Ordering::Relaxed) {
-            caps.logging = Some(Default::default());
-        }
-        if reg.completion_handler.is_some() || !reg.completers.is_empty() {
-            caps.completions = Some(Default::default());
-        }
-        caps
-    }
-
     // ----- unsolicited notifications -----
 
     /// Register a connection that can receive unsolicited notifications until the returned
     /// guard is dropped (transports call this for a stdio process or a GET stream).
     pub fn attach_listener(&self, connection: &Arc<ConnectionState>, peer: &Arc<dyn Peer>) -> ListenerGuard {
-        let mut ls = self.inner.listeners.lock().unwrap_or_else(|p| p.into_inner());
+        let mut ls = lock(&self.inner.listeners);
         ls.retain(|l| l.connection.strong_count() > 0 && l.peer.strong_count() > 0);
         ls.push(Listener { connection: Arc::downgrade(connection), peer: Arc::downgrade(peer) });
         ListenerGuard { server: Arc::downgrade(&self.inner), peer: Arc::downgrade(peer) }
     }
 
-    fn broadcast(&self, method: &str, params: Option<Value>, filter: impl Fn(&ConnectionState) -> bool) -> usize {
-        let frame = notification_text(method, params.as_ref());
-        let targets: Vec<Arc<dyn Peer>> = {
-            let ls = self.inner.listeners.lock().unwrap_or_else(|p| p.into_inner());
-            ls.iter()
-                .filter_map(|l| Some((l.connection.upgrade()?, l.peer.upgrade()?)))
-                .filter(|(c, _)| filter(c))
-                .map(|(_, p)| p)
-                .collect()
-        };
-        for p in &targets {
-            p.send(frame.clone());
-        }
-        targets.len()
-    }
-
-    /// Send a notification to every listening connection; how many were reached.
+    /// Send a notification to every handshake-era listening connection; how many were
+    /// reached. (Listen streams receive only the notification types they asked for.)
     pub fn notify(&self, method: &str, params: Option<Value>) -> usize {
-        self.broadcast(method, params, |_| true)
+        self.broadcast(method, params, |_| true, |_| false)
     }
 
-    /// `notifications/tools/list_changed` to every listener.
+    /// `notifications/tools/list_changed` to every listener, and to listen streams that
+    /// asked for tool changes.
     pub fn notify_tools_list_changed(&self) -> usize {
-        self.notify("notifications/tools/list_changed", None)
+        self.broadcast("notifications/tools/list_changed", None, |_| true, |f| f.tools())
     }
 
-    /// `notifications/resources/list_changed` to every listener.
+    /// `notifications/resources/list_changed` to every listener, and to listen streams that
+    /// asked for resource list changes.
     pub fn notify_resources_list_changed(&self) -> usize {
-        self.notify("notifications/resources/list_changed", None)
+        self.broadcast("notifications/resources/list_changed", None, |_| true, |f| f.resources())
     }
 
-    /// `notifications/prompts/list_changed` to every listener.
+    /// `notifications/prompts/list_changed` to every listener, and to listen streams that
+    /// asked for prompt changes.
     pub fn notify_prompts_list_changed(&self) -> usize {
-        self.notify("notifications/prompts/list_changed", None)
+        self.broadcast("notifications/prompts/list_changed", None, |_| true, |f| f.prompts())
     }
 
-    /// `notifications/resources/updated` to the listeners subscribed to `uri` only.
+    /// `notifications/resources/updated` to the connections subscribed to `uri`, and to
+    /// listen streams watching it.
     pub fn notify_resource_updated(&self, uri: &str) -> usize {
-        self.broadcast("notifications/resources/updated", Some(json!({ "uri": uri })), |c| c.is_subscribed(uri))
+        self.broadcast(
+            "notifications/resources/updated",
+            Some(json!({ "uri": uri })),
+            |c| c.is_subscribed(uri),
+            |f| f.watches(uri),
+        )
+    }
+
+    /// How many `subscriptions/listen` streams are open.
+    pub fn listen_stream_count(&self) -> usize {
+        lock(&self.inner.listens).len()
+    }
+
+    // ----- 2026-07-28: request state, extensions, caching, custom methods -----
+
+    /// Seal request states with `current` and also accept states sealed with `previous`
+    /// (key rotation). Every instance of a fleet must use the same keys.
+    pub fn set_request_state_keys(&self, current: SealingKey, previous: Vec<SealingKey>) {
+        let ttl = read(&self.inner.sealer).ttl();
+        *write(&self.inner.sealer) = Arc::new(RequestStateSealer::new(current).with_previous(previous).with_ttl(ttl));
+    }
+
+    /// How long a sealed request state stays valid (default 15 minutes).
+    pub fn set_request_state_ttl(&self, ttl: Duration) {
+        let mut s = write(&self.inner.sealer);
+        *s = Arc::new((**s).clone().with_ttl(ttl));
+    }
+
+    /// The id of the key that seals request states (not secret).
+    pub fn request_state_key_id(&self) -> String {
+        read(&self.inner.sealer).current_key_id().to_owned()
+    }
+
+    pub(crate) fn sealer(&self) -> Arc<RequestStateSealer> {
+        read(&self.inner.sealer).clone()
+    }
+
+    /// Advertise extension `id` (a prefixed name such as `io.modelcontextprotocol/skills`)
+    /// with `settings` (a JSON object; `{}` means no settings) to 2026-07-28 clients.
+    pub fn add_extension(&self, id: &str, settings: Value) -> Result<(), ConfigError> {
+        let valid_prefix = id.split_once('/').is_some_and(|(prefix, name)| {
+            !prefix.is_empty() && !name.is_empty() && prefix.contains('.') && !prefix.starts_with('.')
+        });
+        if !valid_prefix {
+            return Err(ConfigError::InvalidExtensionId(id.to_owned()));
+        }
+        let settings = if settings.is_null() { Value::Object(Default::default()) } else { settings };
+        write(&self.inner.registry).extensions.insert(id.to_owned(), settings);
+        Ok(())
+    }
+
+    /// Stop advertising extension `id`; whether it was advertised.
+    pub fn remove_extension(&self, id: &str) -> bool {
+        write(&self.inner.registry).extensions.remove(id).is_some()
+    }
+
+    /// The cache hints of `server/discover`, the lists and resource reads.
+    pub fn cache_hints(&self) -> CacheHints {
+        read(&self.inner.registry).cache
+    }
+
+    /// Set the cache hints of `server/discover`, the lists and resource reads.
+    pub fn set_cache_hints(&self, hints: CacheHints) {
+        write(&self.inner.registry).cache = hints;
+    }
+
+    /// Set the cache hint of reads of one resource or resource template (by its URI or URI
+    /// template), overriding [`CacheHints::resource_read`].
+    pub fn set_resource_cache_hint(&self, uri_or_template: &str, hint: CacheHint) -> Result<(), ConfigError> {
+        let mut reg = write(&self.inner.registry);
+        if let Some(e) = reg.resources.get_mut(uri_or_template) {
+            *e =
+                Arc::new(ResourceEntry { resource: e.resource.clone(), handler: e.handler.clone(), cache: Some(hint) });
+            return Ok(());
+        }
+        if let Some(t) = reg.templates.iter_mut().find(|t| t.template.uri_template == uri_or_template) {
+            *t = Arc::new(TemplateEntry {
+                template: t.template.clone(),
+                parsed: t.parsed.clone(),
+                handler: t.handler.clone(),
+                cache: Some(hint),
+            });
+            return Ok(());
+        }
+        Err(ConfigError::UnknownResource(uri_or_template.to_owned()))
+    }
+
+    /// Serve a request method the core does not (an extension's methods, custom methods),
+    /// in both eras. The core's own methods cannot be replaced.
+    pub fn add_method(&self, method: &str, handler: impl MethodHandler) -> Result<(), ConfigError> {
+        self.add_method_arc(method, Arc::new(handler))
+    }
+
+    /// As [`Server::add_method`], with a shared handler.
+    pub fn add_method_arc(&self, method: &str, handler: Arc<dyn MethodHandler>) -> Result<(), ConfigError> {
+        if CORE_METHODS.contains(&method) {
+            return Err(ConfigError::ReservedMethod(method.to_owned()));
+        }
+        let _replaced = write(&self.inner.registry).methods.insert(method.to_owned(), handler);
+        Ok(())
+    }
+
+    /// Stop serving a custom method; whether it was served.
+    pub fn remove_method(&self, method: &str) -> bool {
+        let removed = write(&self.inner.registry).methods.remove(method);
+        removed.is_some()
     }
 
     /// Send `ping` to the listening connection `connection_id` (an HTTP session id, or a
     /// stdio connection) and wait up to `timeout` for the client's empty result.
     pub async fn ping_client(&self, connection_id: &str, timeout: std::time::Duration) -> Result<(), PeerError> {
         let peer = {
-            let ls = self.inner.listeners.lock().unwrap_or_else(|p| p.into_inner());
+            let ls = lock(&self.inner.listeners);
             ls.iter()
                 .filter_map(|l| Some((l.connection.upgrade()?, l.peer.upgrade()?)))
                 .find(|(c, p)| c.id() == connection_id && p.can_request())
@@ -538,7 +667,7 @@ impl Server {
 
     /// Ids of the connections currently listening.
     pub fn connected_sessions(&self) -> Vec<String> {
-        let ls = self.inner.listeners.lock().unwrap_or_else(|p| p.into_inner());
+        let ls = lock(&self.inner.listeners);
         ls.iter().filter_map(|l| Some(l.connection.upgrade()?.id().to_owned())).collect()
     }
 }
@@ -553,7 +682,7 @@ pub struct ListenerGuard {
 impl Drop for ListenerGuard {
     fn drop(&mut self) {
         if let Some(s) = self.server.upgrade() {
-            let mut ls = s.listeners.lock().unwrap_or_else(|p| p.into_inner());
+            let mut ls = lock(&s.listeners);
             ls.retain(|l| !Weak::ptr_eq(&l.peer, &self.peer) && l.peer.strong_count() > 0);
         }
     }

@@ -7,10 +7,15 @@ use std::sync::Arc;
 use indexmap::IndexMap;
 use serde_json::Value;
 
-use super::handler::{CompletionHandler, PromptHandler, ResourceHandler, ToolHandler};
+use serde_json::Map;
+
+use super::handler::{CompletionHandler, MethodHandler, PromptHandler, ResourceHandler, ToolHandler};
 use super::uri_template::UriTemplate;
 use super::ConfigError;
-use crate::protocol::model::{ClientCapabilities, CompletionReference, Prompt, Resource, ResourceTemplate, Tool};
+use crate::protocol::headers::{param_headers, ParamHeaders};
+use crate::protocol::model::{
+    CacheHint, ClientCapabilities, CompletionReference, Prompt, Resource, ResourceTemplate, Tool,
+};
 
 /// A compiled JSON Schema (draft from `$schema`, 2020-12 by default).
 #[derive(Clone)]
@@ -54,6 +59,8 @@ pub(crate) struct ToolEntry {
     pub(crate) input: CompiledSchema,
     pub(crate) output: Option<CompiledSchema>,
     pub(crate) required_caps: Option<ClientCapabilities>,
+    /// The arguments mirrored into `Mcp-Param-*` headers (2026-07-28 HTTP).
+    pub(crate) param_headers: Option<Arc<ParamHeaders>>,
 }
 
 impl ToolEntry {
@@ -74,19 +81,26 @@ impl ToolEntry {
             })?),
             None => None,
         };
-        Ok(ToolEntry { tool, handler, input, output, required_caps: None })
+        let headers = param_headers(&tool.input_schema)
+            .map_err(|e| ConfigError::InvalidParamHeader { tool: tool.name.clone(), reason: e.0 })?;
+        let param_headers = (!headers.is_empty()).then(|| Arc::new(headers));
+        Ok(ToolEntry { tool, handler, input, output, required_caps: None, param_headers })
     }
 }
 
 pub(crate) struct ResourceEntry {
     pub(crate) resource: Resource,
     pub(crate) handler: Arc<dyn ResourceHandler>,
+    /// The cache hint of its `resources/read` results (2026-07-28); `None`: the default.
+    pub(crate) cache: Option<CacheHint>,
 }
 
 pub(crate) struct TemplateEntry {
     pub(crate) template: ResourceTemplate,
     pub(crate) parsed: UriTemplate,
     pub(crate) handler: Arc<dyn ResourceHandler>,
+    /// The cache hint of reads of its URIs (2026-07-28); `None`: the default.
+    pub(crate) cache: Option<CacheHint>,
 }
 
 pub(crate) struct PromptEntry {
@@ -102,4 +116,35 @@ pub(crate) struct Registry {
     pub(crate) prompts: IndexMap<String, Arc<PromptEntry>>,
     pub(crate) completion_handler: Option<Arc<dyn CompletionHandler>>,
     pub(crate) completers: HashMap<(CompletionReference, String), Arc<dyn CompletionHandler>>,
+    /// Extensions advertised on the 2026-07-28 path, with their settings.
+    pub(crate) extensions: Map<String, serde_json::Value>,
+    /// Request methods beyond the core ones (extensions, custom methods).
+    pub(crate) methods: HashMap<String, Arc<dyn MethodHandler>>,
+    /// Cache hints of `server/discover` and the list methods.
+    pub(crate) cache: CacheHints,
+}
+
+/// The cache hints (2026-07-28 `ttlMs`/`cacheScope`) of results that carry one. Every hint
+/// defaults to `ttlMs: 0, cacheScope: "private"`: a server promises nothing it did not say.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct CacheHints {
+    /// `server/discover`.
+    pub discover: CacheHint,
+    /// `tools/list`.
+    pub tools_list: CacheHint,
+    /// `prompts/list`.
+    pub prompts_list: CacheHint,
+    /// `resources/list`.
+    pub resources_list: CacheHint,
+    /// `resources/templates/list`.
+    pub templates_list: CacheHint,
+    /// `resources/read` of a resource or template registered without its own hint.
+    pub resource_read: CacheHint,
+}
+
+impl Registry {
+    /// The param headers of tool `name`, if it mirrors any argument.
+    pub(crate) fn tool_param_headers(&self, name: &str) -> Option<Arc<ParamHeaders>> {
+        self.tools.get(name).and_then(|e| e.param_headers.clone())
+    }
 }

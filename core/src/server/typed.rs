@@ -22,7 +22,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::{ConfigError, HandlerError, RequestContext, Server};
-use crate::protocol::model::{CallToolResult, Content, Tool};
+use crate::protocol::model::{CallToolResult, Content, InputRequired, Reply, Tool};
 
 /// Converts a handler's return value into a tool result.
 pub trait IntoToolResult: Send + 'static {
@@ -32,6 +32,42 @@ pub trait IntoToolResult: Send + 'static {
     }
     /// The result.
     fn into_tool_result(self) -> CallToolResult;
+    /// The reply: the result, unless the value asks for input (see [`Asking`]).
+    fn into_tool_reply(self) -> Reply<CallToolResult>
+    where
+        Self: Sized,
+    {
+        Reply::Complete(self.into_tool_result())
+    }
+}
+
+/// A typed tool's reply that may ask for input first: `Asking::Done(value)` completes,
+/// `Asking::Input(InputRequired)` asks the client (MRTR) and the tool runs again with the
+/// answers in the context.
+#[derive(Debug, Clone)]
+pub enum Asking<T> {
+    /// The final value.
+    Done(T),
+    /// Input needed first.
+    Input(InputRequired),
+}
+
+impl<T: IntoToolResult> IntoToolResult for Asking<T> {
+    fn output_schema() -> Option<Value> {
+        T::output_schema()
+    }
+    fn into_tool_result(self) -> CallToolResult {
+        match self {
+            Asking::Done(t) => t.into_tool_result(),
+            Asking::Input(_) => CallToolResult::error("the tool asked for input where no reply was possible"),
+        }
+    }
+    fn into_tool_reply(self) -> Reply<CallToolResult> {
+        match self {
+            Asking::Done(t) => t.into_tool_reply(),
+            Asking::Input(i) => Reply::InputRequired(i),
+        }
+    }
 }
 
 impl IntoToolResult for CallToolResult {
@@ -102,7 +138,7 @@ impl Server {
             async move {
                 let args: A = serde_json::from_value(args)
                     .map_err(|e| HandlerError::Failed(format!("invalid arguments: {e}")))?;
-                handler(args, ctx).await.map(IntoToolResult::into_tool_result)
+                handler(args, ctx).await.map(IntoToolResult::into_tool_reply)
             }
         })
     }

@@ -7,8 +7,10 @@
 //! lifecycle changes take effect before the next line is read. Handler notifications are
 //! written before the handler's response. Output is flushed only when no more input is
 //! buffered, so a burst of pipelined requests costs one write. Server-to-client requests are
-//! correlated with the client's answers on the loop. At EOF the loop stops reading, fails
-//! outstanding server-to-client requests, lets in-flight requests finish, and returns.
+//! correlated with the client's answers on the loop. The process speaks one protocol era,
+//! fixed by its first request. At EOF the loop stops reading, fails outstanding
+//! server-to-client requests, ends listen streams gracefully, lets in-flight requests
+//! finish, and returns.
 
 use std::collections::HashMap;
 use std::future::Future as _;
@@ -25,7 +27,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::protocol::jsonrpc::{parse_payload, request_text, Payload};
 use crate::protocol::{ErrorObject, Message, OutboundResponse, RequestId, Response};
-use crate::server::{BoxFuture, Peer, PeerError, Server};
+use crate::server::{BoxFuture, ConnectionState, Peer, PeerError, Server};
 
 /// Options of the stdio transport.
 #[derive(Debug, Clone)]
@@ -222,7 +224,9 @@ where
         closed: AtomicBool::new(false),
     });
     let peer: Arc<dyn Peer> = stdio_peer.clone();
-    let conn = server.new_connection();
+    // The process speaks one era: the first request (initialize, or one with the 2026-07-28
+    // envelope) fixes it.
+    let conn = Arc::new(ConnectionState::with_generated_id().pinning_era());
     let listener = server.attach_listener(&conn, &peer);
 
     let mut input = LineReader::new(reader, options.max_line_bytes);
@@ -322,8 +326,10 @@ where
     .await;
 
     // EOF, shutdown or a read error: nobody can answer server-to-client requests any more;
-    // let the running requests finish and write what they send.
+    // listen streams end gracefully; let the running requests finish and write what they
+    // send.
     stdio_peer.close();
+    conn.close();
     drop(listener);
     let mut write_result = Ok(());
     while !tasks.is_empty() {

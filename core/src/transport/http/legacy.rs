@@ -14,7 +14,7 @@ use bytes::Bytes;
 use serde::Deserialize;
 use tokio::sync::mpsc;
 
-use super::peer::{SseBody, StreamPeer};
+use super::peer::StreamPeer;
 use super::sse::StreamHub;
 use super::{accepted, check_host, read_body, reject, sse_response, HttpState};
 use crate::protocol::jsonrpc::{parse_payload, Payload};
@@ -41,7 +41,7 @@ pub(super) async fn handle_sse(State(st): State<Arc<HttpState>>, req: Request<Bo
     let state = st.clone();
     let id = session.id().to_owned();
     // The session lives as long as its stream.
-    let body = SseBody::new(rx).keep_alive(Box::new((listener, peer, hub.clone()))).on_drop(move || {
+    let body = st.sse_body(rx).keep_alive(Box::new((listener, peer, hub.clone()))).on_drop(move || {
         hub.close();
         state.sessions.terminate(&id);
     });

@@ -1,5 +1,8 @@
-//! Streamable HTTP (2025-03-26 … 2025-11-25): one endpoint (`/mcp` by default) taking POST
-//! (client messages), GET (the standalone SSE stream) and DELETE (end a session).
+//! Streamable HTTP, both eras at one endpoint (`/mcp` by default): POST (client messages),
+//! GET (the standalone SSE stream) and DELETE (end a session). A POST carrying the 2026-07-28
+//! envelope is served statelessly, its errors with the status the classifier's table gives;
+//! the handshake revisions (2025-03-26 … 2025-11-25) keep sessions, resumable streams and
+//! server-to-client requests.
 //!
 //! Built on axum (over hyper 1.x): [`router`] gives an axum `Router` to mount in an existing
 //! app at any path, [`bind`]/[`serve_http`] run it on a socket with TCP_NODELAY and graceful
@@ -14,16 +17,15 @@
 
 mod legacy;
 mod peer;
+mod post;
 pub mod security;
 pub mod session;
 pub mod sse;
 
-use std::future::Future as _;
 use std::io;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
-use std::task::{Context, Poll, Waker};
 use std::time::Duration;
 
 use axum::body::Body;
@@ -34,16 +36,15 @@ use axum::routing::post;
 use axum::Router;
 use bytes::Bytes;
 use http_body_util::BodyExt as _;
-use tokio::sync::{mpsc, Notify};
+use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use self::peer::{SseBody, StreamPeer};
 use self::security::HostPolicy;
 use self::session::{InMemorySessionStore, Lookup, Session, SessionManager, SessionStore};
 use self::sse::{encode_event, EventStore, InMemoryEventStore, StreamHub};
-use crate::protocol::jsonrpc::{parse_payload, Invalid, Payload};
-use crate::protocol::{ErrorObject, Message, OutboundResponse, ProtocolVersion, RequestId};
-use crate::server::{ConnectionState, Peer, Server};
+use crate::protocol::{ErrorObject, OutboundResponse, ProtocolVersion, RequestId};
+use crate::server::{Peer, Server};
 
 /// The header carrying the session id.
 pub const SESSION_HEADER: &str = "mcp-session-id";
@@ -85,6 +86,9 @@ pub struct HttpOptions {
     pub sse_retry: Duration,
     /// Events buffered per SSE stream before a slow reader is cut off. Default 1024.
     pub stream_buffer: usize,
+    /// An SSE comment is sent on a stream idle this long, so proxies and clients keep
+    /// long-lived streams (listen streams, GET streams) open. Default 15 s; `None` never.
+    pub sse_keep_alive: Option<Duration>,
     /// Cancel to shut down gracefully: stop accepting, end sessions and their streams, let
     /// in-flight requests finish.
     pub shutdown: CancellationToken,
@@ -109,6 +113,7 @@ impl Default for HttpOptions {
             session_store: Arc::new(InMemorySessionStore::default()),
             sse_retry: Duration::from_secs(1),
             stream_buffer: 1024,
+            sse_keep_alive: Some(Duration::from_secs(15)),
             shutdown: CancellationToken::new(),
             legacy_sse: false,
             legacy_sse_path: "/sse".to_owned(),
@@ -125,6 +130,7 @@ impl std::fmt::Debug for HttpOptions {
             .field("max_body_bytes", &self.max_body_bytes)
             .field("session_idle_timeout", &self.session_idle_timeout)
             .field("host_policy", &self.host_policy)
+            .field("sse_keep_alive", &self.sse_keep_alive)
             .finish_non_exhaustive()
     }
 }
@@ -165,7 +171,7 @@ pub fn router(server: &Server, options: HttpOptions) -> Router {
 }
 
 fn router_for(state: Arc<HttpState>, path: &str) -> Router {
-    let mut r = Router::new().route(path, post(handle_post).get(handle_get).delete(handle_delete));
+    let mut r = Router::new().route(path, post(post::handle_post).get(handle_get).delete(handle_delete));
     if state.opts.legacy_sse {
         r = r
             .route(&state.opts.legacy_sse_path, axum::routing::get(legacy::handle_sse))
@@ -268,6 +274,8 @@ fn sse_response(body: SseBody, session: Option<&str>) -> Response {
     let h = r.headers_mut();
     h.insert(header::CONTENT_TYPE, HeaderValue::from_static("text/event-stream"));
     h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    // Reverse proxies (nginx) must not buffer an event stream.
+    h.insert("x-accel-buffering", HeaderValue::from_static("no"));
     add_session_header(&mut r, session);
     r
 }
@@ -284,10 +292,17 @@ fn accepted() -> Response {
     r
 }
 
-fn method_not_allowed() -> Response {
-    let mut r = reject(StatusCode::METHOD_NOT_ALLOWED, "Method Not Allowed: this server is stateless; use POST");
+fn method_not_allowed(why: &str) -> Response {
+    let mut r = reject(StatusCode::METHOD_NOT_ALLOWED, &format!("Method Not Allowed: {why}; use POST"));
     r.headers_mut().insert(header::ALLOW, HeaderValue::from_static("POST"));
     r
+}
+
+/// Whether a GET or DELETE speaks 2026-07-28 (which has neither).
+fn names_modern_revision(h: &HeaderMap) -> bool {
+    header_str(h, PROTOCOL_VERSION_HEADER)
+        .and_then(|v| v.parse::<ProtocolVersion>().ok())
+        .is_some_and(|v| !v.is_handshake())
 }
 
 // ----- header checks -----
@@ -352,29 +367,7 @@ fn find_session(st: &HttpState, h: &HeaderMap) -> Result<Arc<Session>, Response>
     })
 }
 
-// ----- POST -----
-
-fn payload_requests(p: &Payload) -> Vec<RequestId> {
-    let of = |m: &Result<Message, Invalid>| match m {
-        Ok(Message::Request(r)) => Some(r.id.clone()),
-        Err(Invalid { id: Some(id), .. }) => Some(id.clone()),
-        _ => None,
-    };
-    match p {
-        Payload::Single(m) => of(m).into_iter().collect(),
-        Payload::Batch(items) => items.iter().filter_map(of).collect(),
-    }
-}
-
-fn is_initialize(p: &Payload) -> bool {
-    let is = |m: &Result<Message, Invalid>| matches!(m, Ok(Message::Request(r)) if r.method == "initialize");
-    match p {
-        Payload::Single(m) => is(m),
-        Payload::Batch(items) => items.iter().any(is),
-    }
-}
-
-async fn read_body(st: &HttpState, body: Body, headers: &HeaderMap) -> Result<Bytes, Response> {
+pub(super) async fn read_body(st: &HttpState, body: Body, headers: &HeaderMap) -> Result<Bytes, Response> {
     let limit = st.opts.max_body_bytes;
     let too_large = || reject(StatusCode::PAYLOAD_TOO_LARGE, &format!("Payload Too Large: the limit is {limit} bytes"));
     if let Some(len) = header_str(headers, header::CONTENT_LENGTH).and_then(|l| l.parse::<usize>().ok()) {
@@ -389,182 +382,6 @@ async fn read_body(st: &HttpState, body: Body, headers: &HeaderMap) -> Result<By
     }
 }
 
-async fn handle_post(State(st): State<Arc<HttpState>>, req: Request<Body>) -> Response {
-    let (parts, body) = req.into_parts();
-    let h = &parts.headers;
-    if let Err(r) = check_host(&st, h) {
-        return r;
-    }
-    let content_type = header_str(h, header::CONTENT_TYPE).unwrap_or("");
-    if !content_type.split(';').next().unwrap_or("").trim().eq_ignore_ascii_case("application/json") {
-        return reject(
-            StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            "Unsupported Media Type: Content-Type must be application/json",
-        );
-    }
-    let (json_ok, sse_ok) = accepts(h);
-    if !json_ok && !sse_ok {
-        return reject(
-            StatusCode::NOT_ACCEPTABLE,
-            "Not Acceptable: Accept must include application/json and text/event-stream",
-        );
-    }
-    let bytes = match read_body(&st, body, h).await {
-        Ok(b) => b,
-        Err(r) => return r,
-    };
-    let Ok(text) = std::str::from_utf8(&bytes) else {
-        return error_response(
-            StatusCode::BAD_REQUEST,
-            None,
-            ErrorObject::parse_error("Parse error: body is not UTF-8"),
-        );
-    };
-    let payload = parse_payload(text);
-    if let Payload::Single(Err(Invalid { id, error })) = payload {
-        return error_response(StatusCode::BAD_REQUEST, id, error);
-    }
-    let init = is_initialize(&payload);
-
-    // Find the connection state this POST runs against.
-    let (conn, session, new_session) = if st.server.is_stateless() {
-        let version = if init {
-            ProtocolVersion::LATEST_HANDSHAKE
-        } else {
-            match header_version(h) {
-                Ok(v) => v.unwrap_or(ProtocolVersion::HTTP_DEFAULT),
-                Err(r) => return r,
-            }
-        };
-        let id = format!("stateless-{}", st.next_transient.fetch_add(1, Ordering::Relaxed));
-        let conn = Arc::new(if init {
-            ConnectionState::new(id)
-        } else {
-            ConnectionState::transient(id, version, Default::default())
-        });
-        (conn, None, false)
-    } else if init && h.get(SESSION_HEADER).is_none() {
-        match st.sessions.create() {
-            Ok(s) => (s.conn.clone(), Some(s), true),
-            Err(e) => {
-                return error_response(
-                    StatusCode::INTERNAL_SERVER_ERROR,
-                    None,
-                    ErrorObject::internal(format!("no randomness for a session id: {e}")),
-                )
-            }
-        }
-    } else {
-        if !init {
-            if let Err(r) = header_version(h) {
-                return r;
-            }
-        }
-        match find_session(&st, h) {
-            Ok(s) => (s.conn.clone(), Some(s), false),
-            Err(r) => return r,
-        }
-    };
-
-    let request_ids = payload_requests(&payload);
-    if request_ids.is_empty() {
-        // Only notifications and responses: process them, answer 202.
-        let peer: Arc<dyn Peer> =
-            Arc::new(StreamPeer::new(Arc::new(StreamHub::new(String::new(), None)), session.clone(), None, false));
-        st.server.handle_payload(payload, &conn, &peer).await;
-        return accepted();
-    }
-
-    let mode = match (json_ok, sse_ok) {
-        (true, false) => ResponseMode::Json,
-        (false, true) => ResponseMode::Sse,
-        _ => st.opts.response_mode,
-    };
-    let sse_possible = mode != ResponseMode::Json;
-    let store = if session.is_some() && sse_possible { st.opts.event_store.clone() } else { None };
-    let hub = Arc::new(StreamHub::new(st.new_stream_id(), store));
-    if let Some(s) = &session {
-        s.track_stream(&hub);
-    }
-    let first = Arc::new(Notify::new());
-    let peer: Arc<dyn Peer> =
-        Arc::new(StreamPeer::new(hub.clone(), session.clone(), Some(first.clone()), sse_possible));
-    let server = st.server.clone();
-    let work_conn = conn.clone();
-    let mut work = Box::pin(async move { server.handle_payload(payload, &work_conn, &peer).await });
-    // Fast path: a handler that completes without waiting and sent nothing is answered as
-    // JSON right here, with no task. (A spawned task is polled again at once, registering
-    // its real waker.)
-    let session_id = session.as_ref().filter(|_| new_session).map(|s| s.id().to_owned());
-    if let Poll::Ready(out) = work.as_mut().poll(&mut Context::from_waker(Waker::noop())) {
-        if mode == ResponseMode::Json || (mode == ResponseMode::Auto && hub.message_count() == 0) {
-            return finish_json(&st, out, session.as_ref(), new_session);
-        }
-        // It talked before answering (or the client takes only SSE): everything goes out as
-        // one finished SSE stream.
-        hub.finish(out);
-        let room = usize::try_from(hub.message_count()).unwrap_or(usize::MAX).saturating_add(2);
-        let (tx, rx) = mpsc::channel(st.opts.stream_buffer.max(room));
-        let priming = hub.resumable() && conn.effective_version() >= ProtocolVersion::V2025_11_25;
-        hub.start(tx, priming, Some(st.opts.sse_retry));
-        return sse_response(SseBody::new(rx), session_id.as_deref());
-    }
-    let mut work = tokio::spawn(work);
-    // Until the answer is on its way, a dropped connection cancels the requests.
-    let mut guard = peer::CancelOnDrop::new(conn.clone(), request_ids.clone());
-
-    let go_sse = match mode {
-        ResponseMode::Json => false,
-        ResponseMode::Sse => true,
-        ResponseMode::Auto => {
-            tokio::select! {
-                biased;
-                out = &mut work => {
-                    let out = out.ok().flatten();
-                    if hub.message_count() == 0 {
-                        guard.disarm();
-                        return finish_json(&st, out, session.as_ref(), new_session);
-                    }
-                    hub.finish(out);
-                    true
-                }
-                _ = first.notified() => true,
-            }
-        }
-    };
-    if !go_sse {
-        let out = (&mut work).await.unwrap_or_default();
-        guard.disarm();
-        return finish_json(&st, out, session.as_ref(), new_session);
-    }
-    guard.disarm();
-    let (tx, rx) = mpsc::channel(st.opts.stream_buffer.max(1));
-    let priming = hub.resumable() && conn.effective_version() >= ProtocolVersion::V2025_11_25;
-    hub.start(tx, priming, Some(st.opts.sse_retry));
-    {
-        let hub = hub.clone();
-        tokio::spawn(async move {
-            let out = work.await.ok().flatten();
-            hub.finish(out);
-        });
-    }
-    let body = SseBody::new(rx).cancel_on_drop_unless_resumable(hub, conn, request_ids);
-    sse_response(body, session_id.as_deref())
-}
-
-fn finish_json(st: &HttpState, out: Option<String>, session: Option<&Arc<Session>>, new_session: bool) -> Response {
-    let Some(out) = out else { return accepted() };
-    match session {
-        // A session is established only by an initialize that succeeded.
-        Some(s) if new_session && !s.conn.initialize_processed() => {
-            st.sessions.discard(s.id());
-            json_response(out, None)
-        }
-        Some(s) if new_session => json_response(out, Some(s.id())),
-        _ => json_response(out, None),
-    }
-}
-
 // ----- GET -----
 
 async fn handle_get(State(st): State<Arc<HttpState>>, req: Request<Body>) -> Response {
@@ -573,7 +390,10 @@ async fn handle_get(State(st): State<Arc<HttpState>>, req: Request<Body>) -> Res
         return r;
     }
     if st.server.is_stateless() {
-        return method_not_allowed();
+        return method_not_allowed("this server is stateless");
+    }
+    if names_modern_revision(h) {
+        return method_not_allowed("2026-07-28 has no GET stream (subscriptions/listen replaces it)");
     }
     let (_, sse_ok) = accepts(h);
     if !sse_ok {
@@ -600,7 +420,7 @@ async fn handle_get(State(st): State<Arc<HttpState>>, req: Request<Body>) -> Res
                     drop(tx);
                 }
             }
-            return sse_response(SseBody::new(rx), None);
+            return sse_response(st.sse_body(rx), None);
         }
     }
 
@@ -618,7 +438,7 @@ async fn handle_get(State(st): State<Arc<HttpState>>, req: Request<Body>) -> Res
         hub.start(tx, priming, Some(st.opts.sse_retry));
         let peer: Arc<dyn Peer> = Arc::new(StreamPeer::new(hub.clone(), Some(session.clone()), None, true));
         let listener = st.server.attach_listener(&session.conn, &peer);
-        let body = SseBody::new(rx).keep_alive(Box::new((listener, peer))).close_on_drop(hub);
+        let body = st.sse_body(rx).keep_alive(Box::new((listener, peer))).close_on_drop(hub);
         sse_response(body, None)
     }
 }
@@ -631,7 +451,10 @@ async fn handle_delete(State(st): State<Arc<HttpState>>, req: Request<Body>) -> 
         return r;
     }
     if st.server.is_stateless() {
-        return method_not_allowed();
+        return method_not_allowed("this server is stateless");
+    }
+    if names_modern_revision(h) {
+        return method_not_allowed("2026-07-28 has no sessions to delete");
     }
     if let Err(r) = header_version(h) {
         return r;

@@ -2,6 +2,7 @@
 //! requests correlated through the session, and the SSE response body.
 
 use std::any::Any;
+use std::future::Future as _;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
@@ -135,16 +136,26 @@ impl Drop for CancelOnDrop {
     }
 }
 
-/// An SSE response body fed by a stream hub's channel.
+/// An SSE response body fed by a stream hub's channel, with a comment sent on an idle
+/// stream now and then so intermediaries keep it open.
 pub(crate) struct SseBody {
     rx: mpsc::Receiver<Bytes>,
     on_drop: Vec<Box<dyn FnOnce() + Send>>,
     _keep: Vec<Box<dyn Any + Send>>,
+    keep_alive: Option<(Duration, Pin<Box<tokio::time::Sleep>>)>,
 }
+
+const KEEP_ALIVE_COMMENT: &[u8] = b": keep-alive\n\n";
 
 impl SseBody {
     pub(crate) fn new(rx: mpsc::Receiver<Bytes>) -> Self {
-        SseBody { rx, on_drop: Vec::new(), _keep: Vec::new() }
+        SseBody { rx, on_drop: Vec::new(), _keep: Vec::new(), keep_alive: None }
+    }
+
+    /// Send a comment when nothing was sent for `every`.
+    pub(crate) fn keep_alive_every(mut self, every: Option<Duration>) -> Self {
+        self.keep_alive = every.map(|d| (d, Box::pin(tokio::time::sleep(d))));
+        self
     }
 
     /// When the client disconnects before the stream finished and it cannot be resumed,
@@ -186,8 +197,25 @@ impl SseBody {
 impl futures::Stream for SseBody {
     type Item = Result<Bytes, std::convert::Infallible>;
 
-    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
-        self.rx.poll_recv(cx).map(|o| o.map(Ok))
+    fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        let this = self.get_mut();
+        match this.rx.poll_recv(cx) {
+            Poll::Ready(item) => {
+                if let Some((every, sleep)) = &mut this.keep_alive {
+                    sleep.as_mut().reset(tokio::time::Instant::now() + *every);
+                }
+                Poll::Ready(item.map(Ok))
+            }
+            Poll::Pending => {
+                if let Some((every, sleep)) = &mut this.keep_alive {
+                    if sleep.as_mut().poll(cx).is_ready() {
+                        sleep.as_mut().reset(tokio::time::Instant::now() + *every);
+                        return Poll::Ready(Some(Ok(Bytes::from_static(KEEP_ALIVE_COMMENT))));
+                    }
+                }
+                Poll::Pending
+            }
+        }
     }
 }
 

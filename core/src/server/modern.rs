@@ -1,0 +1,180 @@
+//! The 2026-07-28 path: a request carrying the per-request envelope is classified (the
+//! ladder of [`crate::protocol::classifier`]), served against a transient connection state
+//! built from its envelope, and answered with `resultType`, cache hints and the server info
+//! spliced into its result. Nothing is kept between requests, so any process can answer any
+//! request.
+
+use std::sync::Arc;
+
+use serde_json::{Map, Value};
+
+use super::dispatch::{Outcome, Setup};
+use super::{read, ConnectionState, Peer, Server};
+use crate::protocol::classifier::{classify, name_parameter, Ladder, RequestEnvelope};
+use crate::protocol::headers::HeaderSource;
+use crate::protocol::model::{CacheHint, CacheScope, Meta, ResultType, SERVER_INFO_KEY};
+use crate::protocol::{ErrorObject, OutboundResponse, ProtocolVersion, RawJson, Request};
+use crate::request_state::Binding;
+
+use super::context::{MrtrInput, RequestInfo};
+
+/// The modern revisions this server serves.
+pub const MODERN_VERSIONS: [ProtocolVersion; 1] = [ProtocolVersion::V2026_07_28];
+
+/// Methods of the handshake revisions that 2026-07-28 removed (answered `-32601`).
+const REMOVED: [&str; 5] = ["initialize", "ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe"];
+
+/// The methods that may answer `input_required`, and so read `inputResponses` and
+/// `requestState`.
+fn takes_input(method: &str) -> bool {
+    matches!(method, "tools/call" | "prompts/get" | "resources/read")
+}
+
+impl Server {
+    pub(crate) async fn handle_modern(
+        &self,
+        req: Request,
+        conn: &Arc<ConnectionState>,
+        peer: &Arc<dyn Peer>,
+        info: &RequestInfo,
+    ) -> Option<OutboundResponse> {
+        let Request { id, method, params } = req;
+        let fail = |e: ErrorObject| Some(OutboundResponse::error(Some(id.clone()), e));
+        let envelope = match self.classify(&method, params.as_ref(), info) {
+            Ok(e) => e,
+            Err(e) => return fail(e),
+        };
+        if REMOVED.contains(&method.as_str()) {
+            return fail(ErrorObject::method_not_found(&method));
+        }
+        let mrtr = if takes_input(&method) {
+            match self.mrtr_input(&method, params.as_ref(), info.subject()) {
+                Ok(m) => m,
+                Err(e) => return fail(e),
+            }
+        } else {
+            MrtrInput::default()
+        };
+        let state = Arc::new(ConnectionState::modern(conn.id(), &envelope, conn.closing_token().clone()));
+        let setup = Setup { state, version: envelope.version, modern: true, mrtr };
+        self.run(id, &method, params, conn, peer, info, setup).await
+    }
+
+    /// The ladder, then the envelope's values.
+    fn classify(
+        &self,
+        method: &str,
+        params: Option<&Value>,
+        info: &RequestInfo,
+    ) -> Result<RequestEnvelope, ErrorObject> {
+        let headers = info.headers().map(|h| h as &dyn HeaderSource);
+        let lookup = |name: &str| read(&self.inner.registry).tool_param_headers(name);
+        let ladder = Ladder { headers, supported: &MODERN_VERSIONS, param_headers: &lookup };
+        classify(method, params, &ladder).and_then(|r| r.envelope())
+    }
+
+    /// Read `inputResponses` and open `requestState` of a retried request.
+    fn mrtr_input(
+        &self,
+        method: &str,
+        params: Option<&Value>,
+        subject: Option<&str>,
+    ) -> Result<MrtrInput, ErrorObject> {
+        let Some(p) = params.and_then(Value::as_object) else { return Ok(MrtrInput::default()) };
+        let input_responses = match p.get("inputResponses") {
+            None => Map::new(),
+            Some(Value::Object(m)) => {
+                if let Some((k, _)) = m.iter().find(|(_, v)| !v.is_object()) {
+                    return Err(ErrorObject::invalid_params(format!(
+                        "inputResponses.{k} must be the result object of the input request it answers"
+                    )));
+                }
+                m.clone()
+            }
+            Some(_) => return Err(ErrorObject::invalid_params("inputResponses must be an object")),
+        };
+        let request_state = match p.get("requestState") {
+            None => None,
+            Some(Value::String(sealed)) => {
+                let key = name_parameter(method).unwrap_or("name");
+                let target = p.get(key).and_then(Value::as_str).unwrap_or("");
+                let binding = Binding { subject: subject.unwrap_or(""), method, target };
+                let plain = self
+                    .sealer()
+                    .open(sealed, binding)
+                    .map_err(|e| ErrorObject::invalid_params(format!("invalid requestState: {e}")))?;
+                Some(plain)
+            }
+            Some(_) => return Err(ErrorObject::invalid_params("requestState must be a string")),
+        };
+        Ok(MrtrInput { input_responses, request_state })
+    }
+
+    /// Splice `resultType`, the cache hint and `_meta` (the server info, then the result's
+    /// own keys) into a serialized result object.
+    pub(crate) fn decorate(
+        &self,
+        raw: RawJson,
+        result_type: ResultType,
+        hint: Option<CacheHint>,
+        meta: Option<Meta>,
+    ) -> RawJson {
+        let body = raw.get();
+        let inner = body.strip_prefix('{').and_then(|b| b.strip_suffix('}')).unwrap_or("").trim();
+        let info = &self.inner.modern_server_info;
+        let mut s = String::with_capacity(body.len() + info.len() + 96);
+        s.push_str("{\"resultType\":\"");
+        s.push_str(result_type.as_str());
+        s.push('"');
+        if let Some(h) = hint {
+            s.push_str(",\"ttlMs\":");
+            s.push_str(&h.ttl_ms.to_string());
+            s.push_str(match h.cache_scope {
+                CacheScope::Public => ",\"cacheScope\":\"public\"",
+                CacheScope::Private => ",\"cacheScope\":\"private\"",
+            });
+        }
+        s.push_str(",\"_meta\":{\"");
+        s.push_str(SERVER_INFO_KEY);
+        s.push_str("\":");
+        s.push_str(info);
+        for (k, v) in meta.iter().flatten().filter(|(k, _)| k.as_str() != SERVER_INFO_KEY) {
+            // Serializing a string and a JSON value cannot fail.
+            s.push(',');
+            s.push_str(&serde_json::to_string(k).unwrap_or_default());
+            s.push(':');
+            s.push_str(&serde_json::to_string(v).unwrap_or_default());
+        }
+        s.push('}');
+        if !inner.is_empty() {
+            s.push(',');
+            s.push_str(inner);
+        }
+        s.push('}');
+        RawJson::trusted(s)
+    }
+
+    /// A custom method's result on the 2026-07-28 path: `resultType` added unless the
+    /// handler set one, the server info merged into `_meta`.
+    pub(crate) fn decorate_value(&self, mut value: Value) -> Outcome {
+        let Some(m) = value.as_object_mut() else {
+            return Err(ErrorObject::internal("a result must be a JSON object"));
+        };
+        m.entry("resultType").or_insert_with(|| Value::String(ResultType::Complete.as_str().to_owned()));
+        let info: Value = serde_json::from_str(&self.inner.modern_server_info).unwrap_or(Value::Null);
+        match m.entry("_meta").or_insert_with(|| Value::Object(Map::new())) {
+            Value::Object(meta) => {
+                meta.entry(SERVER_INFO_KEY).or_insert(info);
+            }
+            other => *other = Value::Object(Map::from_iter([(SERVER_INFO_KEY.to_owned(), info)])),
+        }
+        super::dispatch::to_raw(&value)
+    }
+
+    /// An empty complete result whose `_meta` carries `extra` besides the server info (the
+    /// graceful close of a listen stream).
+    pub(crate) fn empty_modern_result(&self, extra: Map<String, Value>) -> Outcome {
+        let raw = super::dispatch::to_raw(&Map::new())?;
+        Ok(self.decorate(raw, ResultType::Complete, None, Some(extra)))
+    }
+}
