@@ -6,7 +6,7 @@
 //! side hands to JS resolve to the same envelope, with a `kind` naming why a server-to-client
 //! request failed, so the JS layer can throw the matching exported error class.
 
-use ferrite_core::{ErrorObject, HandlerError, PeerError};
+use ferrite_core::{ErrorObject, HandlerError, PeerError, Reply};
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -52,6 +52,17 @@ pub(crate) fn decode<T: DeserializeOwned>(text: &str, what: &str) -> Result<T, H
         Ok(Envelope::Error(f)) => Err(f.into()),
         Err(e) => Err(HandlerError::failed(format!("the {what} handler returned an invalid value: {e}"))),
     }
+}
+
+/// Decode a tool, resource or prompt handler's envelope into the core's reply: the result,
+/// or input required (the JS `InputRequired` serializes with `resultType: "input_required"`,
+/// which the core reads).
+pub(crate) fn decode_reply<T: DeserializeOwned>(text: &str, what: &str) -> Result<Reply<T>, HandlerError> {
+    if !text.contains("input_required") {
+        return decode::<T>(text, what).map(Reply::Complete);
+    }
+    let v: Value = decode(text, what)?;
+    Reply::from_value(v).map_err(|e| HandlerError::failed(format!("the {what} handler returned an invalid value: {e}")))
 }
 
 /// `{"ok": value}`.

@@ -15,12 +15,11 @@ use ferrite_core::server::{
 };
 use ferrite_core::{
     BoxFuture, CallToolResult, CompleteRequest, CompleteResult, GetPromptResult, HandlerError, ReadResourceResult,
-    RequestContext,
+    Reply, RequestContext,
 };
 use napi::bindgen_prelude::{Either, FnArgs, Promise};
 use napi::threadsafe_function::ThreadsafeFunction;
 use napi::Status;
-use serde::de::DeserializeOwned;
 use serde_json::{json, Map, Value};
 
 use crate::calls::Calls;
@@ -49,11 +48,12 @@ impl JsCallback {
         JsCallback { function: Arc::new(function), calls, what }
     }
 
-    /// Run the JS handler for one request and decode its answer into `T`.
-    fn invoke<T: DeserializeOwned + Send + 'static>(
+    /// Run the JS handler for one request and decode its answer with `decode`.
+    fn invoke<T: Send + 'static>(
         &self,
         payload: String,
         ctx: RequestContext,
+        decode: fn(&str, &str) -> HandlerResult<T>,
     ) -> BoxFuture<'static, HandlerResult<T>> {
         let this = self.clone();
         Box::pin(async move {
@@ -80,7 +80,7 @@ impl JsCallback {
                 }
             }?;
             drop(slot);
-            envelope::decode(&text, this.what)
+            decode(&text, this.what)
         })
     }
 
@@ -90,8 +90,8 @@ impl JsCallback {
 }
 
 impl ToolHandler for JsCallback {
-    fn call(&self, arguments: Value, ctx: RequestContext) -> BoxFuture<'static, HandlerResult<CallToolResult>> {
-        self.invoke(arguments.to_string(), ctx)
+    fn call(&self, arguments: Value, ctx: RequestContext) -> BoxFuture<'static, HandlerResult<Reply<CallToolResult>>> {
+        self.invoke(arguments.to_string(), ctx, envelope::decode_reply)
     }
 }
 
@@ -101,8 +101,8 @@ impl ResourceHandler for JsCallback {
         uri: String,
         variables: TemplateVariables,
         ctx: RequestContext,
-    ) -> BoxFuture<'static, HandlerResult<ReadResourceResult>> {
-        self.invoke(json!({ "uri": uri, "variables": variables }).to_string(), ctx)
+    ) -> BoxFuture<'static, HandlerResult<Reply<ReadResourceResult>>> {
+        self.invoke(json!({ "uri": uri, "variables": variables }).to_string(), ctx, envelope::decode_reply)
     }
 }
 
@@ -111,8 +111,8 @@ impl PromptHandler for JsCallback {
         &self,
         arguments: Map<String, Value>,
         ctx: RequestContext,
-    ) -> BoxFuture<'static, HandlerResult<GetPromptResult>> {
-        self.invoke(Value::Object(arguments).to_string(), ctx)
+    ) -> BoxFuture<'static, HandlerResult<Reply<GetPromptResult>>> {
+        self.invoke(Value::Object(arguments).to_string(), ctx, envelope::decode_reply)
     }
 }
 
@@ -127,6 +127,6 @@ impl CompletionHandler for JsCallback {
             "argument": { "name": request.argument_name, "value": request.argument_value },
             "context": { "arguments": request.context_arguments },
         });
-        self.invoke(payload.to_string(), ctx)
+        self.invoke(payload.to_string(), ctx, envelope::decode)
     }
 }

@@ -18,7 +18,7 @@ use ferrite_core::server::{
 use ferrite_core::transport::http::{self as core_http, HttpOptions};
 use ferrite_core::transport::stdio::{self, StdioOptions};
 use ferrite_core::{
-    BoxFuture, CallToolResult, ClientCapabilities, CompleteRequest, CompleteResult, CompletionReference,
+    BoxFuture, CallToolResult, ClientCapabilities, CompleteRequest, CompleteResult, CompletionReference, Reply,
     GetPromptResult, HandlerError, Implementation, Prompt, ReadResourceResult, RequestContext, Resource,
     ResourceTemplate, Server, Tool,
 };
@@ -42,6 +42,12 @@ fn parse_result<T: DeserializeOwned>(v: Value, what: &str) -> HandlerResult<T> {
     serde_json::from_value(v).map_err(|e| HandlerError::failed(format!("the handler returned an invalid {what}: {e}")))
 }
 
+/// Parse the JSON a handler wrapper returned into the core's reply: the result, or input
+/// required (`InputRequired` in Python serializes with `resultType: "input_required"`).
+fn parse_reply<T: DeserializeOwned>(v: Value, what: &str) -> HandlerResult<Reply<T>> {
+    Reply::from_value(v).map_err(|e| HandlerError::failed(format!("the handler returned an invalid {what}: {e}")))
+}
+
 /// A Python callable registered as a tool, resource reader, prompt or completer.
 struct Adapter {
     handler: Arc<PyCallable>,
@@ -58,11 +64,21 @@ impl Adapter {
         let (handler, exec) = (self.handler.clone(), self.exec.clone());
         Box::pin(async move { parse_result(exec.run(handler, input, Some(ctx)).await?, what) })
     }
+
+    fn run_reply<T: DeserializeOwned + 'static>(
+        &self,
+        input: Input,
+        ctx: RequestContext,
+        what: &'static str,
+    ) -> BoxFuture<'static, HandlerResult<Reply<T>>> {
+        let (handler, exec) = (self.handler.clone(), self.exec.clone());
+        Box::pin(async move { parse_reply(exec.run(handler, input, Some(ctx)).await?, what) })
+    }
 }
 
 impl ToolHandler for Adapter {
-    fn call(&self, arguments: Value, ctx: RequestContext) -> BoxFuture<'static, HandlerResult<CallToolResult>> {
-        self.run(Input::Tool(arguments), ctx, "tool result")
+    fn call(&self, arguments: Value, ctx: RequestContext) -> BoxFuture<'static, HandlerResult<Reply<CallToolResult>>> {
+        self.run_reply(Input::Tool(arguments), ctx, "tool result")
     }
 }
 
@@ -72,8 +88,8 @@ impl ResourceHandler for Adapter {
         uri: String,
         variables: TemplateVariables,
         ctx: RequestContext,
-    ) -> BoxFuture<'static, HandlerResult<ReadResourceResult>> {
-        self.run(Input::Resource(uri, variables), ctx, "resource result")
+    ) -> BoxFuture<'static, HandlerResult<Reply<ReadResourceResult>>> {
+        self.run_reply(Input::Resource(uri, variables), ctx, "resource result")
     }
 }
 
@@ -82,8 +98,8 @@ impl PromptHandler for Adapter {
         &self,
         arguments: Map<String, Value>,
         ctx: RequestContext,
-    ) -> BoxFuture<'static, HandlerResult<GetPromptResult>> {
-        self.run(Input::Prompt(arguments), ctx, "prompt result")
+    ) -> BoxFuture<'static, HandlerResult<Reply<GetPromptResult>>> {
+        self.run_reply(Input::Prompt(arguments), ctx, "prompt result")
     }
 }
 

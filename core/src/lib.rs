@@ -4,6 +4,7 @@
 //! - [`server`]: registration and dispatch, per-connection state and the per-request
 //!   context. It performs no I/O: transports feed it messages.
 //! - [`request_state`]: sealing of the 2026-07-28 MRTR `requestState`.
+//! - [`skills`]: the skills extension (skills served as resources).
 //! - [`transport`]: stdio, Streamable HTTP (and the in-process `handle_raw` on [`Server`]).
 //!
 //! Every language surface (C, Python, Node) is a thin adapter over this crate.
@@ -13,6 +14,7 @@
 pub mod protocol;
 pub mod request_state;
 pub mod server;
+pub mod skills;
 mod sync;
 pub mod transport;
 

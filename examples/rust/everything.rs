@@ -4,7 +4,11 @@
 //! Run it from the repository root with `cargo run --release --example everything`
 //! (stdio). `--port N` serves Streamable HTTP on 127.0.0.1:N at `/mcp` instead
 //! (`--legacy-sse` adds the deprecated 2024-11-05 HTTP+SSE endpoints `/sse` and
-//! `/messages`); `--stateless` builds a stateless server.
+//! `/messages`); `--stateless` builds a stateless server. Both eras are served: the
+//! handshake revisions and 2026-07-28 (fixtures in `everything/modern.rs`).
+
+#[path = "everything/modern.rs"]
+mod modern;
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -14,7 +18,7 @@ use base64::Engine as _;
 use ferrite_core::server::TemplateVariables;
 use ferrite_core::transport::{http, stdio};
 use ferrite_core::{
-    CallToolResult, CompletionReference, Content, CreateMessageParams, GetPromptResult, HandlerError, Implementation,
+    CacheHint, CacheScope, CallToolResult, CompletionReference, Content, CreateMessageParams, GetPromptResult, HandlerError, Implementation,
     Prompt, PromptArgument, PromptMessage, ReadResourceResult, RequestContext, Resource, ResourceContents,
     ResourceTemplate, Role, Server, Tool,
 };
@@ -68,6 +72,11 @@ fn str_arg<'a>(args: &'a Value, key: &str) -> &'a str {
 }
 
 fn register_tools(server: &Server) -> Result<(), Box<dyn std::error::Error>> {
+    // First: clients may call the first listed tool with no arguments.
+    server.add_tool_fn(
+        tool("test_simple_text", "Returns a simple text response", no_args()),
+        fixed(CallToolResult::text("This is a simple text response for testing.")),
+    )?;
     server.add_tool(
         Tool::new(
             "add",
@@ -87,10 +96,6 @@ fn register_tools(server: &Server) -> Result<(), Box<dyn std::error::Error>> {
         },
     )?;
     server.typed_tool("echo", "Echo the text back", |args: EchoArgs, _ctx| async move { Ok(args.text) })?;
-    server.add_tool_fn(
-        tool("test_simple_text", "Returns a simple text response", no_args()),
-        fixed(CallToolResult::text("This is a simple text response for testing.")),
-    )?;
     server.add_tool_fn(
         tool("test_image_content", "Returns an image (PNG)", no_args()),
         fixed(CallToolResult::success(vec![Content::image(PNG, "image/png")])),
@@ -425,20 +430,52 @@ fn build(stateless: bool) -> Result<Server, Box<dyn std::error::Error>> {
     register_tools(&server)?;
     register_resources(&server)?;
     register_prompts(&server);
+    modern::register(&server)?;
     server.enable_logging();
-    if !stateless {
-        server.enable_resource_subscriptions()?;
-    }
+    // Handshake-era sessions subscribe with resources/subscribe; 2026-07-28 clients (any
+    // mode) through listen streams.
+    server.enable_resource_subscriptions()?;
+    // A static resource may be cached by anyone for a minute (2026-07-28 cache hints).
+    server.set_resource_cache_hint("test://static-text", CacheHint::new(60_000, CacheScope::Public))?;
     Ok(server)
 }
 
+const USAGE: &str = "usage: everything [--port N] [--stateless] [--legacy-sse]\n  \
+    no --port: serve stdio; --port N: Streamable HTTP on 127.0.0.1:N at /mcp";
+
+/// The command line.
+struct Args {
+    port: Option<u16>,
+    stateless: bool,
+    legacy_sse: bool,
+}
+
+fn parse_args() -> Result<Args, String> {
+    let mut args = Args { port: None, stateless: false, legacy_sse: false };
+    let mut it = std::env::args().skip(1);
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--stateless" => args.stateless = true,
+            "--legacy-sse" => args.legacy_sse = true,
+            "--port" => {
+                let p = it.next().and_then(|p| p.parse::<u16>().ok()).ok_or("--port needs a port number")?;
+                args.port = Some(p);
+            }
+            other => return Err(format!("unknown argument {other:?}")),
+        }
+    }
+    Ok(args)
+}
+
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let stateless = args.iter().any(|a| a == "--stateless");
-    let port = match args.iter().position(|a| a == "--port") {
-        Some(i) => Some(args.get(i + 1).and_then(|p| p.parse::<u16>().ok()).ok_or("--port needs a port number")?),
-        None => None,
+    let args = match parse_args() {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("everything: {e}\n{USAGE}");
+            std::process::exit(2);
+        }
     };
+    let (stateless, port) = (args.stateless, args.port);
     let server = build(stateless)?;
     let runtime = if std::env::var_os("FERRITE_CURRENT_THREAD").is_some() {
         tokio::runtime::Builder::new_current_thread().enable_all().build()?
@@ -452,7 +489,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
         Some(port) => runtime.block_on(async {
             let shutdown = http::HttpOptions::default().shutdown;
-            let legacy_sse = args.iter().any(|a| a == "--legacy-sse");
+            let legacy_sse = args.legacy_sse;
             let options = http::HttpOptions { shutdown: shutdown.clone(), legacy_sse, ..Default::default() };
             let bound = http::bind(&server, ([127, 0, 0, 1], port).into(), options).await?;
             eprintln!("everything: Streamable HTTP on http://{}/mcp", bound.local_addr()?);

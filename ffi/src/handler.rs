@@ -12,7 +12,7 @@ use ferrite_core::server::{
     CompletionHandler, NotificationObserver, PromptHandler, ResourceHandler, TemplateVariables, ToolHandler,
 };
 use ferrite_core::{
-    CallToolResult, ClientCapabilities, CompleteRequest, CompleteResult, CompletionReference, GetPromptResult,
+    Reply, CallToolResult, ClientCapabilities, CompleteRequest, CompleteResult, CompletionReference, GetPromptResult,
     HandlerError, Prompt, ReadResourceResult, RequestContext, Resource, ResourceTemplate, Server, Tool,
 };
 use serde_json::{json, Map, Value};
@@ -126,7 +126,7 @@ impl ToolHandler for CTool {
         &self,
         arguments: Value,
         ctx: RequestContext,
-    ) -> ferrite_core::BoxFuture<'static, Result<CallToolResult, HandlerError>> {
+    ) -> ferrite_core::BoxFuture<'static, Result<Reply<CallToolResult>, HandlerError>> {
         let extract = |c| match c {
             Completed::Tool(r) => Some(r),
             _ => None,
@@ -150,7 +150,7 @@ impl ResourceHandler for CResource {
         uri: String,
         variables: TemplateVariables,
         ctx: RequestContext,
-    ) -> ferrite_core::BoxFuture<'static, Result<ReadResourceResult, HandlerError>> {
+    ) -> ferrite_core::BoxFuture<'static, Result<Reply<ReadResourceResult>, HandlerError>> {
         let vars = json!(variables).to_string();
         let extract = |c| match c {
             Completed::Resource(r) => Some(r),
@@ -174,7 +174,7 @@ impl PromptHandler for CPrompt {
         &self,
         arguments: Map<String, Value>,
         ctx: RequestContext,
-    ) -> ferrite_core::BoxFuture<'static, Result<GetPromptResult, HandlerError>> {
+    ) -> ferrite_core::BoxFuture<'static, Result<Reply<GetPromptResult>, HandlerError>> {
         let extract = |c| match c {
             Completed::Prompt(r) => Some(r),
             _ => None,

@@ -17,6 +17,7 @@ use std::ffi::{c_char, c_void};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
 use ferrite_core::{
+    Reply,
     CallToolResult, CompleteResult, Content, CreateMessageParams, ErrorObject, GetPromptResult, HandlerError,
     LoggingLevel, PeerError, ReadResourceResult, RequestContext,
 };
@@ -38,11 +39,12 @@ pub(crate) enum ResultKind {
     Completion,
 }
 
-/// A checked result, one variant per kind.
+/// A checked result, one variant per kind. Tools, resources and prompts may reply
+/// "input required" (a multi round-trip request).
 pub(crate) enum Completed {
-    Tool(CallToolResult),
-    Resource(ReadResourceResult),
-    Prompt(GetPromptResult),
+    Tool(Reply<CallToolResult>),
+    Resource(Reply<ReadResourceResult>),
+    Prompt(Reply<GetPromptResult>),
     Completion(CompleteResult),
 }
 
@@ -62,10 +64,19 @@ impl ResultKind {
             serde_json::from_str(text)
                 .or_else(|_| crate::buffer::parse_json(text, &format!("the result is not a valid {}", kind.name())))
         }
+        /// The result, or an input-required reply (recognised by its `resultType`, which
+        /// the core reads; a cheap scan keeps the usual result on the direct parse).
+        fn reply<T: DeserializeOwned>(text: &str, kind: ResultKind) -> Result<Reply<T>, Error> {
+            if !text.contains("input_required") {
+                return p(text, kind).map(Reply::Complete);
+            }
+            let v: Value = p(text, kind)?;
+            Reply::from_value(v).map_err(|e| Error::invalid(format!("the result is not a valid {}: {e}", kind.name())))
+        }
         Ok(match self {
-            ResultKind::Tool => Completed::Tool(p(text, self)?),
-            ResultKind::Resource => Completed::Resource(p(text, self)?),
-            ResultKind::Prompt => Completed::Prompt(p(text, self)?),
+            ResultKind::Tool => Completed::Tool(reply(text, self)?),
+            ResultKind::Resource => Completed::Resource(reply(text, self)?),
+            ResultKind::Prompt => Completed::Prompt(reply(text, self)?),
             ResultKind::Completion => Completed::Completion(p(text, self)?),
         })
     }
@@ -312,11 +323,11 @@ pub unsafe extern "C" fn ferrite_request_complete_text(
                 let text = str_arg(text, text_len, "text")?;
                 let structured_content: Option<Value> =
                     opt_json_arg(structured_json, structured_json_len, "structured_json")?;
-                Ok(Ok(Completed::Tool(CallToolResult {
+                Ok(Ok(Completed::Tool(Reply::Complete(CallToolResult {
                     content: vec![Content::text(text)],
                     structured_content,
                     ..CallToolResult::default()
-                })))
+                }))))
             })
         }
     })

@@ -7,13 +7,18 @@
 # The server command gets "--port <free port>" appended and must serve Streamable HTTP at
 # http://127.0.0.1:<port>/mcp. Its stdout/stderr go to a log file in the results directory.
 #
-# Suite runs (CONFORMANCE_SUITES, comma-separated; default: all three):
+# Suite runs (CONFORMANCE_SUITES, comma-separated; default: all five):
 #   stable               @modelcontextprotocol/conformance 0.1.16  server --suite all
 #   next-2025-11-25      0.2.0-alpha.12  server --requirements 2025-11-25 (only the scored set counts)
 #   session-lifecycle    0.2.0-alpha.12  server --scenario server-session-lifecycle
+#   next-2026-07-28      0.2.0-alpha.12  server --requirements 2026-07-28 (only the scored set counts)
+#   next-all             0.2.0-alpha.12  server --suite all (every scenario scored except those in
+#                        CONFORMANCE_UNSCORED, default the tasks-* extension scenarios)
 #
 # Environment:
 #   CONFORMANCE_SUITES            which runs (see above)
+#   CONFORMANCE_UNSCORED          a grep -E pattern of scenarios that run but are reported, not
+#                                 scored, in every run (default ^tasks-: the tasks extension)
 #   CONFORMANCE_OUT               results directory (default tests/conformance/results/NAME-<time>-<pid>)
 #   CONFORMANCE_START_TIMEOUT     seconds to wait for the port to accept connections (default 20)
 #   CONFORMANCE_SUITE_TIMEOUT     seconds allowed for one suite run (default 600)
@@ -40,15 +45,15 @@ shift
 shift
 [[ "$name" =~ ^[A-Za-z0-9._-]+$ ]] || { echo "NAME must match [A-Za-z0-9._-]+" >&2; exit 2; }
 
-suites="${CONFORMANCE_SUITES:-stable,next-2025-11-25,session-lifecycle}"
+suites="${CONFORMANCE_SUITES:-stable,next-2025-11-25,session-lifecycle,next-2026-07-28,next-all}"
 start_timeout="${CONFORMANCE_START_TIMEOUT:-20}"
 suite_timeout="${CONFORMANCE_SUITE_TIMEOUT:-600}"
 scenario_timeout="${CONFORMANCE_SCENARIO_TIMEOUT:-30000}"
 
 for s in ${suites//,/ }; do
   case "$s" in
-    stable | next-2025-11-25 | session-lifecycle) ;;
-    *) echo "unknown suite '$s' in CONFORMANCE_SUITES (stable, next-2025-11-25, session-lifecycle)" >&2; exit 2 ;;
+    stable | next-2025-11-25 | session-lifecycle | next-2026-07-28 | next-all) ;;
+    *) echo "unknown suite '$s' in CONFORMANCE_SUITES (stable, next-2025-11-25, session-lifecycle, next-2026-07-28, next-all)" >&2; exit 2 ;;
   esac
 done
 
@@ -151,9 +156,18 @@ broken_runs=0
 # Lines "  - name [..]" of a `list` section -> comma-separated names.
 names_of() { sed -n 's/^ *- \([^ ]*\).*/\1/p' | paste -sd, -; }
 
+unscored_re="${CONFORMANCE_UNSCORED-^tasks-}"
+
 run_suite() { # label cli outdir scored unscored -- suite args...
   local label="$1" cli="$2" dir="$3" scored="$4" unscored="$5"
   shift 6
+  # Scenarios matching CONFORMANCE_UNSCORED move from the scored to the unscored list.
+  if [ -n "$unscored_re" ]; then
+    local moved
+    moved="$(tr ',' '\n' <<<"$scored" | grep -E -- "$unscored_re" | paste -sd, -)"
+    scored="$(tr ',' '\n' <<<"$scored" | grep -Ev -- "$unscored_re" | paste -sd, -)"
+    unscored="$(printf '%s,%s' "$unscored" "$moved" | sed 's/^,//;s/,$//')"
+  fi
   mkdir -p "$dir"
   echo "conformance: running $label: $* (results: $dir)" >&2
   timeout -k 10 "$suite_timeout" "$node" "$cli" server --url "$url" -o "$dir" "$@" \
@@ -193,6 +207,19 @@ for s in ${suites//,/ }; do
     session-lifecycle)
       run_suite "conformance-$name-session-lifecycle" "$next_cli" "$out/session-lifecycle" "server-session-lifecycle" "" -- \
         --scenario server-session-lifecycle --timeout "$scenario_timeout"
+      ;;
+    next-2026-07-28)
+      req="$("$node" "$next_cli" list --requirements 2026-07-28)"
+      scored="$(awk '/^Server scenarios/{on=1;next} on&&/^$/{on=0} on' <<<"$req" | names_of)"
+      unscored="$(grep -- '\[server\]' <<<"$req" | names_of)"
+      run_suite "conformance-$name-next-2026-07-28" "$next_cli" "$out/next-2026-07-28" "$scored" "$unscored" -- \
+        --requirements 2026-07-28 --timeout "$scenario_timeout"
+      ;;
+    next-all)
+      # Every server scenario of the suite (CONFORMANCE_UNSCORED ones reported, not scored).
+      scored="$("$node" "$next_cli" list --server | names_of)"
+      run_suite "conformance-$name-next-all" "$next_cli" "$out/next-all" "$scored" "" -- \
+        --suite all --timeout "$scenario_timeout"
       ;;
   esac
 done

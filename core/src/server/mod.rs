@@ -573,6 +573,14 @@ impl Server {
         read(&self.inner.sealer).current_key_id().to_owned()
     }
 
+    pub(crate) fn skills(&self) -> Option<Arc<crate::skills::SkillSet>> {
+        read(&self.inner.registry).skills.clone()
+    }
+
+    pub(crate) fn set_skills(&self, set: Arc<crate::skills::SkillSet>) {
+        write(&self.inner.registry).skills = Some(set);
+    }
+
     pub(crate) fn sealer(&self) -> Arc<RequestStateSealer> {
         read(&self.inner.sealer).clone()
     }

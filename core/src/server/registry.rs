@@ -122,6 +122,8 @@ pub(crate) struct Registry {
     pub(crate) methods: HashMap<String, Arc<dyn MethodHandler>>,
     /// Cache hints of `server/discover` and the list methods.
     pub(crate) cache: CacheHints,
+    /// The skills served (the skills extension), once one was added.
+    pub(crate) skills: Option<Arc<crate::skills::SkillSet>>,
 }
 
 /// The cache hints (2026-07-28 `ttlMs`/`cacheScope`) of results that carry one. Every hint

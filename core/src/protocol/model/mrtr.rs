@@ -241,6 +241,19 @@ pub enum Reply<T> {
     InputRequired(InputRequired),
 }
 
+impl<T: DeserializeOwned> Reply<T> {
+    /// Parse a handler's result as it crossed a language boundary: an input-required reply
+    /// (`{"resultType": "input_required", "inputRequests"?, "requestState"?}`) or the
+    /// result itself. This is how every binding reads what its host handler returned.
+    pub fn from_value(v: Value) -> Result<Reply<T>, String> {
+        if is_input_required(&v) {
+            InputRequired::from_value(&v).map(Reply::InputRequired)
+        } else {
+            serde_json::from_value(v).map(Reply::Complete).map_err(|e| e.to_string())
+        }
+    }
+}
+
 impl<T> Reply<T> {
     /// Map the complete result.
     pub fn map<U>(self, f: impl FnOnce(T) -> U) -> Reply<U> {
