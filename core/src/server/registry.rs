@@ -128,7 +128,8 @@ pub(crate) struct Registry {
 
 /// The cache hints (2026-07-28 `ttlMs`/`cacheScope`) of results that carry one. Every hint
 /// defaults to `ttlMs: 0, cacheScope: "private"`: a server promises nothing it did not say.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase", default, deny_unknown_fields)]
 pub struct CacheHints {
     /// `server/discover`.
     pub discover: CacheHint,

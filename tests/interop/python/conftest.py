@@ -1,10 +1,12 @@
-"""Fixtures for the real-client interop tests: the official MCP Python SDK over stdio.
+"""Fixtures for the real-client interop tests: the official MCP Python SDK.
 
-The servers under test come from FERRITE_STDIO_SERVERS, a `;`-separated list of
-`name=command line` entries (the command line is split with shlex). Every test that takes
-the `server` fixture runs once per entry, with the entry's name in its test id. Each server
-gets the client's default environment only (as the Inspector's stdio transport does too):
-prefix a command with `env NAME=value` when it needs more.
+The servers under test come from FERRITE_STDIO_SERVERS (stdio) and FERRITE_HTTP_SERVERS
+(Streamable HTTP: the command line gets `--port N` appended), each a `;`-separated list of
+`name=command line` entries (the command line is split with shlex). Every test that takes the
+`server` fixture runs once per stdio entry; every test that takes `target` (the 2026-07-28
+tests) runs once per stdio entry and once per HTTP entry, with the transport and name in its
+test id. Each stdio server gets the client's default environment only (as the Inspector's
+stdio transport does too): prefix a command with `env NAME=value` when it needs more.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from mcp import ClientSession, StdioServerParameters, stdio_client
 from mcp.client.session import ClientRequestContext
 
 ENV_VAR = "FERRITE_STDIO_SERVERS"
+HTTP_ENV_VAR = "FERRITE_HTTP_SERVERS"
 
 # Every request of a test fails with REQUEST_TIMEOUT after this long instead of hanging the suite.
 REQUEST_TIMEOUT_SECONDS = 10.0
@@ -37,8 +40,8 @@ class ServerUnderTest:
     argv: list[str]
 
 
-def parse_servers(spec: str) -> list[ServerUnderTest]:
-    """Parses FERRITE_STDIO_SERVERS; a malformed entry is a usage error, never a silent skip."""
+def parse_servers(spec: str, var: str = ENV_VAR) -> list[ServerUnderTest]:
+    """Parses a server list; a malformed entry is a usage error, never a silent skip."""
     servers: list[ServerUnderTest] = []
     for entry in spec.split(";"):
         entry = entry.strip()
@@ -48,14 +51,32 @@ def parse_servers(spec: str) -> list[ServerUnderTest]:
         name = name.strip()
         argv = shlex.split(command)
         if not sep or not name or not argv:
-            raise pytest.UsageError(f"{ENV_VAR}: entry {entry!r} is not of the form name=command line")
+            raise pytest.UsageError(f"{var}: entry {entry!r} is not of the form name=command line")
         if any(s.name == name for s in servers):
-            raise pytest.UsageError(f"{ENV_VAR}: server name {name!r} appears twice")
+            raise pytest.UsageError(f"{var}: server name {name!r} appears twice")
         servers.append(ServerUnderTest(name, argv))
     return servers
 
 
+@dataclass(frozen=True)
+class Target:
+    """A server and the transport the client reaches it over."""
+
+    transport: str  # "stdio" or "http"
+    server: ServerUnderTest
+
+
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if "target" in metafunc.fixturenames:
+        stdio = parse_servers(os.environ.get(ENV_VAR, ""), ENV_VAR)
+        http = parse_servers(os.environ.get(HTTP_ENV_VAR, ""), HTTP_ENV_VAR)
+        targets = [Target("stdio", s) for s in stdio] + [Target("http", s) for s in http]
+        if targets:
+            params = [pytest.param(t, id=f"{t.transport}-{t.server.name}") for t in targets]
+        else:
+            reason = f"neither {ENV_VAR} nor {HTTP_ENV_VAR} is set: no server to test"
+            params = [pytest.param(None, id="no-server", marks=pytest.mark.skip(reason=reason))]
+        metafunc.parametrize("target", params)
     if "server" not in metafunc.fixturenames:
         return
     spec = os.environ.get(ENV_VAR, "")
