@@ -177,7 +177,7 @@ impl Skill {
         if path.rsplit('/').next() != Some(name.as_str()) {
             return Err(SkillError::Name(name, "must equal the last segment of the skill's root URI"));
         }
-        if !frontmatter.get("description").and_then(Value::as_str).is_some_and(|d| !d.is_empty()) {
+        if frontmatter.get("description").and_then(Value::as_str).is_none_or(str::is_empty) {
             return Err(SkillError::Frontmatter("a non-empty description is required".into()));
         }
         Ok(Skill { root: root.to_owned(), frontmatter, files })
@@ -427,7 +427,10 @@ mod tests {
             Skill::new("skill://Bad--Name", md("---\nname: Bad--Name\ndescription: d\n---\n")),
             Err(SkillError::Name(_, _))
         ));
-        assert!(matches!(Skill::new("skill://x/", md("---\nname: x\ndescription: d\n---\n")), Err(SkillError::Root(_))));
+        assert!(matches!(
+            Skill::new("skill://x/", md("---\nname: x\ndescription: d\n---\n")),
+            Err(SkillError::Root(_))
+        ));
         let mut files = md("---\nname: x\ndescription: d\n---\n");
         files.push(("../escape".into(), vec![]));
         assert!(matches!(Skill::new("skill://x", files), Err(SkillError::Path(_))));

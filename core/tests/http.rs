@@ -2,20 +2,18 @@
 //! the server still serving after it), sessions, SSE, server-to-client requests, resumption,
 //! the standalone GET stream, and stateless mode.
 
-use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use bytes::Bytes;
 use ferrite_core::transport::http::{self, HttpOptions};
 use ferrite_core::{CallToolResult, CreateMessageParams, Implementation, RequestContext, Resource, Server, Tool};
-use http_body_util::{BodyExt, Full};
-use hyper::body::Incoming;
-use hyper_util::rt::TokioIo;
 use serde_json::{json, Value};
 use tokio_util::sync::CancellationToken;
+
+mod common;
+use common::http::*;
 
 struct TestServer {
     addr: SocketAddr,
@@ -97,78 +95,6 @@ async fn start(stateful: bool, tweak: impl FnOnce(&mut HttpOptions)) -> TestServ
     tokio::spawn(bound.run());
     TestServer { addr, server, shutdown, cancelled }
 }
-
-struct Reply {
-    status: u16,
-    headers: HashMap<String, String>,
-    body: Incoming,
-}
-
-impl Reply {
-    async fn text(self) -> String {
-        let b = tokio::time::timeout(Duration::from_secs(10), self.body.collect()).await.expect("body ends").unwrap();
-        String::from_utf8(b.to_bytes().to_vec()).unwrap()
-    }
-    async fn json(self) -> Value {
-        let t = self.text().await;
-        serde_json::from_str(&t).unwrap_or_else(|e| panic!("not JSON ({e}): {t}"))
-    }
-    /// The JSON messages of an SSE body (events with empty data skipped), read to the end.
-    async fn sse_messages(self) -> Vec<Value> {
-        let t = self.text().await;
-        sse_data(&t)
-    }
-    fn header(&self, name: &str) -> Option<&str> {
-        self.headers.get(name).map(String::as_str)
-    }
-}
-
-fn sse_data(t: &str) -> Vec<Value> {
-    t.split("\n\n")
-        .filter_map(|ev| {
-            let data: String = ev.lines().filter_map(|l| l.strip_prefix("data: ")).collect();
-            (!data.trim().is_empty()).then(|| serde_json::from_str(&data).unwrap())
-        })
-        .collect()
-}
-
-fn sse_ids(t: &str) -> Vec<String> {
-    t.lines().filter_map(|l| l.strip_prefix("id: ").map(str::to_owned)).collect()
-}
-
-async fn request(addr: SocketAddr, method: &str, headers: &[(&str, &str)], body: &str) -> Reply {
-    request_at(addr, "/mcp", method, headers, body).await
-}
-
-async fn request_at(addr: SocketAddr, path: &str, method: &str, headers: &[(&str, &str)], body: &str) -> Reply {
-    let stream = tokio::net::TcpStream::connect(addr).await.unwrap();
-    let (mut sender, conn) = hyper::client::conn::http1::handshake(TokioIo::new(stream)).await.unwrap();
-    tokio::spawn(conn);
-    let mut b = hyper::Request::builder().method(method).uri(path);
-    let mut has_host = false;
-    for (k, v) in headers {
-        has_host |= k.eq_ignore_ascii_case("host");
-        b = b.header(*k, *v);
-    }
-    if !has_host {
-        b = b.header("host", format!("127.0.0.1:{}", addr.port()));
-    }
-    let req = b.body(Full::new(Bytes::from(body.to_owned()))).unwrap();
-    let resp = sender.send_request(req).await.unwrap();
-    let headers =
-        resp.headers().iter().map(|(k, v)| (k.as_str().to_owned(), v.to_str().unwrap_or("").to_owned())).collect();
-    Reply { status: resp.status().as_u16(), headers, body: resp.into_body() }
-}
-
-/// Read an SSE body until a message with `method` arrives; that message.
-async fn next_message(body: &mut Incoming, method: &str) -> Value {
-    let mut buf = String::new();
-    read_until(body, &mut buf, |b| sse_data(b).iter().any(|m| m["method"] == method)).await;
-    sse_data(&buf).into_iter().find(|m| m["method"] == method).unwrap()
-}
-
-const JSON: (&str, &str) = ("content-type", "application/json");
-const ACCEPT: (&str, &str) = ("accept", "application/json, text/event-stream");
 
 fn init_body(version: &str, caps: Value) -> String {
     json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":version,"capabilities":caps,"clientInfo":{"name":"t","version":"1"}}}).to_string()
@@ -553,15 +479,6 @@ async fn graceful_shutdown_ends_get_streams() {
     t.shutdown.cancel();
     // The body ends instead of hanging forever.
     let _ = g.text().await;
-}
-
-async fn read_until(body: &mut Incoming, buf: &mut String, done: impl Fn(&str) -> bool) {
-    while !done(buf) {
-        let frame = tokio::time::timeout(Duration::from_secs(5), body.frame()).await.unwrap().unwrap().unwrap();
-        if let Ok(d) = frame.into_data() {
-            buf.push_str(std::str::from_utf8(&d).unwrap());
-        }
-    }
 }
 
 #[tokio::test]

@@ -238,3 +238,80 @@ async fn many_concurrent_requests_all_get_answers() {
     assert_eq!(seen.len(), 500);
     c.finish().await;
 }
+
+// ----- 2026-07-28 over stdio -----
+
+fn meta() -> Value {
+    json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}})
+}
+
+fn modern_server() -> Server {
+    let s = server();
+    s.enable_tools_list_changed();
+    s
+}
+
+#[tokio::test]
+async fn a_modern_client_is_served_and_the_process_keeps_its_era() {
+    let mut c = Client::start(modern_server(), StdioOptions::default());
+    c.send(json!({"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta": meta()}})).await;
+    let r = c.recv().await;
+    assert_eq!(r["result"]["resultType"], "complete");
+    assert_eq!(r["result"]["supportedVersions"][0], "2026-07-28");
+    c.send(json!({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"sleep","arguments":{"ms":1},"_meta": meta()}}))
+        .await;
+    assert_eq!(c.recv().await["result"]["content"][0]["text"], "slept 1");
+    // The process speaks 2026-07-28 now: initialize names the revision it serves.
+    c.send(json!({"jsonrpc":"2.0","id":3,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}})).await;
+    let r = c.recv().await;
+    assert_eq!(r["error"]["code"], -32022);
+    assert_eq!(r["error"]["data"]["supported"], json!(["2026-07-28"]));
+    // A request without the envelope gets the ladder's answer, with its id.
+    c.send(json!({"jsonrpc":"2.0","id":4,"method":"tools/list"})).await;
+    let r = c.recv().await;
+    assert_eq!((r["id"].clone(), r["error"]["code"].clone()), (json!(4), json!(-32602)));
+    c.finish().await;
+}
+
+#[tokio::test]
+async fn a_handshake_process_refuses_a_modern_request() {
+    let mut c = Client::start(modern_server(), StdioOptions::default());
+    c.handshake(json!({})).await;
+    c.send(json!({"jsonrpc":"2.0","id":9,"method":"tools/list","params":{"_meta": meta()}})).await;
+    assert_eq!(c.recv().await["error"]["code"], -32600);
+    c.finish().await;
+}
+
+#[tokio::test]
+async fn a_listen_stream_over_stdio_ends_on_cancel_and_gracefully_at_eof() {
+    let server = modern_server();
+    let mut c = Client::start(server.clone(), StdioOptions::default());
+    c.send(json!({"jsonrpc":"2.0","id":"l1","method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true},"_meta": meta()}}))
+        .await;
+    let ack = c.recv().await;
+    assert_eq!(ack["method"], "notifications/subscriptions/acknowledged");
+    assert_eq!(ack["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"], "l1");
+    server.notify_tools_list_changed();
+    let n = c.recv().await;
+    assert_eq!(n["method"], "notifications/tools/list_changed");
+    assert_eq!(n["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"], "l1");
+    // Cancelled by the client: no response, and the stream is gone.
+    c.send(json!({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"l1"}})).await;
+    for _ in 0..200 {
+        if server.listen_stream_count() == 0 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    assert_eq!(server.listen_stream_count(), 0);
+    // A second stream stays open until EOF, where it ends with the graceful result.
+    c.send(json!({"jsonrpc":"2.0","id":"l2","method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true},"_meta": meta()}}))
+        .await;
+    assert_eq!(c.recv().await["method"], "notifications/subscriptions/acknowledged");
+    c.write.shutdown().await.unwrap();
+    let last = c.recv().await;
+    assert_eq!(last["id"], "l2");
+    assert_eq!(last["result"]["_meta"]["io.modelcontextprotocol/subscriptionId"], "l2");
+    let server_task = c.server.take().unwrap();
+    tokio::time::timeout(Duration::from_secs(5), server_task).await.expect("stops at EOF").unwrap().unwrap();
+}

@@ -215,10 +215,12 @@ pub fn param_headers(schema: &Value) -> Result<ParamHeaders, InvalidParamHeader>
                 Some("string") => ParamKind::String,
                 Some("integer") => ParamKind::Integer,
                 Some("boolean") => ParamKind::Boolean,
-                other => return Err(InvalidParamHeader(format!(
+                other => {
+                    return Err(InvalidParamHeader(format!(
                     "property {at:?}: {X_MCP_HEADER} is allowed only on string, integer or boolean properties, not {}",
                     other.map_or_else(|| "an untyped one".to_owned(), |t| format!("{t:?}"))
-                ))),
+                )))
+                }
             };
             let header = format!("{PARAM_PREFIX}{}", token.to_ascii_lowercase());
             if let Some(dup) = found.iter().find(|f| f.header == header) {
@@ -300,7 +302,7 @@ fn integer_matches(value: &Value, decoded: &str) -> Option<bool> {
     let canonical = !whole.is_empty()
         && whole.bytes().all(|b| b.is_ascii_digit())
         && fraction.bytes().all(|b| b.is_ascii_digit())
-        && (digits.contains('.') == !fraction.is_empty());
+        && (digits.contains('.') != fraction.is_empty());
     if !canonical {
         return None;
     }

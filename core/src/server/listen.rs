@@ -115,7 +115,9 @@ impl Server {
             ls.retain(|l| l.connection.strong_count() > 0 && l.peer.strong_count() > 0);
             ls.iter()
                 .filter_map(|l| Some((l.connection.upgrade()?, l.peer.upgrade()?)))
-                .filter(|(c, _)| legacy(c))
+                // A connection speaking 2026-07-28 gets notifications on its listen streams
+                // only.
+                .filter(|(c, _)| c.pinned_era() != Some(Era::Modern) && legacy(c))
                 .map(|(_, p)| p)
                 .collect()
         };

@@ -1,11 +1,29 @@
 //! Test harness: a server, one connection, and a peer that records what the server sent.
 #![allow(dead_code)]
 
+pub mod http;
+
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use ferrite_core::server::{BoxFuture, Peer, PeerError};
+use ferrite_core::server::{BoxFuture, Peer, PeerError, RequestInfo};
 use ferrite_core::{ConnectionState, Message, Server};
 use serde_json::{json, Value};
+
+/// The 2026-07-28 revision string.
+pub const V2026: &str = "2026-07-28";
+
+/// A 2026-07-28 envelope declaring `caps`.
+pub fn envelope(caps: Value) -> Value {
+    json!({"io.modelcontextprotocol/protocolVersion": V2026, "io.modelcontextprotocol/clientCapabilities": caps})
+}
+
+/// `params` (an object) with a 2026-07-28 envelope declaring `caps` added.
+pub fn enveloped(params: Value, caps: Value) -> Value {
+    let mut p = if params.is_null() { json!({}) } else { params };
+    p["_meta"] = envelope(caps);
+    p
+}
 
 /// Records every frame the server sends outside responses, and answers server-to-client
 /// requests with a canned reply.
@@ -14,6 +32,8 @@ pub struct RecordingPeer {
     pub frames: Mutex<Vec<Value>>,
     pub requests: Mutex<Vec<(String, Option<Value>)>>,
     pub reply: Mutex<Option<Value>>,
+    /// Replies by method, tried before `reply`.
+    pub replies: Mutex<HashMap<String, Value>>,
 }
 
 impl RecordingPeer {
@@ -34,7 +54,8 @@ impl Peer for RecordingPeer {
     }
     fn request(&self, method: &str, params: Option<Value>) -> BoxFuture<'static, Result<Value, PeerError>> {
         self.requests.lock().unwrap().push((method.to_owned(), params));
-        let reply = self.reply.lock().unwrap().clone();
+        let by_method = self.replies.lock().unwrap().get(method).cloned();
+        let reply = by_method.or_else(|| self.reply.lock().unwrap().clone());
         Box::pin(async move { reply.ok_or(PeerError::Closed) })
     }
 }
@@ -49,9 +70,15 @@ pub struct Harness {
 
 impl Harness {
     pub fn new(server: Server) -> Self {
+        let conn = server.new_connection();
+        Self::with_conn(server, conn)
+    }
+
+    /// A harness on a given connection (one that pins its era, for example).
+    pub fn with_conn(server: Server, conn: Arc<ConnectionState>) -> Self {
         let recorder = Arc::new(RecordingPeer::default());
         let peer: Arc<dyn Peer> = recorder.clone();
-        Harness { conn: server.new_connection(), server, recorder, peer, next_id: Mutex::new(100) }
+        Harness { conn, server, recorder, peer, next_id: Mutex::new(100) }
     }
 
     /// Send raw text; the parsed response (or Null when there is none).
@@ -88,6 +115,40 @@ impl Harness {
     pub async fn err_code(&self, method: &str, params: Value) -> i64 {
         let v = self.call(method, params).await;
         v["error"]["code"].as_i64().unwrap_or_else(|| panic!("{method} did not fail: {v}"))
+    }
+
+    /// Send a 2026-07-28 request (params get an envelope declaring `caps`); the whole
+    /// response object.
+    pub async fn modern(&self, method: &str, params: Value, caps: Value) -> Value {
+        self.modern_with(method, params, caps, &RequestInfo::default()).await
+    }
+
+    /// As [`Harness::modern`], with what the transport knows about the request.
+    pub async fn modern_with(&self, method: &str, params: Value, caps: Value, info: &RequestInfo) -> Value {
+        let id = {
+            let mut n = self.next_id.lock().unwrap();
+            *n += 1;
+            *n
+        };
+        let msg = Message::request(id, method, Some(enveloped(params, caps)));
+        let resp = self.server.handle_with(msg, &self.conn, &self.peer, info).await.expect("a response");
+        let v = resp.to_value();
+        assert_eq!(v["id"], json!(id), "response id matches");
+        v
+    }
+
+    /// A 2026-07-28 request that must succeed; its result.
+    pub async fn modern_ok(&self, method: &str, params: Value, caps: Value) -> Value {
+        let v = self.modern(method, params, caps).await;
+        assert!(v.get("error").is_none(), "{method} failed: {v}");
+        v["result"].clone()
+    }
+
+    /// A 2026-07-28 request that must fail; its error object.
+    pub async fn modern_err(&self, method: &str, params: Value, caps: Value) -> Value {
+        let v = self.modern(method, params, caps).await;
+        assert!(v.get("error").is_some(), "{method} did not fail: {v}");
+        v["error"].clone()
     }
 
     pub async fn notify(&self, method: &str, params: Value) {
