@@ -18,9 +18,9 @@ use base64::Engine as _;
 use ferrite_core::server::TemplateVariables;
 use ferrite_core::transport::{http, stdio};
 use ferrite_core::{
-    CacheHint, CacheScope, CallToolResult, CompletionReference, Content, CreateMessageParams, GetPromptResult, HandlerError, Implementation,
-    Prompt, PromptArgument, PromptMessage, ReadResourceResult, RequestContext, Resource, ResourceContents,
-    ResourceTemplate, Role, Server, Tool,
+    CacheHint, CacheScope, CallToolResult, CompletionReference, Content, CreateMessageParams, GetPromptResult,
+    HandlerError, Implementation, Prompt, PromptArgument, PromptMessage, ReadResourceResult, RequestContext, Resource,
+    ResourceContents, ResourceTemplate, Role, Server, Tool,
 };
 use serde_json::{json, Map, Value};
 

@@ -123,28 +123,29 @@ fn register_mrtr_tools(server: &Server) -> Result<(), Box<dyn std::error::Error>
         |_a: Value, ctx: RequestContext| async move {
             const STATE: &str = "awaiting-confirmation";
             match (ctx.request_state(), ctx.input_response_as::<ElicitResult>("confirm")) {
-                (Some(STATE), Some(Ok(r))) => done(format!(
-                    "state-ok: confirmed={}",
-                    accepted(&r, "ok").unwrap_or_else(|why| why)
-                )),
+                (Some(STATE), Some(Ok(r))) => {
+                    done(format!("state-ok: confirmed={}", accepted(&r, "ok").unwrap_or_else(|why| why)))
+                }
                 (Some(other), _) if other != STATE => Err(bad_input(format!("unexpected request state {other:?}"))),
                 (_, Some(Err(e))) => Err(bad_input(e)),
-                _ => ask(
-                    InputRequired::new()
-                        .ask(
-                            "confirm",
-                            InputRequest::elicit(
-                                "Please confirm",
-                                json!({"type":"object","properties":{"ok":{"type":"boolean"}},"required":["ok"]}),
-                            ),
-                        )
-                        .with_state(STATE),
-                ),
+                _ => ask(InputRequired::new()
+                    .ask(
+                        "confirm",
+                        InputRequest::elicit(
+                            "Please confirm",
+                            json!({"type":"object","properties":{"ok":{"type":"boolean"}},"required":["ok"]}),
+                        ),
+                    )
+                    .with_state(STATE)),
             }
         },
     )?;
     server.add_tool(
-        tool("test_input_required_result_multiple_inputs", "Asks for a name, a greeting and the roots at once (MRTR)", no_args()),
+        tool(
+            "test_input_required_result_multiple_inputs",
+            "Asks for a name, a greeting and the roots at once (MRTR)",
+            no_args(),
+        ),
         |_a: Value, ctx: RequestContext| async move {
             let name = ctx.input_response_as::<ElicitResult>("user_name");
             let greeting = ctx.input_response_as::<CreateMessageResult>("greeting");
@@ -157,13 +158,11 @@ fn register_mrtr_tools(server: &Server) -> Result<(), Box<dyn std::error::Error>
                     roots(&r)
                 )),
                 (Some(Err(e)), _, _) | (_, Some(Err(e)), _) | (_, _, Some(Err(e))) => Err(bad_input(e)),
-                _ => ask(
-                    InputRequired::new()
-                        .ask("user_name", ask_name())
-                        .ask("greeting", InputRequest::sample(CreateMessageParams::user_text("Generate a greeting", 50)))
-                        .ask("client_roots", InputRequest::list_roots())
-                        .with_state("multiple-inputs"),
-                ),
+                _ => ask(InputRequired::new()
+                    .ask("user_name", ask_name())
+                    .ask("greeting", InputRequest::sample(CreateMessageParams::user_text("Generate a greeting", 50)))
+                    .ask("client_roots", InputRequest::list_roots())
+                    .with_state("multiple-inputs")),
             }
         },
     )?;
@@ -200,22 +199,24 @@ fn register_mrtr_tools(server: &Server) -> Result<(), Box<dyn std::error::Error>
         },
     )?;
     server.add_tool(
-        tool("test_input_required_result_tampered_state", "Carries sealed state; an altered one is refused (MRTR)", no_args()),
+        tool(
+            "test_input_required_result_tampered_state",
+            "Carries sealed state; an altered one is refused (MRTR)",
+            no_args(),
+        ),
         |_a: Value, ctx: RequestContext| async move {
             match (ctx.request_state(), ctx.input_response_as::<ElicitResult>("confirm")) {
                 (Some("tamper-check"), Some(Ok(_))) => done("state verified"),
                 (_, Some(Err(e))) => Err(bad_input(e)),
-                _ => ask(
-                    InputRequired::new()
-                        .ask(
-                            "confirm",
-                            InputRequest::elicit(
-                                "Please confirm",
-                                json!({"type":"object","properties":{"ok":{"type":"boolean"}},"required":["ok"]}),
-                            ),
-                        )
-                        .with_state("tamper-check"),
-                ),
+                _ => ask(InputRequired::new()
+                    .ask(
+                        "confirm",
+                        InputRequest::elicit(
+                            "Please confirm",
+                            json!({"type":"object","properties":{"ok":{"type":"boolean"}},"required":["ok"]}),
+                        ),
+                    )
+                    .with_state("tamper-check")),
             }
         },
     )?;
@@ -271,7 +272,9 @@ fn dynamic_prompt(version: u64) -> Prompt {
 }
 
 fn add_dynamic_tool(server: &Server, version: u64) -> Result<(), ferrite_core::ConfigError> {
-    server.add_tool_fn(dynamic_tool(version), move |_| Ok(CallToolResult::text(format!("dynamic tool version {version}"))))
+    server.add_tool_fn(dynamic_tool(version), move |_| {
+        Ok(CallToolResult::text(format!("dynamic tool version {version}")))
+    })
 }
 
 fn add_dynamic_prompt(server: &Server, version: u64) {
@@ -312,7 +315,11 @@ fn register_other_tools(server: &Server) -> Result<(), Box<dyn std::error::Error
     )?;
     let (s, v) = (server.clone(), versions);
     server.add_tool_fn(
-        tool("test_trigger_prompt_change", "Replaces test_dynamic_prompt and announces the prompts list changed", no_args()),
+        tool(
+            "test_trigger_prompt_change",
+            "Replaces test_dynamic_prompt and announces the prompts list changed",
+            no_args(),
+        ),
         move |_| {
             let version = v.fetch_add(1, Ordering::SeqCst) + 1;
             add_dynamic_prompt(&s, version);
