@@ -15,7 +15,7 @@ use serde_json::{json, Map, Value};
 
 use super::connection::Era;
 use super::dispatch::{params_map, Outcome};
-use super::{lock, ConnectionState, Peer, RequestContext, Server, ServerInner};
+use super::{lock, ConnectionState, Peer, PeerError, RequestContext, Server, ServerInner};
 use crate::protocol::jsonrpc::notification_text;
 use crate::protocol::model::{SubscriptionFilter, SUBSCRIPTION_ID_KEY};
 use crate::protocol::ErrorObject;
@@ -134,5 +134,95 @@ impl Server {
             reached += 1;
         }
         reached
+    }
+}
+
+impl Server {
+    /// Register a connection that can receive unsolicited notifications until the returned
+    /// guard is dropped (transports call this for a stdio process or a GET stream).
+    pub fn attach_listener(&self, connection: &Arc<ConnectionState>, peer: &Arc<dyn Peer>) -> ListenerGuard {
+        let mut ls = lock(&self.inner.listeners);
+        ls.retain(|l| l.connection.strong_count() > 0 && l.peer.strong_count() > 0);
+        ls.push(Listener { connection: Arc::downgrade(connection), peer: Arc::downgrade(peer) });
+        ListenerGuard { server: Arc::downgrade(&self.inner), peer: Arc::downgrade(peer) }
+    }
+
+    /// Send a notification to every handshake-era listening connection; how many were
+    /// reached. (Listen streams receive only the notification types they asked for.)
+    pub fn notify(&self, method: &str, params: Option<Value>) -> usize {
+        self.broadcast(method, params, |_| true, |_| false)
+    }
+
+    /// `notifications/tools/list_changed` to every listener, and to listen streams that
+    /// asked for tool changes.
+    pub fn notify_tools_list_changed(&self) -> usize {
+        self.broadcast("notifications/tools/list_changed", None, |_| true, |f| f.tools())
+    }
+
+    /// `notifications/resources/list_changed` to every listener, and to listen streams that
+    /// asked for resource list changes.
+    pub fn notify_resources_list_changed(&self) -> usize {
+        self.broadcast("notifications/resources/list_changed", None, |_| true, |f| f.resources())
+    }
+
+    /// `notifications/prompts/list_changed` to every listener, and to listen streams that
+    /// asked for prompt changes.
+    pub fn notify_prompts_list_changed(&self) -> usize {
+        self.broadcast("notifications/prompts/list_changed", None, |_| true, |f| f.prompts())
+    }
+
+    /// `notifications/resources/updated` to the connections subscribed to `uri`, and to
+    /// listen streams watching it.
+    pub fn notify_resource_updated(&self, uri: &str) -> usize {
+        self.broadcast(
+            "notifications/resources/updated",
+            Some(json!({ "uri": uri })),
+            |c| c.is_subscribed(uri),
+            |f| f.watches(uri),
+        )
+    }
+
+    /// How many `subscriptions/listen` streams are open.
+    pub fn listen_stream_count(&self) -> usize {
+        lock(&self.inner.listens).len()
+    }
+
+    /// Send `ping` to the listening connection `connection_id` (an HTTP session id, or a
+    /// stdio connection) and wait up to `timeout` for the client's empty result.
+    pub async fn ping_client(&self, connection_id: &str, timeout: std::time::Duration) -> Result<(), PeerError> {
+        let peer = {
+            let ls = lock(&self.inner.listeners);
+            ls.iter()
+                .filter_map(|l| Some((l.connection.upgrade()?, l.peer.upgrade()?)))
+                .find(|(c, p)| c.id() == connection_id && p.can_request())
+                .map(|(_, p)| p)
+        };
+        let peer = peer.ok_or(PeerError::NoChannel)?;
+        match tokio::time::timeout(timeout, peer.request("ping", None)).await {
+            Ok(r) => r.map(|_| ()),
+            Err(_) => Err(PeerError::Timeout),
+        }
+    }
+
+    /// Ids of the connections currently listening.
+    pub fn connected_sessions(&self) -> Vec<String> {
+        let ls = lock(&self.inner.listeners);
+        ls.iter().filter_map(|l| Some(l.connection.upgrade()?.id().to_owned())).collect()
+    }
+}
+
+/// Keeps a listener registered; dropping it unregisters.
+#[must_use = "the listener is removed when the guard is dropped"]
+pub struct ListenerGuard {
+    server: Weak<ServerInner>,
+    peer: Weak<dyn Peer>,
+}
+
+impl Drop for ListenerGuard {
+    fn drop(&mut self) {
+        if let Some(s) = self.server.upgrade() {
+            let mut ls = lock(&s.listeners);
+            ls.retain(|l| !Weak::ptr_eq(&l.peer, &self.peer) && l.peer.strong_count() > 0);
+        }
     }
 }
