@@ -22,5 +22,5 @@ pub use protocol::model::*;
 pub use protocol::{code, ErrorObject, Message, ProtocolVersion, RawJson, RequestId};
 pub use server::{
     BoxFuture, ConfigError, ConnectionState, Era, HandlerError, Peer, PeerError, RequestContext, RequestInfo, Server,
-    ServerBuilder, ServerMode,
+    ServerBuilder, ServerMode, WeakServer,
 };

@@ -327,22 +327,22 @@ impl Server {
         let set = Arc::new(SkillSet::default());
         self.add_extension(EXTENSION_ID, json!({ "directoryRead": true }))?;
         let s = set.clone();
-        let server = self.clone();
+        let server = self.downgrade();
         self.add_method("skills/list", move |params: Map<String, Value>, _ctx: RequestContext| {
             let result = no_cursor(&params).map(|()| {
                 let skills: Vec<Value> = read(&s.skills).iter().map(|k| k.entry()).collect();
-                let hint = server.cache_hints().resources_list;
+                let hint = server.upgrade().map(|s| s.cache_hints().resources_list).unwrap_or_default();
                 json!({ "skills": skills, "ttlMs": hint.ttl_ms, "cacheScope": hint.cache_scope })
             });
             async move { result }
         })?;
         let s = set.clone();
-        let server = self.clone();
+        let server = self.downgrade();
         self.add_method("skills/get", move |params: Map<String, Value>, _ctx: RequestContext| {
             let result = uri_param(&params, "skills/get").and_then(|uri| {
                 let found = read(&s.skills).iter().find(|k| k.uri() == uri).map(|k| k.entry());
                 let entry = found.ok_or_else(|| ErrorObject::invalid_params(format!("No skill is served at {uri}")))?;
-                let hint = server.cache_hints().resources_list;
+                let hint = server.upgrade().map(|s| s.cache_hints().resources_list).unwrap_or_default();
                 Ok(json!({ "skill": entry, "ttlMs": hint.ttl_ms, "cacheScope": hint.cache_scope }))
             });
             async move { result }

@@ -93,7 +93,11 @@ proptest! {
             supported: &[ProtocolVersion::V2026_07_28],
             param_headers: &lookup,
         };
-        if let Err(e) = classify(&method, Some(&params), &ladder).and_then(|r| r.envelope()) {
+        // Split as the parser splits a request: `_meta` travels raw beside the params.
+        let mut params = params;
+        let meta = params.as_object_mut().and_then(|m| m.remove("_meta"));
+        let meta = meta.map(ferrite_core::protocol::model::RequestMeta::from_value);
+        if let Err(e) = classify(&method, Some(&params), meta.as_ref(), &ladder).and_then(|r| r.envelope()) {
             prop_assert!(LADDER_CODES.contains(&e.code), "unexpected code {}", e.code);
             prop_assert_eq!(http_status(e.code), Some(400));
         }

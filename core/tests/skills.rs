@@ -108,3 +108,32 @@ async fn the_skill_methods_answer_handshake_era_clients_too() {
     assert_eq!(list["skills"][0]["uri"], "skill://add-numbers/SKILL.md");
     assert!(list.get("resultType").is_none());
 }
+
+/// Sets its flag when dropped.
+struct DropFlag(std::sync::Arc<std::sync::atomic::AtomicBool>);
+
+impl Drop for DropFlag {
+    fn drop(&mut self) {
+        self.0.store(true, std::sync::atomic::Ordering::SeqCst);
+    }
+}
+
+#[test]
+fn a_server_that_serves_skills_is_dropped_with_its_handlers() {
+    let dropped = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    {
+        let s = server();
+        let flag = DropFlag(dropped.clone());
+        s.add_tool_fn(ferrite_core::Tool::new("holder", json!({"type":"object"})), move |_| {
+            let _ = &flag;
+            Ok(ferrite_core::CallToolResult::text(""))
+        })
+        .unwrap();
+        let weak = s.downgrade();
+        assert!(weak.upgrade().is_some());
+    }
+    assert!(
+        dropped.load(std::sync::atomic::Ordering::SeqCst),
+        "the skill methods must not keep their server (and its handlers) alive"
+    );
+}

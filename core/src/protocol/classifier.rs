@@ -20,12 +20,13 @@
 
 use std::sync::Arc;
 
+use serde_json::value::RawValue;
 use serde_json::{json, Value};
 
 use super::headers::{self, single, HeaderSource, ParamHeaders, Single};
 use super::jsonrpc::{code, ErrorObject};
 use super::model::{
-    ClientCapabilities, Implementation, LoggingLevel, CLIENT_CAPABILITIES_KEY, CLIENT_INFO_KEY, LOG_LEVEL_KEY,
+    ClientCapabilities, Implementation, LoggingLevel, RequestMeta, CLIENT_CAPABILITIES_KEY, LOG_LEVEL_KEY,
     PROTOCOL_VERSION_KEY,
 };
 use super::version::ProtocolVersion;
@@ -66,18 +67,18 @@ pub struct Ladder<'a> {
     pub param_headers: &'a dyn Fn(&str) -> Option<Arc<ParamHeaders>>,
 }
 
-/// A request that passed every rung: its revision and the raw envelope values (shape is
-/// checked by [`ModernRoute::envelope`]).
-#[derive(Debug, Clone, PartialEq)]
-pub struct ModernRoute {
+/// A request that passed every rung: its revision and the raw envelope values, borrowed from
+/// the request (shape is checked by [`ModernRoute::envelope`]).
+#[derive(Debug, Clone)]
+pub struct ModernRoute<'a> {
     /// The revision of this request.
     pub version: ProtocolVersion,
     /// `io.modelcontextprotocol/clientCapabilities`, as sent.
-    pub client_capabilities: Value,
-    /// `io.modelcontextprotocol/clientInfo`, if sent.
-    pub client_info: Option<Value>,
+    pub client_capabilities: &'a Value,
+    /// `io.modelcontextprotocol/clientInfo`, if sent (unparsed).
+    pub client_info: Option<&'a RawValue>,
     /// `io.modelcontextprotocol/logLevel`, if sent.
-    pub log_level: Option<Value>,
+    pub log_level: Option<&'a Value>,
 }
 
 /// The envelope of a modern request, parsed: what a transient connection state is built
@@ -94,17 +95,18 @@ pub struct RequestEnvelope {
     pub log_level: Option<LoggingLevel>,
 }
 
-impl ModernRoute {
+impl ModernRoute<'_> {
     /// Parse the envelope's values; a value of the wrong shape is `-32602`. An unusable
     /// `clientInfo` is ignored (it is display-only and must never decide behaviour).
     pub fn envelope(&self) -> Result<RequestEnvelope, ErrorObject> {
+        use serde::Deserialize as _;
         if !self.client_capabilities.is_object() {
             return Err(ErrorObject::invalid_params(format!("{CLIENT_CAPABILITIES_KEY} must be an object")));
         }
-        let client_capabilities: ClientCapabilities = serde_json::from_value(self.client_capabilities.clone())
+        let client_capabilities = ClientCapabilities::deserialize(self.client_capabilities)
             .map_err(|e| ErrorObject::invalid_params(format!("invalid {CLIENT_CAPABILITIES_KEY}: {e}")))?;
-        let client_info = self.client_info.as_ref().and_then(|v| serde_json::from_value(v.clone()).ok());
-        let log_level = match &self.log_level {
+        let client_info = self.client_info.and_then(|v| serde_json::from_str::<Implementation>(v.get()).ok());
+        let log_level = match self.log_level {
             None | Some(Value::Null) => None,
             Some(v) => Some(v.as_str().and_then(LoggingLevel::parse).ok_or_else(|| {
                 ErrorObject::invalid_params(format!(
@@ -139,37 +141,49 @@ pub fn unsupported_version(requested: &str, supported: &[ProtocolVersion]) -> Er
     .with_data(json!({ "supported": list, "requested": requested }))
 }
 
-/// Run the ladder over one request (`method`, `params`).
-pub fn classify(method: &str, params: Option<&Value>, ladder: &Ladder<'_>) -> Result<ModernRoute, ErrorObject> {
+/// Run the ladder over one request: its `method`, its `params` (without `_meta`) and its
+/// raw `_meta`.
+pub fn classify<'a>(
+    method: &str,
+    params: Option<&Value>,
+    meta: Option<&'a RequestMeta>,
+    ladder: &Ladder<'_>,
+) -> Result<ModernRoute<'a>, ErrorObject> {
     // Rung 1: the envelope keys.
-    let meta = params.and_then(|p| p.get("_meta")).and_then(Value::as_object).ok_or_else(|| {
+    let view = meta.filter(|m| m.not_an_object.is_none()).ok_or_else(|| {
         ErrorObject::invalid_params(format!(
             "params._meta must be an object carrying the {PROTOCOL_VERSION_KEY} and {CLIENT_CAPABILITIES_KEY} keys"
         ))
     })?;
-    let missing: Vec<&str> =
-        [PROTOCOL_VERSION_KEY, CLIENT_CAPABILITIES_KEY].into_iter().filter(|k| !meta.contains_key(*k)).collect();
-    if !missing.is_empty() {
-        return Err(ErrorObject::invalid_params(format!(
-            "params._meta is missing the required envelope key(s): {}",
-            missing.join(", ")
-        )));
-    }
-    let version = &meta[PROTOCOL_VERSION_KEY];
+    let (version, capabilities) = match (&view.protocol_version, &view.client_capabilities) {
+        (Some(v), Some(c)) => (v, c),
+        (v, c) => {
+            let missing: Vec<&str> = [(PROTOCOL_VERSION_KEY, v.is_none()), (CLIENT_CAPABILITIES_KEY, c.is_none())]
+                .into_iter()
+                .filter_map(|(k, absent)| absent.then_some(k))
+                .collect();
+            return Err(ErrorObject::invalid_params(format!(
+                "params._meta is missing the required envelope key(s): {}",
+                missing.join(", ")
+            )));
+        }
+    };
+    // The version as text, when it is a JSON string.
+    let requested = version.as_str();
 
     // Rung 2: the version header agrees with the body.
     if let Some(h) = ladder.headers {
         let header_version = header(h, headers::PROTOCOL_VERSION, "MCP-Protocol-Version")?;
-        if header_version.is_none() || header_version != version.as_str() {
+        if header_version.is_none() || header_version != requested {
             return Err(mismatch(format!(
                 "the MCP-Protocol-Version header ({}) does not match the request's {PROTOCOL_VERSION_KEY} ({version})",
-                header_version.unwrap_or("absent")
+                header_version.unwrap_or("absent"),
             )));
         }
     }
 
     // Rung 3: the version is served.
-    let Some(requested) = version.as_str() else {
+    let Some(requested) = requested else {
         return Err(ErrorObject::invalid_params(format!("{PROTOCOL_VERSION_KEY} must be a string")));
     };
     let version = match requested.parse::<ProtocolVersion>() {
@@ -207,9 +221,9 @@ pub fn classify(method: &str, params: Option<&Value>, ladder: &Ladder<'_>) -> Re
 
     Ok(ModernRoute {
         version,
-        client_capabilities: meta[CLIENT_CAPABILITIES_KEY].clone(),
-        client_info: meta.get(CLIENT_INFO_KEY).cloned(),
-        log_level: meta.get(LOG_LEVEL_KEY).cloned(),
+        client_capabilities: capabilities,
+        client_info: view.client_info.as_deref(),
+        log_level: view.log_level.as_ref(),
     })
 }
 
@@ -239,13 +253,22 @@ mod tests {
         pairs.iter().map(|(a, b)| ((*a).to_owned(), (*b).to_owned())).collect()
     }
 
-    fn run(method: &str, p: &Value, h: Option<&Vec<(String, String)>>) -> Result<ModernRoute, ErrorObject> {
-        let ladder =
-            Ladder { headers: h.map(|h| h as &dyn HeaderSource), supported: SUPPORTED, param_headers: &no_params };
-        classify(method, Some(p), &ladder)
+    /// `p` split as the parser splits a request: params without `_meta`, and `_meta` read.
+    fn split(p: &Value) -> (Value, Option<RequestMeta>) {
+        let mut rest = p.clone();
+        let meta = rest.as_object_mut().and_then(|m| m.remove("_meta"));
+        (rest, meta.map(RequestMeta::from_value))
     }
 
-    fn code_of(r: Result<ModernRoute, ErrorObject>) -> i32 {
+    /// The ladder and the envelope's values, over `p` as a whole params object.
+    fn run(method: &str, p: &Value, h: Option<&Vec<(String, String)>>) -> Result<RequestEnvelope, ErrorObject> {
+        let ladder =
+            Ladder { headers: h.map(|h| h as &dyn HeaderSource), supported: SUPPORTED, param_headers: &no_params };
+        let (rest, meta) = split(p);
+        classify(method, Some(&rest), meta.as_ref(), &ladder).and_then(|r| r.envelope())
+    }
+
+    fn code_of(r: Result<RequestEnvelope, ErrorObject>) -> i32 {
         r.expect_err("the ladder should refuse").code
     }
 
@@ -260,7 +283,8 @@ mod tests {
         let no_version = json!({"_meta": {CLIENT_CAPABILITIES_KEY: {}}});
         assert_eq!(code_of(run("tools/list", &no_version, None)), code::INVALID_PARAMS);
         // clientInfo is optional.
-        let r = run("tools/list", &params(json!({})), None).unwrap();
+        let p = params(json!({}));
+        let r = run("tools/list", &p, None).unwrap();
         assert_eq!(r.version, ProtocolVersion::V2026_07_28);
         assert_eq!(r.client_info, None);
     }
@@ -346,12 +370,15 @@ mod tests {
             }
             v
         };
+        let (rest, meta) = split(&p);
         let go = |hs: Vec<(String, String)>| {
             classify(
                 "tools/call",
-                Some(&p),
+                Some(&rest),
+                meta.as_ref(),
                 &Ladder { headers: Some(&hs), supported: SUPPORTED, param_headers: &lookup },
             )
+            .map(|r| r.version)
         };
         assert!(go(h(Some("eu"))).is_ok());
         assert_eq!(go(h(Some("us"))).unwrap_err().code, code::HEADER_MISMATCH);
@@ -360,19 +387,23 @@ mod tests {
 
     #[test]
     fn envelope_values_are_parsed_with_clear_errors() {
-        let route = |caps: Value, level: Option<Value>| ModernRoute {
-            version: ProtocolVersion::V2026_07_28,
-            client_capabilities: caps,
-            client_info: Some(json!({"name": "c", "version": "1"})),
-            log_level: level,
+        let info = serde_json::value::to_raw_value(&json!({"name": "c", "version": "1"})).unwrap();
+        let envelope = |caps: Value, level: Option<Value>| {
+            ModernRoute {
+                version: ProtocolVersion::V2026_07_28,
+                client_capabilities: &caps,
+                client_info: Some(&info),
+                log_level: level.as_ref(),
+            }
+            .envelope()
         };
-        let e = route(json!({"sampling": {}}), Some(json!("warning"))).envelope().unwrap();
+        let e = envelope(json!({"sampling": {}}), Some(json!("warning"))).unwrap();
         assert!(e.client_capabilities.supports("sampling"));
         assert_eq!(e.log_level, Some(LoggingLevel::Warning));
         assert_eq!(e.client_info.map(|i| i.name), Some("c".to_owned()));
-        assert_eq!(route(json!([]), None).envelope().unwrap_err().code, code::INVALID_PARAMS);
-        assert_eq!(route(json!({}), Some(json!("loud"))).envelope().unwrap_err().code, code::INVALID_PARAMS);
-        assert_eq!(route(json!({}), None).envelope().unwrap().log_level, None);
+        assert_eq!(envelope(json!([]), None).unwrap_err().code, code::INVALID_PARAMS);
+        assert_eq!(envelope(json!({}), Some(json!("loud"))).unwrap_err().code, code::INVALID_PARAMS);
+        assert_eq!(envelope(json!({}), None).unwrap().log_level, None);
     }
 
     #[test]

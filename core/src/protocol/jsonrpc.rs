@@ -9,6 +9,8 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use super::model::RequestMeta;
+
 /// JSON-RPC error codes used by MCP.
 pub mod code {
     /// Invalid JSON was received.
@@ -135,8 +137,52 @@ pub struct Request {
     pub id: RequestId,
     /// The method name.
     pub method: String,
-    /// The params (`None` when absent).
+    /// The params (`None` when absent), without `_meta`.
     pub params: Option<Value>,
+    /// `params._meta`, read once as the request was parsed (the 2026-07-28 envelope rides
+    /// here on every modern request).
+    pub meta: Option<RequestMeta>,
+}
+
+impl Request {
+    /// A request; a `_meta` in `params` is moved to [`Request::meta`].
+    pub fn new(id: RequestId, method: String, params: Option<Value>) -> Self {
+        let (params, meta) = split_meta(params);
+        Request { id, method, params, meta }
+    }
+
+    /// Whether the request carries a 2026-07-28 envelope (`_meta` with the protocol-version
+    /// key): such a request is served on the modern path.
+    pub fn carries_envelope(&self) -> bool {
+        self.meta.as_ref().is_some_and(|m| m.protocol_version.is_some())
+    }
+
+    /// The params with `_meta` put back (for code that wants the whole object).
+    pub fn params_with_meta(&self) -> Option<Value> {
+        join_meta(self.params.clone(), self.meta.as_ref())
+    }
+}
+
+/// Move a `_meta` out of an object `params`.
+fn split_meta(params: Option<Value>) -> (Option<Value>, Option<RequestMeta>) {
+    match params {
+        Some(Value::Object(mut m)) => {
+            let meta = m.remove("_meta").map(RequestMeta::from_value);
+            (Some(Value::Object(m)), meta)
+        }
+        other => (other, None),
+    }
+}
+
+/// Put a `_meta` back into `params`.
+fn join_meta(params: Option<Value>, meta: Option<&RequestMeta>) -> Option<Value> {
+    let Some(meta) = meta else { return params };
+    let mut p = match params {
+        Some(Value::Object(m)) => m,
+        _ => Map::new(),
+    };
+    p.insert("_meta".to_owned(), meta.to_value());
+    Some(Value::Object(p))
 }
 
 /// An inbound notification.
@@ -169,9 +215,9 @@ pub enum Message {
 }
 
 impl Message {
-    /// Build a request message.
+    /// Build a request message (a `_meta` in `params` goes to [`Request::meta`]).
     pub fn request(id: impl Into<RequestId>, method: impl Into<String>, params: Option<Value>) -> Self {
-        Message::Request(Request { id: id.into(), method: method.into(), params })
+        Message::Request(Request::new(id.into(), method.into(), params))
     }
     /// Build a notification message.
     pub fn notification(method: impl Into<String>, params: Option<Value>) -> Self {
@@ -234,8 +280,8 @@ struct Envelope {
     id: Option<Value>,
     #[serde(default, deserialize_with = "present")]
     method: Option<Value>,
-    #[serde(default, deserialize_with = "present")]
-    params: Option<Value>,
+    #[serde(default, deserialize_with = "present_params")]
+    params: Option<ParamsField>,
     #[serde(default, deserialize_with = "present")]
     result: Option<Value>,
     #[serde(default, deserialize_with = "present")]
@@ -244,6 +290,79 @@ struct Envelope {
 
 fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
     Value::deserialize(d).map(Some)
+}
+
+fn present_params<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<ParamsField>, D::Error> {
+    ParamsField::deserialize(d).map(Some)
+}
+
+/// `params` as read off the wire: an object's `_meta` read into [`RequestMeta`] in the same
+/// pass, everything else as values.
+enum ParamsField {
+    Object { rest: Map<String, Value>, meta: Option<RequestMeta> },
+    Other(Value),
+}
+
+impl ParamsField {
+    fn from_value(v: Value) -> ParamsField {
+        match v {
+            Value::Object(mut m) => {
+                let meta = m.remove("_meta").map(RequestMeta::from_value);
+                ParamsField::Object { rest: m, meta }
+            }
+            other => ParamsField::Other(other),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for ParamsField {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = ParamsField;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("JSON-RPC params")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<ParamsField, A::Error> {
+                let mut rest = Map::new();
+                let mut meta = None;
+                while let Some(key) = map.next_key::<String>()? {
+                    if key == "_meta" {
+                        meta = Some(map.next_value::<RequestMeta>()?);
+                    } else {
+                        let v = map.next_value::<Value>()?;
+                        rest.insert(key, v);
+                    }
+                }
+                Ok(ParamsField::Object { rest, meta })
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, seq: A) -> Result<ParamsField, A::Error> {
+                Value::deserialize(serde::de::value::SeqAccessDeserializer::new(seq)).map(ParamsField::Other)
+            }
+            fn visit_unit<E>(self) -> Result<ParamsField, E> {
+                Ok(ParamsField::Other(Value::Null))
+            }
+            fn visit_none<E>(self) -> Result<ParamsField, E> {
+                Ok(ParamsField::Other(Value::Null))
+            }
+            fn visit_bool<E>(self, v: bool) -> Result<ParamsField, E> {
+                Ok(ParamsField::Other(Value::Bool(v)))
+            }
+            fn visit_i64<E>(self, v: i64) -> Result<ParamsField, E> {
+                Ok(ParamsField::Other(Value::from(v)))
+            }
+            fn visit_u64<E>(self, v: u64) -> Result<ParamsField, E> {
+                Ok(ParamsField::Other(Value::from(v)))
+            }
+            fn visit_f64<E>(self, v: f64) -> Result<ParamsField, E> {
+                Ok(ParamsField::Other(Value::from(v)))
+            }
+            fn visit_str<E>(self, v: &str) -> Result<ParamsField, E> {
+                Ok(ParamsField::Other(Value::from(v)))
+            }
+        }
+        d.deserialize_any(Visitor)
+    }
 }
 
 /// Classify one JSON value as a JSON-RPC message.
@@ -258,7 +377,7 @@ pub fn classify(value: Value) -> Parsed {
         jsonrpc: obj.remove("jsonrpc"),
         id: obj.remove("id"),
         method: obj.remove("method"),
-        params: obj.remove("params"),
+        params: obj.remove("params").map(ParamsField::from_value),
         result: obj.remove("result"),
         error: obj.remove("error"),
     }
@@ -289,14 +408,16 @@ impl Envelope {
         }
         match self.method {
             Some(Value::String(method)) => {
-                let params = match self.params {
-                    None | Some(Value::Null) => None,
-                    Some(p @ (Value::Object(_) | Value::Array(_))) => Some(p),
-                    Some(_) => return invalid(id, "params must be an object or an array"),
+                let (params, meta) = match self.params {
+                    None | Some(ParamsField::Other(Value::Null)) => (None, None),
+                    Some(ParamsField::Object { rest, meta }) => (Some(Value::Object(rest)), meta),
+                    Some(ParamsField::Other(p @ Value::Array(_))) => (Some(p), None),
+                    Some(ParamsField::Other(_)) => return invalid(id, "params must be an object or an array"),
                 };
                 Ok(match id {
-                    Some(id) => Message::Request(Request { id, method, params }),
-                    None => Message::Notification(Notification { method, params }),
+                    Some(id) => Message::Request(Request { id, method, params, meta }),
+                    // Notifications keep their params whole.
+                    None => Message::Notification(Notification { method, params: join_meta(params, meta.as_ref()) }),
                 })
             }
             Some(_) => invalid(id, "method must be a string"),
@@ -444,6 +565,22 @@ mod tests {
     fn classifies_request_notification_response() {
         let r = classify(json!({"jsonrpc":"2.0","id":1,"method":"ping"})).unwrap();
         assert!(matches!(r, Message::Request(Request { id: RequestId::Number(1), .. })));
+        // _meta travels beside the params, whichever path parsed the message.
+        let text = r#"{"jsonrpc":"2.0","id":2,"method":"m","params":{"a":1,"_meta":{"k":[1, 2]}}}"#;
+        let from_text = match parse_payload(text) {
+            Payload::Single(Ok(Message::Request(r))) => r,
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(from_text.params, Some(json!({"a": 1})));
+        assert_eq!(from_text.meta.as_ref().map(|m| m.other.clone()), Some(json!({"k": [1, 2]}).as_object().cloned().unwrap()));
+        assert_eq!(from_text.params_with_meta(), Some(json!({"a": 1, "_meta": {"k": [1, 2]}})));
+        let from_value = match classify(serde_json::from_str(text).unwrap()).unwrap() {
+            Message::Request(r) => r,
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(from_value.params_with_meta(), from_text.params_with_meta());
+        let n = parse_payload(r#"{"jsonrpc":"2.0","method":"n","params":{"_meta":{"x":1}}}"#);
+        assert_eq!(n, Payload::Single(Ok(Message::notification("n", Some(json!({"_meta": {"x": 1}}))))));
         let n = classify(json!({"jsonrpc":"2.0","method":"notifications/initialized"})).unwrap();
         assert!(matches!(n, Message::Notification(_)));
         let s = classify(json!({"jsonrpc":"2.0","id":"a","result":{}})).unwrap();

@@ -8,7 +8,7 @@
 
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Mutex, MutexGuard, OnceLock};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
 use tokio_util::sync::CancellationToken;
 
@@ -40,15 +40,16 @@ struct Negotiated {
 /// request).
 #[derive(Debug)]
 pub struct ConnectionState {
-    id: String,
+    id: Arc<str>,
     negotiated: Mutex<Negotiated>,
     subscriptions: Mutex<HashSet<String>>,
     in_flight: Mutex<HashMap<RequestId, CancellationToken>>,
     /// The era fixed by the first request, for connections that pin one (stdio).
     era: Option<OnceLock<Era>>,
     /// Cancelled when the connection is closing (EOF, shutdown, session end): long-lived
-    /// requests such as `subscriptions/listen` end then.
-    closing: CancellationToken,
+    /// requests such as `subscriptions/listen` end then. Made on first use: the transient
+    /// state of a 2026-07-28 request never needs one.
+    closing: OnceLock<CancellationToken>,
     /// The log level of a modern request: `None` means no log messages at all.
     modern_log_level: Option<LoggingLevel>,
 }
@@ -62,7 +63,7 @@ static NEXT_CONNECTION: AtomicU64 = AtomicU64::new(1);
 
 impl ConnectionState {
     /// A fresh state with the given stable connection id (for HTTP, the session id).
-    pub fn new(id: impl Into<String>) -> Self {
+    pub fn new(id: impl Into<Arc<str>>) -> Self {
         ConnectionState {
             id: id.into(),
             negotiated: Mutex::new(Negotiated {
@@ -76,7 +77,7 @@ impl ConnectionState {
             subscriptions: Mutex::new(HashSet::new()),
             in_flight: Mutex::new(HashMap::new()),
             era: None,
-            closing: CancellationToken::new(),
+            closing: OnceLock::new(),
             modern_log_level: None,
         }
     }
@@ -90,20 +91,20 @@ impl ConnectionState {
 
     /// End long-lived requests of this connection with `closing` (a child of the
     /// transport's shutdown token, for example).
-    pub fn with_closing(mut self, closing: CancellationToken) -> Self {
-        self.closing = closing;
+    pub fn with_closing(self, closing: CancellationToken) -> Self {
+        let _ = self.closing.set(closing);
         self
     }
 
     /// The transient state of one 2026-07-28 request, built from its envelope and dropped
-    /// after it.
-    pub fn modern(id: impl Into<String>, envelope: &RequestEnvelope, closing: CancellationToken) -> Self {
-        let s = Self::new(id).with_closing(closing);
+    /// after it (it shares the id of the transport connection it arrived on).
+    pub fn modern(id: Arc<str>, envelope: RequestEnvelope) -> Self {
+        let s = Self::new(id);
         {
             let mut n = lock(&s.negotiated);
             n.version = Some(envelope.version);
-            n.client_capabilities = envelope.client_capabilities.clone();
-            n.client_info = envelope.client_info.clone();
+            n.client_capabilities = envelope.client_capabilities;
+            n.client_info = envelope.client_info;
         }
         Self { modern_log_level: envelope.log_level, ..s }
     }
@@ -121,17 +122,22 @@ impl ConnectionState {
 
     /// Whether the connection is closing.
     pub fn is_closing(&self) -> bool {
-        self.closing.is_cancelled()
+        self.closing.get().is_some_and(CancellationToken::is_cancelled)
     }
 
     /// The token cancelled when the connection closes.
     pub fn closing_token(&self) -> &CancellationToken {
-        &self.closing
+        self.closing.get_or_init(CancellationToken::new)
     }
 
     /// Close the connection: long-lived requests (listen streams) end gracefully.
     pub fn close(&self) {
-        self.closing.cancel();
+        self.closing_token().cancel();
+    }
+
+    /// The id, shared.
+    pub(crate) fn shared_id(&self) -> Arc<str> {
+        self.id.clone()
     }
 
     /// The log level of a modern request (`None`: it asked for no log messages).
@@ -146,7 +152,7 @@ impl ConnectionState {
 
     /// A state for a request that arrives without a handshake (stateless), at `version` and
     /// with the given client capabilities.
-    pub fn transient(id: impl Into<String>, version: ProtocolVersion, caps: ClientCapabilities) -> Self {
+    pub fn transient(id: impl Into<Arc<str>>, version: ProtocolVersion, caps: ClientCapabilities) -> Self {
         let s = Self::new(id);
         {
             let mut n = lock(&s.negotiated);

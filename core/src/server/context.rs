@@ -9,7 +9,7 @@
 //! round-trip request (`input_responses`, the opened `request_state`), and the blocking
 //! server-to-client calls fail fast: such a handler returns `InputRequired` instead.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use serde::de::DeserializeOwned;
 use serde_json::{json, Map, Value};
@@ -19,7 +19,7 @@ use super::connection::ConnectionState;
 use super::handler::BoxFuture;
 use crate::protocol::jsonrpc::notification_text;
 use crate::protocol::model::{
-    decode_response, ClientCapabilities, CreateMessageParams, CreateMessageResult, ElicitRequestParams, ElicitResult,
+    decode_response, ClientCapabilities, RequestMeta, CreateMessageParams, CreateMessageResult, ElicitRequestParams, ElicitResult,
     InputResponses, ListRootsResult, LoggingLevel,
 };
 use crate::protocol::{ErrorObject, ProtocolVersion, RequestId, Response};
@@ -83,11 +83,47 @@ impl RequestInfo {
     }
 }
 
+/// A request's `_meta`, as read at parse time, assembled into a map on first use (most
+/// handlers never read it).
+#[derive(Debug, Default)]
+pub(crate) struct MetaField {
+    read: Option<RequestMeta>,
+    assembled: OnceLock<Option<Map<String, Value>>>,
+}
+
+impl MetaField {
+    pub(crate) fn new(read: Option<RequestMeta>) -> Self {
+        MetaField { read, assembled: OnceLock::new() }
+    }
+
+    fn get(&self) -> Option<&Map<String, Value>> {
+        self.assembled.get_or_init(|| self.read.as_ref().and_then(RequestMeta::to_map)).as_ref()
+    }
+}
+
+impl Clone for MetaField {
+    fn clone(&self) -> Self {
+        MetaField::new(self.read.clone())
+    }
+}
+
 /// What a client sent back on the retry of a multi round-trip request.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct MrtrInput {
     pub(crate) input_responses: InputResponses,
     pub(crate) request_state: Option<String>,
+}
+
+impl MrtrInput {
+    /// Shared, for the requests that carry nothing back (most): no allocation per request.
+    pub(crate) fn shared(self) -> Arc<MrtrInput> {
+        static NONE: OnceLock<Arc<MrtrInput>> = OnceLock::new();
+        if self.input_responses.is_empty() && self.request_state.is_none() {
+            NONE.get_or_init(|| Arc::new(MrtrInput::default())).clone()
+        } else {
+            Arc::new(self)
+        }
+    }
 }
 
 /// Why a server-to-client request did not produce a result.
@@ -170,7 +206,7 @@ pub(crate) struct ContextInner {
     pub(crate) version: ProtocolVersion,
     pub(crate) connection: Arc<ConnectionState>,
     pub(crate) progress_token: Option<Value>,
-    pub(crate) meta: Option<Map<String, Value>>,
+    pub(crate) meta: MetaField,
     pub(crate) cancel: CancellationToken,
     pub(crate) peer: Arc<dyn Peer>,
     pub(crate) logging_enabled: bool,
@@ -178,7 +214,9 @@ pub(crate) struct ContextInner {
     pub(crate) modern: bool,
     pub(crate) mrtr: Arc<MrtrInput>,
     pub(crate) info: RequestInfo,
-    pub(crate) closing: CancellationToken,
+    /// The connection the request arrived on (for a 2026-07-28 request, not the transient
+    /// state in `connection`): its closing ends long-lived requests.
+    pub(crate) transport: Arc<ConnectionState>,
 }
 
 impl ContextInner {
@@ -197,7 +235,7 @@ impl ContextInner {
             modern: self.modern,
             mrtr: Arc::new(mrtr),
             info: self.info.clone(),
-            closing: self.closing.clone(),
+            transport: self.transport.clone(),
         }
     }
 }
@@ -244,9 +282,9 @@ impl RequestContext {
         self.inner.progress_token.as_ref()
     }
 
-    /// The request's `_meta`, if any.
+    /// The request's `_meta`, if any (parsed on first use).
     pub fn meta(&self) -> Option<&Map<String, Value>> {
-        self.inner.meta.as_ref()
+        self.inner.meta.get()
     }
 
     /// Whether the client cancelled this request (`notifications/cancelled`). Handlers
@@ -340,7 +378,7 @@ impl RequestContext {
 
     /// Resolves when the connection closes (shutdown, EOF, session end).
     pub(crate) async fn closing(&self) {
-        self.inner.closing.cancelled().await
+        self.inner.transport.closing_token().cancelled().await
     }
 
     /// Whether the client declared a capability, by dotted path (`"sampling"`,

@@ -20,12 +20,12 @@ use serde::Serialize;
 use serde_json::{json, Map, Value};
 
 use super::connection::Era;
-use super::context::{ContextInner, MrtrInput, NullPeer, RequestInfo};
+use super::context::{ContextInner, MetaField, MrtrInput, NullPeer, RequestInfo};
 use super::{read, ConnectionState, Peer, RequestContext, Server};
 use crate::protocol::classifier::unsupported_version;
 use crate::protocol::headers;
 use crate::protocol::jsonrpc::{parse_payload, Invalid, Payload};
-use crate::protocol::model::{carries_envelope, PROTOCOL_VERSION_KEY};
+use crate::protocol::model::{carries_envelope, RequestMeta, PROTOCOL_VERSION_KEY};
 use crate::protocol::{
     code, ErrorObject, Message, Notification, OutboundResponse, ProtocolVersion, RawJson, Request, RequestId,
 };
@@ -146,7 +146,7 @@ impl Server {
             return refuse("Invalid Request: empty batch".to_owned());
         }
         let modern_element = items.iter().any(|m| match m {
-            Ok(Message::Request(r)) => carries_envelope(r.params.as_ref()),
+            Ok(Message::Request(r)) => r.carries_envelope(),
             Ok(Message::Notification(n)) => carries_envelope(n.params.as_ref()),
             _ => false,
         });
@@ -216,7 +216,7 @@ impl Server {
     /// The era of a request on this connection, or the error for a request of the other
     /// era on a connection that pinned one.
     fn era_of(&self, req: &Request, conn: &ConnectionState, info: &RequestInfo) -> Result<Era, ErrorObject> {
-        let enveloped = carries_envelope(req.params.as_ref());
+        let enveloped = req.carries_envelope();
         let candidate = if enveloped || (req.method != "initialize" && header_era(info) == Some(Era::Modern)) {
             Era::Modern
         } else {
@@ -259,7 +259,7 @@ impl Server {
         peer: &Arc<dyn Peer>,
         info: &RequestInfo,
     ) -> Option<OutboundResponse> {
-        let Request { id, method, params } = req;
+        let Request { id, method, params, meta } = req;
         match method.as_str() {
             "ping" => return Some(OutboundResponse { id: Some(id), outcome: empty_result() }),
             "initialize" => {
@@ -280,7 +280,7 @@ impl Server {
         }
         let setup =
             Setup { state: conn.clone(), version: conn.effective_version(), modern: false, mrtr: MrtrInput::default() };
-        self.run(id, &method, params, conn, peer, info, setup).await
+        self.run(id, &method, params, meta, conn, peer, info, setup).await
     }
 
     /// Run one request's handler with its context: cancellation registered on the
@@ -291,33 +291,32 @@ impl Server {
         id: RequestId,
         method: &str,
         params: Option<Value>,
+        meta: Option<RequestMeta>,
         conn: &Arc<ConnectionState>,
         peer: &Arc<dyn Peer>,
         info: &RequestInfo,
         setup: Setup,
     ) -> Option<OutboundResponse> {
         let cancel = conn.begin_request(&id);
-        let meta = match &params {
-            Some(Value::Object(m)) => m.get("_meta").and_then(Value::as_object).cloned(),
-            _ => None,
-        };
-        let progress_token =
-            meta.as_ref().and_then(|m| m.get("progressToken")).filter(|t| t.is_string() || t.is_number()).cloned();
+        let progress_token = meta
+            .as_ref()
+            .and_then(|m| m.progress_token.clone())
+            .filter(|t| t.is_string() || t.is_number());
         let ctx = RequestContext {
             inner: Arc::new(ContextInner {
                 request_id: id.clone(),
                 version: setup.version,
                 connection: setup.state,
                 progress_token,
-                meta,
+                meta: MetaField::new(meta),
                 cancel: cancel.clone(),
                 peer: peer.clone(),
                 logging_enabled: self.inner.flags.logging.load(Ordering::Relaxed),
                 stateless: self.is_stateless(),
                 modern: setup.modern,
-                mrtr: Arc::new(setup.mrtr),
+                mrtr: setup.mrtr.shared(),
                 info: info.clone(),
-                closing: conn.closing_token().clone(),
+                transport: conn.clone(),
             }),
         };
         let outcome = match AssertUnwindSafe(self.route(method, params, ctx)).catch_unwind().await {

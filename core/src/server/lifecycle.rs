@@ -54,7 +54,7 @@ impl Server {
     pub fn initialize_result(&self, version: ProtocolVersion) -> Result<InitializeResult, ErrorObject> {
         Ok(InitializeResult {
             protocol_version: version,
-            capabilities: self.offer(Era::Handshake).capabilities(version),
+            capabilities: self.offer(Era::Handshake).capabilities(version, &Map::new()),
             server_info: self.inner.info.for_version(version),
             instructions: self.inner.instructions.clone(),
         })

@@ -97,8 +97,7 @@ impl Server {
             return to_raw(&result);
         }
         let meta = result.take_meta();
-        let raw = to_raw(&result)?;
-        Ok(self.decorate(raw, crate::protocol::model::ResultType::Complete, hint, meta))
+        self.modern_result(&result, crate::protocol::model::ResultType::Complete, hint, meta.as_ref())
     }
 
     pub(crate) async fn route(&self, method: &str, params: Option<Value>, ctx: RequestContext) -> Outcome {

@@ -281,4 +281,22 @@ impl Server {
     pub fn in_process_connection(&self) -> &Arc<ConnectionState> {
         &self.inner.in_process
     }
+
+    /// A handle that does not keep the server alive: what a handler the server holds (a tool
+    /// that changes the server's own registrations, an extension's method) must capture, or
+    /// the server and its handlers are never dropped.
+    pub fn downgrade(&self) -> WeakServer {
+        WeakServer(Arc::downgrade(&self.inner))
+    }
+}
+
+/// A [`Server`] handle that does not keep it alive (see [`Server::downgrade`]).
+#[derive(Clone, Debug)]
+pub struct WeakServer(std::sync::Weak<ServerInner>);
+
+impl WeakServer {
+    /// The server, while it lives.
+    pub fn upgrade(&self) -> Option<Server> {
+        self.0.upgrade().map(|inner| Server { inner })
+    }
 }

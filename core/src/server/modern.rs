@@ -12,7 +12,9 @@ use super::dispatch::{Outcome, Setup};
 use super::{read, ConnectionState, Peer, Server};
 use crate::protocol::classifier::{classify, name_parameter, Ladder, RequestEnvelope};
 use crate::protocol::headers::HeaderSource;
-use crate::protocol::model::{CacheHint, CacheScope, Meta, ResultType, SERVER_INFO_KEY};
+use crate::protocol::model::{CacheHint, CacheScope, Meta, RequestMeta, ResultType, SERVER_INFO_KEY};
+use serde::Serialize;
+
 use crate::protocol::{ErrorObject, OutboundResponse, ProtocolVersion, RawJson, Request};
 use crate::request_state::Binding;
 
@@ -38,9 +40,9 @@ impl Server {
         peer: &Arc<dyn Peer>,
         info: &RequestInfo,
     ) -> Option<OutboundResponse> {
-        let Request { id, method, params } = req;
+        let Request { id, method, params, meta } = req;
         let fail = |e: ErrorObject| Some(OutboundResponse::error(Some(id.clone()), e));
-        let envelope = match self.classify(&method, params.as_ref(), info) {
+        let envelope = match self.classify(&method, params.as_ref(), meta.as_ref(), info) {
             Ok(e) => e,
             Err(e) => return fail(e),
         };
@@ -55,9 +57,10 @@ impl Server {
         } else {
             MrtrInput::default()
         };
-        let state = Arc::new(ConnectionState::modern(conn.id(), &envelope, conn.closing_token().clone()));
-        let setup = Setup { state, version: envelope.version, modern: true, mrtr };
-        self.run(id, &method, params, conn, peer, info, setup).await
+        let version = envelope.version;
+        let state = Arc::new(ConnectionState::modern(conn.shared_id(), envelope));
+        let setup = Setup { state, version, modern: true, mrtr };
+        self.run(id, &method, params, meta, conn, peer, info, setup).await
     }
 
     /// The ladder, then the envelope's values.
@@ -65,12 +68,13 @@ impl Server {
         &self,
         method: &str,
         params: Option<&Value>,
+        meta: Option<&RequestMeta>,
         info: &RequestInfo,
     ) -> Result<RequestEnvelope, ErrorObject> {
         let headers = info.headers().map(|h| h as &dyn HeaderSource);
         let lookup = |name: &str| read(&self.inner.registry).tool_param_headers(name);
         let ladder = Ladder { headers, supported: &MODERN_VERSIONS, param_headers: &lookup };
-        classify(method, params, &ladder).and_then(|r| r.envelope())
+        classify(method, params, meta, &ladder).and_then(|r| r.envelope())
     }
 
     /// Read `inputResponses` and open `requestState` of a retried request.
@@ -110,48 +114,66 @@ impl Server {
         Ok(MrtrInput { input_responses, request_state })
     }
 
-    /// Splice `resultType`, the cache hint and `_meta` (the server info, then the result's
-    /// own keys) into a serialized result object.
-    pub(crate) fn decorate(
-        &self,
-        raw: RawJson,
-        result_type: ResultType,
-        hint: Option<CacheHint>,
-        meta: Option<Meta>,
-    ) -> RawJson {
-        let body = raw.get();
-        let inner = body.strip_prefix('{').and_then(|b| b.strip_suffix('}')).unwrap_or("").trim();
+    /// The opening of a modern result: `{"resultType":…[,"ttlMs":…,"cacheScope":…],"_meta":{…}`,
+    /// with the server info and then the result's own `_meta` keys.
+    fn modern_prefix(&self, result_type: ResultType, hint: Option<CacheHint>, meta: Option<&Meta>) -> Vec<u8> {
         let info = &self.inner.modern_server_info;
-        let mut s = String::with_capacity(body.len() + info.len() + 96);
-        s.push_str("{\"resultType\":\"");
-        s.push_str(result_type.as_str());
-        s.push('"');
+        let mut s = Vec::with_capacity(info.len() + 160);
+        s.extend_from_slice(b"{\"resultType\":\"");
+        s.extend_from_slice(result_type.as_str().as_bytes());
+        s.push(b'"');
         if let Some(h) = hint {
-            s.push_str(",\"ttlMs\":");
-            s.push_str(&h.ttl_ms.to_string());
-            s.push_str(match h.cache_scope {
-                CacheScope::Public => ",\"cacheScope\":\"public\"",
-                CacheScope::Private => ",\"cacheScope\":\"private\"",
+            s.extend_from_slice(b",\"ttlMs\":");
+            s.extend_from_slice(h.ttl_ms.to_string().as_bytes());
+            s.extend_from_slice(match h.cache_scope {
+                CacheScope::Public => b",\"cacheScope\":\"public\"",
+                CacheScope::Private => b",\"cacheScope\":\"private\"",
             });
         }
-        s.push_str(",\"_meta\":{\"");
-        s.push_str(SERVER_INFO_KEY);
-        s.push_str("\":");
-        s.push_str(info);
-        for (k, v) in meta.iter().flatten().filter(|(k, _)| k.as_str() != SERVER_INFO_KEY) {
-            // Serializing a string and a JSON value cannot fail.
-            s.push(',');
-            s.push_str(&serde_json::to_string(k).unwrap_or_default());
-            s.push(':');
-            s.push_str(&serde_json::to_string(v).unwrap_or_default());
+        s.extend_from_slice(b",\"_meta\":{\"");
+        s.extend_from_slice(SERVER_INFO_KEY.as_bytes());
+        s.extend_from_slice(b"\":");
+        s.extend_from_slice(info.as_bytes());
+        for (k, v) in meta.into_iter().flatten().filter(|(k, _)| k.as_str() != SERVER_INFO_KEY) {
+            s.push(b',');
+            // Writing strings and JSON values into a Vec cannot fail.
+            let _ = serde_json::to_writer(&mut s, k);
+            s.push(b':');
+            let _ = serde_json::to_writer(&mut s, v);
         }
-        s.push('}');
-        if !inner.is_empty() {
-            s.push(',');
-            s.push_str(inner);
+        s.push(b'}');
+        s
+    }
+
+    /// `prefix` followed by the fields of `result` (a serialized object): one buffer, one
+    /// serialization.
+    fn splice<T: Serialize + ?Sized>(mut prefix: Vec<u8>, result: &T) -> Outcome {
+        let at = prefix.len();
+        serde_json::to_writer(&mut prefix, result)
+            .map_err(|e| ErrorObject::internal(format!("failed to serialize the result: {e}")))?;
+        match prefix.get(at..) {
+            Some(b"{}") => {
+                prefix.truncate(at);
+                prefix.push(b'}');
+            }
+            Some([b'{', ..]) => prefix[at] = b',',
+            _ => return Err(ErrorObject::internal("a result must be a JSON object")),
         }
-        s.push('}');
-        RawJson::trusted(s)
+        String::from_utf8(prefix)
+            .map(RawJson::trusted)
+            .map_err(|_| ErrorObject::internal("the serialized result is not UTF-8"))
+    }
+
+    /// Serialize a complete 2026-07-28 result: `resultType`, the cache hint and `_meta` (the
+    /// server info, then `meta`) ahead of the result's fields.
+    pub(crate) fn modern_result<T: Serialize + ?Sized>(
+        &self,
+        result: &T,
+        result_type: ResultType,
+        hint: Option<CacheHint>,
+        meta: Option<&Meta>,
+    ) -> Outcome {
+        Self::splice(self.modern_prefix(result_type, hint, meta), result)
     }
 
     /// A custom method's result on the 2026-07-28 path: `resultType` added unless the
@@ -174,7 +196,6 @@ impl Server {
     /// An empty complete result whose `_meta` carries `extra` besides the server info (the
     /// graceful close of a listen stream).
     pub(crate) fn empty_modern_result(&self, extra: Map<String, Value>) -> Outcome {
-        let raw = super::dispatch::to_raw(&Map::new())?;
-        Ok(self.decorate(raw, ResultType::Complete, None, Some(extra)))
+        self.modern_result(&Map::new(), ResultType::Complete, None, Some(&extra))
     }
 }

@@ -33,12 +33,11 @@ pub(crate) struct Offer {
     pub(crate) tools_list_changed: bool,
     pub(crate) resources_list_changed: bool,
     pub(crate) prompts_list_changed: bool,
-    pub(crate) extensions: Map<String, Value>,
 }
 
 impl Offer {
-    /// The capabilities to advertise at `version`.
-    pub(crate) fn capabilities(&self, version: ProtocolVersion) -> ServerCapabilities {
+    /// The capabilities to advertise at `version`, with `extensions` (2026-07-28 only).
+    pub(crate) fn capabilities(&self, version: ProtocolVersion, extensions: &Map<String, Value>) -> ServerCapabilities {
         let list_changed = |on: bool| ListChangedCapability { list_changed: on.then_some(true) };
         let mut caps = ServerCapabilities::default();
         if self.tools {
@@ -59,8 +58,8 @@ impl Offer {
         if self.completions {
             caps.completions = Some(Map::new());
         }
-        if !self.extensions.is_empty() {
-            caps.extensions = Some(self.extensions.clone());
+        if !extensions.is_empty() {
+            caps.extensions = Some(extensions.clone());
         }
         caps.for_version(version)
     }
@@ -125,17 +124,17 @@ impl Server {
             tools_list_changed,
             resources_list_changed,
             prompts_list_changed,
-            extensions: if era == Era::Modern { reg.extensions.clone() } else { Map::new() },
         }
     }
 
     /// The capabilities this server advertises to handshake-era clients of its mode.
     pub fn capabilities(&self) -> ServerCapabilities {
-        self.offer(Era::Handshake).capabilities(ProtocolVersion::LATEST_HANDSHAKE)
+        self.offer(Era::Handshake).capabilities(ProtocolVersion::LATEST_HANDSHAKE, &Map::new())
     }
 
     /// The capabilities this server advertises on the 2026-07-28 path (`server/discover`).
     pub fn modern_capabilities(&self) -> ServerCapabilities {
-        self.offer(Era::Modern).capabilities(ProtocolVersion::V2026_07_28)
+        let extensions = read(&self.inner.registry).extensions.clone();
+        self.offer(Era::Modern).capabilities(ProtocolVersion::V2026_07_28, &extensions)
     }
 }

@@ -17,7 +17,7 @@ use futures::FutureExt as _;
 use serde_json::{Map, Value};
 
 use super::context::{ContextInner, MrtrInput};
-use super::dispatch::{missing_capability, panic_message, to_raw};
+use super::dispatch::{missing_capability, panic_message};
 use super::handler::{BoxFuture, HandlerError, HandlerResult};
 use super::{RequestContext, Server};
 use crate::protocol::model::{InputRequest, InputRequired, Reply, ResultType};
@@ -125,7 +125,6 @@ impl Server {
             let binding = Binding { subject: ctx.subject().unwrap_or(""), method, target };
             m.insert("requestState".into(), Value::String(self.sealer().seal(state, binding)));
         }
-        let raw = to_raw(&m).map_err(HandlerError::Rpc)?;
-        Ok(self.decorate(raw, ResultType::InputRequired, None, None))
+        self.modern_result(&m, ResultType::InputRequired, None, None).map_err(HandlerError::Rpc)
     }
 }

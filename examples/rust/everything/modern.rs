@@ -303,17 +303,19 @@ fn register_other_tools(server: &Server) -> Result<(), Box<dyn std::error::Error
     add_dynamic_tool(server, 0)?;
     add_dynamic_prompt(server, 0);
     let versions = Arc::new(AtomicU64::new(0));
-    let (s, v) = (server.clone(), versions.clone());
+    // The triggers change their own server: they hold it weakly, or it could never be dropped.
+    let (s, v) = (server.downgrade(), versions.clone());
     server.add_tool_fn(
         tool("test_trigger_tool_change", "Replaces test_dynamic_tool and announces the tools list changed", no_args()),
         move |_| {
+            let s = s.upgrade().ok_or_else(|| HandlerError::failed("the server is shutting down"))?;
             let version = v.fetch_add(1, Ordering::SeqCst) + 1;
             add_dynamic_tool(&s, version).map_err(|e| HandlerError::failed(e.to_string()))?;
             let reached = s.notify_tools_list_changed();
             Ok(CallToolResult::text(format!("tools list changed (version {version}, {reached} listeners)")))
         },
     )?;
-    let (s, v) = (server.clone(), versions);
+    let (s, v) = (server.downgrade(), versions);
     server.add_tool_fn(
         tool(
             "test_trigger_prompt_change",
@@ -321,6 +323,7 @@ fn register_other_tools(server: &Server) -> Result<(), Box<dyn std::error::Error
             no_args(),
         ),
         move |_| {
+            let s = s.upgrade().ok_or_else(|| HandlerError::failed("the server is shutting down"))?;
             let version = v.fetch_add(1, Ordering::SeqCst) + 1;
             add_dynamic_prompt(&s, version);
             let reached = s.notify_prompts_list_changed();

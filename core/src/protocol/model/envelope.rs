@@ -3,6 +3,7 @@
 //! `server/discover` result.
 
 use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use super::{CacheScope, Implementation, ServerCapabilities};
@@ -22,10 +23,146 @@ pub const SERVER_INFO_KEY: &str = "io.modelcontextprotocol/serverInfo";
 /// belongs to.
 pub const SUBSCRIPTION_ID_KEY: &str = "io.modelcontextprotocol/subscriptionId";
 
-/// Whether `params` carries a modern envelope (a `_meta` object with the protocol-version
-/// key): such a request is served on the 2026-07-28 path, whatever else it holds.
+/// Whether notification `params` carry a modern envelope (a `_meta` object with the
+/// protocol-version key). For requests, see `Request::carries_envelope`.
 pub fn carries_envelope(params: Option<&Value>) -> bool {
     params.and_then(|p| p.get("_meta")).and_then(Value::as_object).is_some_and(|m| m.contains_key(PROTOCOL_VERSION_KEY))
+}
+
+/// A request's `_meta`, read once as it is parsed: the keys Ferrite reads kept apart (the
+/// 2026-07-28 envelope rides on every modern request, so reading it must be cheap), every
+/// other key as a value.
+#[derive(Debug, Clone, Default)]
+pub struct RequestMeta {
+    /// `io.modelcontextprotocol/protocolVersion`, as sent.
+    pub protocol_version: Option<Value>,
+    /// `io.modelcontextprotocol/clientCapabilities`, as sent.
+    pub client_capabilities: Option<Value>,
+    /// `io.modelcontextprotocol/clientInfo`, unparsed (display only, rarely read).
+    pub client_info: Option<Box<RawValue>>,
+    /// `io.modelcontextprotocol/logLevel`, as sent.
+    pub log_level: Option<Value>,
+    /// `progressToken`, as sent.
+    pub progress_token: Option<Value>,
+    /// Every other key.
+    pub other: Map<String, Value>,
+    /// `_meta` was not an object (this value instead).
+    pub not_an_object: Option<Value>,
+}
+
+impl PartialEq for RequestMeta {
+    fn eq(&self, other: &Self) -> bool {
+        self.protocol_version == other.protocol_version
+            && self.client_capabilities == other.client_capabilities
+            && self.client_info.as_ref().map(|r| r.get()) == other.client_info.as_ref().map(|r| r.get())
+            && self.log_level == other.log_level
+            && self.progress_token == other.progress_token
+            && self.other == other.other
+            && self.not_an_object == other.not_an_object
+    }
+}
+
+impl RequestMeta {
+    fn put(&mut self, key: String, value: Value) {
+        match key.as_str() {
+            PROTOCOL_VERSION_KEY => self.protocol_version = Some(value),
+            CLIENT_CAPABILITIES_KEY => self.client_capabilities = Some(value),
+            CLIENT_INFO_KEY => self.client_info = serde_json::value::to_raw_value(&value).ok(),
+            LOG_LEVEL_KEY => self.log_level = Some(value),
+            "progressToken" => self.progress_token = Some(value),
+            _ => {
+                self.other.insert(key, value);
+            }
+        }
+    }
+
+    /// Read a `_meta` value.
+    pub fn from_value(v: Value) -> RequestMeta {
+        let mut m = RequestMeta::default();
+        match v {
+            Value::Object(map) => {
+                for (k, v) in map {
+                    m.put(k, v);
+                }
+            }
+            other => m.not_an_object = Some(other),
+        }
+        m
+    }
+
+    /// The whole `_meta` object as sent (`None` when it was not an object).
+    pub fn to_map(&self) -> Option<Map<String, Value>> {
+        if self.not_an_object.is_some() {
+            return None;
+        }
+        let mut m = self.other.clone();
+        let mut put = |k: &str, v: Option<Value>| {
+            if let Some(v) = v {
+                m.insert(k.to_owned(), v);
+            }
+        };
+        put(PROTOCOL_VERSION_KEY, self.protocol_version.clone());
+        put(CLIENT_CAPABILITIES_KEY, self.client_capabilities.clone());
+        put(CLIENT_INFO_KEY, self.client_info.as_ref().and_then(|r| serde_json::from_str(r.get()).ok()));
+        put(LOG_LEVEL_KEY, self.log_level.clone());
+        put("progressToken", self.progress_token.clone());
+        Some(m)
+    }
+
+    /// The `_meta` value as sent.
+    pub fn to_value(&self) -> Value {
+        match (&self.not_an_object, self.to_map()) {
+            (Some(v), _) => v.clone(),
+            (None, m) => Value::Object(m.unwrap_or_default()),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for RequestMeta {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = RequestMeta;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a _meta object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<RequestMeta, A::Error> {
+                let mut m = RequestMeta::default();
+                while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+                    if key == CLIENT_INFO_KEY {
+                        m.client_info = Some(map.next_value::<Box<RawValue>>()?);
+                    } else {
+                        let v = map.next_value::<Value>()?;
+                        m.put(key.into_owned(), v);
+                    }
+                }
+                Ok(m)
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, seq: A) -> Result<RequestMeta, A::Error> {
+                let v = Value::deserialize(serde::de::value::SeqAccessDeserializer::new(seq))?;
+                Ok(RequestMeta { not_an_object: Some(v), ..Default::default() })
+            }
+            fn visit_unit<E>(self) -> Result<RequestMeta, E> {
+                Ok(RequestMeta { not_an_object: Some(Value::Null), ..Default::default() })
+            }
+            fn visit_bool<E>(self, v: bool) -> Result<RequestMeta, E> {
+                Ok(RequestMeta { not_an_object: Some(Value::Bool(v)), ..Default::default() })
+            }
+            fn visit_i64<E>(self, v: i64) -> Result<RequestMeta, E> {
+                Ok(RequestMeta { not_an_object: Some(Value::from(v)), ..Default::default() })
+            }
+            fn visit_u64<E>(self, v: u64) -> Result<RequestMeta, E> {
+                Ok(RequestMeta { not_an_object: Some(Value::from(v)), ..Default::default() })
+            }
+            fn visit_f64<E>(self, v: f64) -> Result<RequestMeta, E> {
+                Ok(RequestMeta { not_an_object: Some(Value::from(v)), ..Default::default() })
+            }
+            fn visit_str<E>(self, v: &str) -> Result<RequestMeta, E> {
+                Ok(RequestMeta { not_an_object: Some(Value::from(v)), ..Default::default() })
+            }
+        }
+        d.deserialize_any(Visitor)
+    }
 }
 
 /// What a modern result is (`resultType`).

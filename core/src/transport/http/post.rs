@@ -99,7 +99,7 @@ fn era_of(payload: &Payload, h: &HeaderMap) -> Era {
         .and_then(|v| v.parse::<ProtocolVersion>().ok())
         .is_some_and(|v| !v.is_handshake());
     let modern = |m: &Result<Message, Invalid>| match m {
-        Ok(Message::Request(r)) => carries_envelope(r.params.as_ref()) || (header_modern && r.method != "initialize"),
+        Ok(Message::Request(r)) => r.carries_envelope() || (header_modern && r.method != "initialize"),
         Ok(Message::Notification(n)) => carries_envelope(n.params.as_ref()) || header_modern,
         Ok(Message::Response(_)) | Err(_) => header_modern,
     };
