@@ -572,7 +572,10 @@ mod tests {
             other => panic!("{other:?}"),
         };
         assert_eq!(from_text.params, Some(json!({"a": 1})));
-        assert_eq!(from_text.meta.as_ref().map(|m| m.other.clone()), Some(json!({"k": [1, 2]}).as_object().cloned().unwrap()));
+        assert_eq!(
+            from_text.meta.as_ref().map(|m| m.other.clone()),
+            Some(json!({"k": [1, 2]}).as_object().cloned().unwrap())
+        );
         assert_eq!(from_text.params_with_meta(), Some(json!({"a": 1, "_meta": {"k": [1, 2]}})));
         let from_value = match classify(serde_json::from_str(text).unwrap()).unwrap() {
             Message::Request(r) => r,

@@ -19,8 +19,8 @@ use super::connection::ConnectionState;
 use super::handler::BoxFuture;
 use crate::protocol::jsonrpc::notification_text;
 use crate::protocol::model::{
-    decode_response, ClientCapabilities, RequestMeta, CreateMessageParams, CreateMessageResult, ElicitRequestParams, ElicitResult,
-    InputResponses, ListRootsResult, LoggingLevel,
+    decode_response, ClientCapabilities, CreateMessageParams, CreateMessageResult, ElicitRequestParams, ElicitResult,
+    InputResponses, ListRootsResult, LoggingLevel, RequestMeta,
 };
 use crate::protocol::{ErrorObject, ProtocolVersion, RequestId, Response};
 

@@ -298,10 +298,8 @@ impl Server {
         setup: Setup,
     ) -> Option<OutboundResponse> {
         let cancel = conn.begin_request(&id);
-        let progress_token = meta
-            .as_ref()
-            .and_then(|m| m.progress_token.clone())
-            .filter(|t| t.is_string() || t.is_number());
+        let progress_token =
+            meta.as_ref().and_then(|m| m.progress_token.clone()).filter(|t| t.is_string() || t.is_number());
         let ctx = RequestContext {
             inner: Arc::new(ContextInner {
                 request_id: id.clone(),
