@@ -13,7 +13,9 @@
  *   MCP wire shapes.
  * - Buffers the library returns through a `char **out` are owned by the caller,
  *   NUL-terminated, and freed with ferrite_string_free. ferrite_str values the library
- *   passes to callbacks or returns from getters are borrowed (see each function).
+ *   passes to callbacks or returns from getters are borrowed (see each function). A getter
+ *   that can find nothing (a header, an input response, the request state) still returns
+ *   FERRITE_RESULT_OK, with a ferrite_str whose ptr is NULL.
  * - Callbacks come as (fn, void *user_data, finalizer). Ownership of user_data passes to
  *   the library when the registering function is called, even when it fails: the
  *   finalizer (if not NULL) then runs exactly once, when the handler is dropped (removed,
@@ -205,13 +207,29 @@ typedef struct ferrite_request ferrite_request;
 // called from any thread, concurrently, until `ferrite_server_free`.
 typedef struct ferrite_server ferrite_server;
 
-// A tool handler. The call's arguments (a JSON object, validated against the input schema)
-// are on `request`: `ferrite_request_argument_i64` / `_string` read one by JSON Pointer
-// without any JSON parsing, `ferrite_request_arguments` gives them all as JSON text.
-// Complete `request` with a `CallToolResult` (or `ferrite_request_complete_text`) before
-// returning `FERRITE_RESULT_OK`, or return `FERRITE_RESULT_PENDING` and complete it later
-// from any thread. Any other return value fails the call. Returns a `ferrite_result` value.
-typedef uint32_t (*ferrite_tool_callback)(void *user_data, struct ferrite_request *request);
+// A borrowed UTF-8 string: `len` bytes at `ptr`, not NUL-terminated unless documented.
+// Ferrite passes these to callbacks (valid only for the duration of the call) and returns
+// them from request getters (valid while the request is; see each function).
+typedef struct ferrite_str {
+  // The first byte. Never NULL for a string Ferrite produced, even an empty one: NULL
+  // (with `len` 0) only where a getter documents it, meaning "absent" (no such header,
+  // input response, request state, ...).
+  const char *ptr;
+  // The length in bytes.
+  size_t len;
+} ferrite_str;
+
+// A custom request method's handler: `params_json` is the request's params as a JSON
+// object without `_meta` (`{}` when it had none), borrowed for the call; the same text is
+// on the request (`ferrite_request_arguments`, `_argument_i64`, `_argument_string`).
+// Complete the request with a JSON object (`ferrite_request_complete`), fail it
+// (`ferrite_request_fail`: -32603; `ferrite_request_fail_rpc`: any error), or return
+// `FERRITE_RESULT_PENDING` and settle it later from any thread, as for
+// `ferrite_tool_callback`. On a 2026-07-28 request the core adds `resultType` and the
+// server info to the result.
+typedef uint32_t (*ferrite_method_callback)(void *user_data,
+                                            struct ferrite_request *request,
+                                            struct ferrite_str params_json);
 
 // Called once with the `user_data` it was registered with, when Ferrite no longer needs it
 // (NULL: nothing to free). Runs on whichever thread drops the handler: the one calling
@@ -219,14 +237,13 @@ typedef uint32_t (*ferrite_tool_callback)(void *user_data, struct ferrite_reques
 // thread when registration fails.
 typedef void (*ferrite_finalizer)(void *user_data);
 
-// A borrowed UTF-8 string: `len` bytes at `ptr`, not NUL-terminated unless documented.
-// Ferrite passes these to callbacks; they are valid only for the duration of the call.
-typedef struct ferrite_str {
-  // The first byte (never NULL when produced by Ferrite, even for an empty string).
-  const char *ptr;
-  // The length in bytes.
-  size_t len;
-} ferrite_str;
+// A tool handler. The call's arguments (a JSON object, validated against the input schema)
+// are on `request`: `ferrite_request_argument_i64` / `_string` read one by JSON Pointer
+// without any JSON parsing, `ferrite_request_arguments` gives them all as JSON text.
+// Complete `request` with a `CallToolResult` (or `ferrite_request_complete_text`) before
+// returning `FERRITE_RESULT_OK`, or return `FERRITE_RESULT_PENDING` and complete it later
+// from any thread. Any other return value fails the call. Returns a `ferrite_result` value.
+typedef uint32_t (*ferrite_tool_callback)(void *user_data, struct ferrite_request *request);
 
 // A resource reader, for direct resources and templates: `uri` is the URI read;
 // `variables_json` is a JSON object of the template's captured variables (`{}` for a
@@ -295,6 +312,76 @@ const char *ferrite_result_message(uint32_t result);
 // successful call leaves it alone: read it right after a call returned a failure code. The
 // pointer stays valid until the next failure on this thread; copy it to keep it longer.
 const char *ferrite_last_error(void);
+
+// Advertise extension `id` (a prefixed name such as `"com.example/search"`) to 2026-07-28
+// clients with `settings_json`, a JSON object (NULL for `{}`), under the `extensions`
+// capability. Adding an id again replaces its settings. `FERRITE_RESULT_INVALID_ARGUMENT`
+// for an id without a prefix (`"search"`) or settings that are not an object. Serving the
+// extension's methods is `ferrite_server_add_method`. Any thread.
+//
+// # Safety
+// `server` is a live server; `id` points to `id_len` readable bytes; `settings_json` is
+// NULL or points to `settings_json_len` readable bytes.
+ferrite_result ferrite_server_add_extension(const struct ferrite_server *server,
+                                            const char *id,
+                                            size_t id_len,
+                                            const char *settings_json,
+                                            size_t settings_json_len);
+
+// Serve request method `method` (an extension's method, `"com.example/search"`, or any
+// name the core does not serve) with `callback`, in both protocol eras; registering a name
+// again replaces the handler. A method the core serves (`"tools/call"`, `"ping"`, ...) is
+// `FERRITE_RESULT_INVALID_ARGUMENT`. Ownership of `user_data` and threads as for
+// `ferrite_server_add_tool`: the finalizer runs exactly once, at once if this call fails,
+// otherwise when the method is removed or replaced or the server closes.
+//
+// # Safety
+// `server` is a live server; `method` points to `method_len` readable bytes; the callback
+// and finalizer are safe to call with `user_data`.
+ferrite_result ferrite_server_add_method(const struct ferrite_server *server,
+                                         const char *method,
+                                         size_t method_len,
+                                         ferrite_method_callback callback,
+                                         void *user_data,
+                                         ferrite_finalizer finalizer);
+
+// Stop serving a custom method; its finalizer runs now, or when its last running call ends
+// (not while the registry is locked). `FERRITE_RESULT_NOT_FOUND` if it was not served. Any
+// thread, a callback's included.
+//
+// # Safety
+// `server` is a live server; `method` points to `method_len` readable bytes.
+ferrite_result ferrite_server_remove_method(const struct ferrite_server *server,
+                                            const char *method,
+                                            size_t method_len);
+
+// Serve a skill at `root` (`"skill://add-numbers"`) made of `files_json`, a JSON object of
+// relative path -> UTF-8 text (`{"SKILL.md": "---\nname: add-numbers\n...", "references/
+// EXAMPLES.md": "..."}`). `SKILL.md` must be there, with frontmatter whose `name` equals the
+// root's last segment and a `description`. The first skill advertises the skills extension;
+// a skill with the same root replaces the previous one. A bad root, path, frontmatter or a
+// file that is not a string is `FERRITE_RESULT_INVALID_ARGUMENT`. Any thread.
+//
+// # Safety
+// `server` is a live server; the strings point to their lengths in readable bytes.
+ferrite_result ferrite_server_add_skill(const struct ferrite_server *server,
+                                        const char *root,
+                                        size_t root_len,
+                                        const char *files_json,
+                                        size_t files_json_len);
+
+// Serve a skill at `root` from the directory `dir_path` on disk (every file under it,
+// recursively, read now; later changes are not seen). `FERRITE_RESULT_IO` when the
+// directory cannot be read; otherwise as `ferrite_server_add_skill`. Any thread (blocks
+// on file I/O while it reads).
+//
+// # Safety
+// `server` is a live server; the strings point to their lengths in readable bytes.
+ferrite_result ferrite_server_add_skill_dir(const struct ferrite_server *server,
+                                            const char *root,
+                                            size_t root_len,
+                                            const char *dir_path,
+                                            size_t dir_path_len);
 
 // Register (or replace) a tool. `tool_json` is its descriptor, the MCP `Tool` shape
 // (`{"name": "add", "description": ..., "inputSchema": {...}, "outputSchema": {...}}`);
@@ -674,9 +761,63 @@ ferrite_result ferrite_json_get_i64(const char *json,
 // or valid for a write.
 ferrite_result ferrite_json_quote(const char *text, size_t text_len, char **out, size_t *out_len);
 
+// Seal the `requestState` of "input required" replies with the key `current` and also
+// accept states sealed with the keys in `previous_json` (a JSON array of key strings, or
+// NULL for none): key rotation. A key is 32 bytes written as 64 hex characters or base64.
+// Every instance of a fleet behind one URL must use the same keys; without this call a
+// server seals with a random key of its own (states do not survive a restart).
+// `FERRITE_RESULT_INVALID_ARGUMENT` for a malformed key (the detail names which, never its
+// text). Any thread.
+//
+// # Safety
+// `server` is a live server; `current` points to `current_len` readable bytes;
+// `previous_json` is NULL or points to `previous_json_len` readable bytes.
+ferrite_result ferrite_server_set_request_state_keys(const struct ferrite_server *server,
+                                                     const char *current,
+                                                     size_t current_len,
+                                                     const char *previous_json,
+                                                     size_t previous_json_len);
+
+// How long a sealed request state stays valid after it was issued, in milliseconds (at
+// least 1; the default is 15 minutes). A client retrying later gets -32602. Any thread.
+//
+// # Safety
+// `server` is a live server.
+ferrite_result ferrite_server_set_request_state_ttl_ms(const struct ferrite_server *server, uint64_t ttl_ms);
+
+// Set the cache hints 2026-07-28 results carry (`ttlMs`, `cacheScope`): `json` is the
+// core's `CacheHints` shape, `{"discover": {"ttlMs": 0, "cacheScope": "private"},
+// "toolsList": ..., "promptsList": ..., "resourcesList": ..., "templatesList": ...,
+// "resourceRead": ...}`; every member is optional and one left out takes the default
+// (`ttlMs` 0, `cacheScope` `"private"`). An unknown member or scope is
+// `FERRITE_RESULT_INVALID_ARGUMENT`. Per-resource hints
+// (`ferrite_server_set_resource_cache_hint`) override `resourceRead`. Any thread.
+//
+// # Safety
+// `server` is a live server; `json` points to `json_len` readable bytes.
+ferrite_result ferrite_server_set_cache_hints(const struct ferrite_server *server,
+                                              const char *json,
+                                              size_t json_len);
+
+// Set the cache hint of reads of one registered resource or resource template, by its URI
+// or URI template: fresh for `ttl_ms` milliseconds, shareable by any cache when `public`
+// (otherwise per user). `FERRITE_RESULT_NOT_FOUND` if nothing is registered under `uri`;
+// re-registering the resource drops its hint. Any thread.
+//
+// # Safety
+// `server` is a live server; `uri` points to `uri_len` readable bytes.
+ferrite_result ferrite_server_set_resource_cache_hint(const struct ferrite_server *server,
+                                                      const char *uri,
+                                                      size_t uri_len,
+                                                      uint64_t ttl_ms,
+                                                      bool public_);
+
 // Complete `request` with its result as JSON: a `CallToolResult` for tools, a
 // `ReadResourceResult` for resources and templates, a `GetPromptResult` for prompts, a
-// `CompleteResult` for completers (the MCP wire shapes).
+// `CompleteResult` for completers (the MCP wire shapes), any JSON object for a custom
+// method (`ferrite_server_add_method`). A tool, resource or prompt may instead reply "input
+// required" with `{"resultType": "input_required", "inputRequests": {...}, "requestState":
+// "..."}` (as `ferrite_request_input_required` does).
 //
 // Settles the request whatever happens: if the JSON is invalid or has the wrong shape the
 // request fails with an internal error and the code says why. After PENDING, the handle is
@@ -729,14 +870,16 @@ ferrite_result ferrite_request_fail_rpc(struct ferrite_request *request,
 // `request` is a live request handle; `out` is valid for a write.
 ferrite_result ferrite_request_id(const struct ferrite_request *request, struct ferrite_str *out);
 
-// The arguments of a tool call or prompt as JSON text (an object), borrowed: valid while the
-// request is. `FERRITE_RESULT_NOT_FOUND` for other requests.
+// The arguments of a tool call or prompt (or the params of a custom method) as JSON text
+// (an object), borrowed: valid while the request is. `FERRITE_RESULT_NOT_FOUND` for other
+// requests.
 //
 // # Safety
 // `request` is a live request handle; `out` is valid for a write.
 ferrite_result ferrite_request_arguments(const struct ferrite_request *request, struct ferrite_str *out);
 
-// The integer argument at JSON Pointer `pointer` (`"/a"`) of a tool call or prompt, stored
+// The integer argument at JSON Pointer `pointer` (`"/a"`) of a tool call, prompt or custom
+// method, stored
 // at `*out`. `FERRITE_RESULT_NOT_FOUND` if absent, `FERRITE_RESULT_INVALID_ARGUMENT` if it
 // is not an integer that fits in `int64_t`.
 //
@@ -748,7 +891,8 @@ ferrite_result ferrite_request_argument_i64(const struct ferrite_request *reques
                                             size_t pointer_len,
                                             int64_t *out);
 
-// The string argument at JSON Pointer `pointer` (`"/text"`) of a tool call or prompt, as
+// The string argument at JSON Pointer `pointer` (`"/text"`) of a tool call, prompt or custom
+// method, as
 // unescaped UTF-8 borrowed from the request (valid while the request is; not
 // NUL-terminated; may contain NUL bytes). `FERRITE_RESULT_NOT_FOUND` if absent,
 // `FERRITE_RESULT_INVALID_ARGUMENT` if it is not a string.
@@ -793,6 +937,121 @@ ferrite_result ferrite_request_client_supports(const struct ferrite_request *req
                                                const char *capability,
                                                size_t capability_len,
                                                bool *out);
+
+// Whether the request uses the 2026-07-28 revision (a per-request `_meta` envelope, no
+// session handshake). On such a request a handler asks the client for input by replying
+// "input required" (`ferrite_request_input_required`): `ferrite_request_sample`, `_elicit`,
+// `_list_roots` and `_send` fail there with `FERRITE_RESULT_PEER_ERROR`.
+//
+// Any thread, while the request is live (from its callback until it is settled).
+//
+// # Safety
+// `request` is a live request handle; `out` is valid for a write.
+ferrite_result ferrite_request_is_modern(const struct ferrite_request *request, bool *out);
+
+// The settings the client declared for extension `id` (`"io.modelcontextprotocol/skills"`)
+// as JSON text (usually an object), borrowed: valid while the request is. `out->ptr` is NULL
+// (and the call succeeds) when the client did not declare the extension.
+//
+// Any thread, while the request is live (from its callback until it is settled).
+//
+// # Safety
+// `request` is a live request handle; `id` points to `id_len` readable bytes; `out` is
+// valid for a write.
+ferrite_result ferrite_request_client_extension(const struct ferrite_request *request,
+                                                const char *id,
+                                                size_t id_len,
+                                                struct ferrite_str *out);
+
+// The value of the HTTP request header `name` (case-insensitive, e.g. `"Mcp-Param-Region"`),
+// borrowed: valid while the request is. `out->ptr` is NULL (and the call succeeds) when the
+// header is absent, its value is not visible ASCII, or the request did not come over HTTP
+// (stdio, `ferrite_server_handle_raw`). A header sent several times gives its first value.
+//
+// Any thread, while the request is live (from its callback until it is settled).
+//
+// # Safety
+// `request` is a live request handle; `name` points to `name_len` readable bytes; `out` is
+// valid for a write.
+ferrite_result ferrite_request_header(const struct ferrite_request *request,
+                                      const char *name,
+                                      size_t name_len,
+                                      struct ferrite_str *out);
+
+// Reply "input required" to a tool call, prompt or resource read: `input_requests_json` is
+// a JSON object of key -> request in the wire shape, each `{"method": "elicitation/create",
+// "params": {"message": ..., "requestedSchema": {...}}}`, `{"method":
+// "sampling/createMessage", "params": {...}}` or `{"method": "roots/list"}`;
+// `request_state` is text the handler wants back on the retry (`ferrite_request_request_state`
+// reads it; Ferrite seals it, so the client can neither read nor alter it). Either may be
+// NULL, not both.
+//
+// The requests are checked here, into the core's `InputRequired`: malformed JSON is
+// `FERRITE_RESULT_INVALID_JSON`; an unknown method, bad params, both arguments NULL, or a
+// request that cannot reply input required (a completer, a custom method) is
+// `FERRITE_RESULT_INVALID_ARGUMENT`, with the reason in `ferrite_last_error`. Settles the
+// request like `ferrite_request_complete` (a rejected reply fails it with an internal
+// error). Completing with `{"resultType": "input_required", ...}` through
+// `ferrite_request_complete` is equivalent.
+//
+// Any thread, while the request is live: from the callback, or later after PENDING.
+//
+// # Safety
+// `request` is a live request handle; each string is NULL or points to its length in
+// readable bytes.
+ferrite_result ferrite_request_input_required(struct ferrite_request *request,
+                                              const char *input_requests_json,
+                                              size_t input_requests_json_len,
+                                              const char *request_state,
+                                              size_t request_state_len);
+
+// Whether this call is a retry carrying the client's answers or the handler's state (false
+// on a first call).
+//
+// Any thread, while the request is live (from its callback until it is settled).
+//
+// # Safety
+// `request` is a live request handle; `out` is valid for a write.
+ferrite_result ferrite_request_is_resubmission(const struct ferrite_request *request, bool *out);
+
+// Every answer the client attached to this retry, as one JSON object of key -> the bare
+// result of that input request (`{"action": "accept", "content": {...}}`, a
+// `CreateMessageResult`, `{"roots": [...]}`); `{}` on a first call. Borrowed: valid while
+// the request is.
+//
+// Any thread, while the request is live (from its callback until it is settled).
+//
+// # Safety
+// `request` is a live request handle; `out` is valid for a write.
+ferrite_result ferrite_request_input_responses(const struct ferrite_request *request,
+                                               struct ferrite_str *out);
+
+// The client's answer to input request `key` as JSON text (the bare result, as in
+// `ferrite_request_input_responses`), borrowed: valid while the request is. When the client
+// did not answer `key` (a first call, or another round) the call succeeds with `out->ptr`
+// NULL: reply input required (again) then. Decoding the answer, and refusing one of the
+// wrong shape (`ferrite_request_fail_rpc` with -32602), is the handler's part.
+//
+// Any thread, while the request is live (from its callback until it is settled).
+//
+// # Safety
+// `request` is a live request handle; `key` points to `key_len` readable bytes; `out` is
+// valid for a write.
+ferrite_result ferrite_request_input_response(const struct ferrite_request *request,
+                                              const char *key,
+                                              size_t key_len,
+                                              struct ferrite_str *out);
+
+// The request state this handler returned with its last "input required" reply, as it wrote
+// it (Ferrite verified the sealed copy the client echoed: an altered or expired one never
+// reaches the handler, the client gets -32602). Borrowed: valid while the request is.
+// `out->ptr` is NULL (and the call succeeds) when there is none (a first call).
+//
+// Any thread, while the request is live (from its callback until it is settled).
+//
+// # Safety
+// `request` is a live request handle; `out` is valid for a write.
+ferrite_result ferrite_request_request_state(const struct ferrite_request *request, struct ferrite_str *out);
 
 // Send `notifications/message` at `level` (a `ferrite_log_level`) with `data_json` (any JSON
 // value; a string for a plain message) and an optional `logger` name (NULL for none).
@@ -854,7 +1113,8 @@ ferrite_result ferrite_request_close_sse_stream(const struct ferrite_request *re
 // request's params (`{"messages": [...], "maxTokens": 100, ...}`); the client's
 // `CreateMessageResult` arrives at `callback`. Needs a stateful server, a transport with a
 // channel back (stdio) and the client's `sampling` capability, otherwise the callback gets
-// `FERRITE_RESULT_PEER_ERROR`. Returns an error code (and runs the finalizer without calling
+// `FERRITE_RESULT_PEER_ERROR` (always on a 2026-07-28 request: reply input required there
+// with `ferrite_request_input_required`). Returns an error code (and runs the finalizer without calling
 // the callback) only when the arguments are unusable.
 //
 // # Safety
@@ -984,8 +1244,9 @@ ferrite_result ferrite_server_capabilities(const struct ferrite_server *server, 
 // `server` is a live server.
 ferrite_result ferrite_server_enable_logging(const struct ferrite_server *server);
 
-// Advertise `resources.subscribe` and accept `resources/subscribe`.
-// `FERRITE_RESULT_NEEDS_STATEFUL` on a stateless server.
+// Advertise `resources.subscribe`: `resources/subscribe` on handshake-era sessions of a
+// stateful server, and per-URI updates on 2026-07-28 `subscriptions/listen` streams (any
+// mode).
 //
 // # Safety
 // `server` is a live server.

@@ -171,9 +171,50 @@ func (s *Server) SetArgumentCandidates(reference any, argument string, candidate
 // EnableLogging advertises logging.
 func (s *Server) EnableLogging() error { return check(C.ferrite_server_enable_logging(s.ptr)) }
 
-// EnableResourceSubscriptions advertises resources.subscribe (stateful servers only).
+// EnableResourceSubscriptions advertises resources.subscribe.
 func (s *Server) EnableResourceSubscriptions() error {
 	return check(C.ferrite_server_enable_resource_subscriptions(s.ptr))
+}
+
+// EnableListChanged advertises listChanged for tools, resources and prompts.
+func (s *Server) EnableListChanged() error {
+	return errors.Join(check(C.ferrite_server_enable_tools_list_changed(s.ptr)),
+		check(C.ferrite_server_enable_resources_list_changed(s.ptr)),
+		check(C.ferrite_server_enable_prompts_list_changed(s.ptr)))
+}
+
+// NotifyToolsListChanged tells listening clients the tools changed; how many it reached.
+func (s *Server) NotifyToolsListChanged() int {
+	var n C.size_t
+	C.ferrite_server_notify_tools_list_changed(s.ptr, &n)
+	return int(n)
+}
+
+// NotifyPromptsListChanged tells listening clients the prompts changed; how many it reached.
+func (s *Server) NotifyPromptsListChanged() int {
+	var n C.size_t
+	C.ferrite_server_notify_prompts_list_changed(s.ptr, &n)
+	return int(n)
+}
+
+// SetToolRequiredClientCapabilities refuses calls of tool name from clients lacking caps.
+func (s *Server) SetToolRequiredClientCapabilities(name string, caps any) error {
+	n, nl := nonNull(name)
+	c, cl := nonNull(mustJSON(caps))
+	return check(C.ferrite_server_set_tool_required_client_capabilities(s.ptr, n, nl, c, cl))
+}
+
+// SetResourceCacheHint sets the 2026-07-28 cache hint of reads of one resource or template.
+func (s *Server) SetResourceCacheHint(uri string, ttl time.Duration, public bool) error {
+	u, n := nonNull(uri)
+	return check(C.ferrite_server_set_resource_cache_hint(s.ptr, u, n, C.uint64_t(ttl.Milliseconds()), C.bool(public)))
+}
+
+// AddSkill serves a skill at root made of files (relative path -> text).
+func (s *Server) AddSkill(root string, files map[string]string) error {
+	r, rn := nonNull(root)
+	f, fn := nonNull(mustJSON(files))
+	return check(C.ferrite_server_add_skill(s.ptr, r, rn, f, fn))
 }
 
 // ServeStdio serves stdin/stdout until EOF.
@@ -281,17 +322,150 @@ func (r Request) Elicit(params any, reply ReplyFunc) error {
 		C.ferrite_finalizer(C.goFinalizer)))
 }
 
-// settle turns a handler's return into the library's status.
+// settle turns a handler's return into the library's status: ErrPending, an *RPCError
+// (a JSON-RPC error), another error (ferrite_request_fail), an InputRequired reply, or the
+// result.
 func settle(req Request, result any, err error) C.uint32_t {
+	var rpc *RPCError
 	switch {
 	case errors.Is(err, ErrPending):
 		return C.FERRITE_RESULT_PENDING
+	case errors.As(err, &rpc):
+		req.FailRPC(rpc.Code, rpc.Message)
 	case err != nil:
 		req.Fail(err.Error())
 	default:
-		req.Complete(result)
+		if ir, ok := result.(InputRequired); ok {
+			req.InputRequired(ir)
+		} else {
+			req.Complete(result)
+		}
 	}
 	return C.FERRITE_RESULT_OK
+}
+
+// RPCError, returned by a handler, fails the request with this JSON-RPC error.
+type RPCError struct {
+	Code    int32
+	Message string
+}
+
+func (e *RPCError) Error() string { return fmt.Sprintf("JSON-RPC error %d: %s", e.Code, e.Message) }
+
+// InvalidParams is a -32602 error.
+func InvalidParams(format string, args ...any) error {
+	return &RPCError{Code: -32602, Message: fmt.Sprintf(format, args...)}
+}
+
+// FailRPC fails the request with a JSON-RPC error.
+func (r Request) FailRPC(code int32, message string) error {
+	p, n := nonNull(message)
+	return check(C.ferrite_request_fail_rpc(r.ptr, C.int32_t(code), p, n, nil, 0))
+}
+
+// InputRequest is one request a multi round-trip handler needs answered: build it with
+// Elicit, Sample or ListRoots. The library checks it (into the core's type) when the reply
+// is made.
+type InputRequest struct {
+	Method string `json:"method"`
+	Params any    `json:"params,omitempty"`
+}
+
+// ElicitRequest asks the user to fill a form.
+func ElicitRequest(message string, schema any) InputRequest {
+	return InputRequest{"elicitation/create", map[string]any{"message": message, "requestedSchema": schema}}
+}
+
+// SampleRequest asks the client's LLM (params: the sampling/createMessage params).
+func SampleRequest(params any) InputRequest { return InputRequest{"sampling/createMessage", params} }
+
+// ListRootsRequest asks for the client's roots.
+func ListRootsRequest() InputRequest { return InputRequest{Method: "roots/list"} }
+
+// InputRequired, returned as a tool's, prompt's or resource's result, replies "input
+// required": the requests by key, and state wanted back on the retry ("" for none).
+type InputRequired struct {
+	Requests map[string]InputRequest
+	State    string
+}
+
+// InputRequired settles the request with an "input required" reply.
+func (r Request) InputRequired(ir InputRequired) error {
+	var reqs, state *C.char
+	var reqsLen, stateLen C.size_t
+	if len(ir.Requests) > 0 {
+		reqs, reqsLen = nonNull(mustJSON(ir.Requests))
+	}
+	if ir.State != "" {
+		state, stateLen = nonNull(ir.State)
+	}
+	return check(C.ferrite_request_input_required(r.ptr, reqs, reqsLen, state, stateLen))
+}
+
+// optional converts a getter's ferrite_str, whose NULL ptr means absent.
+func optional(s C.ferrite_str) (string, bool) {
+	if s.ptr == nil {
+		return "", false
+	}
+	return goString(s), true
+}
+
+// InputResponse is the client's answer to input request key (the bare result JSON), if any.
+func (r Request) InputResponse(key string) (json.RawMessage, bool) {
+	k, n := nonNull(key)
+	var s C.ferrite_str
+	if check(C.ferrite_request_input_response(r.ptr, k, n, &s)) != nil {
+		return nil, false
+	}
+	v, ok := optional(s)
+	return json.RawMessage(v), ok
+}
+
+// InputResponses is every answer, as a JSON object ({} on a first call).
+func (r Request) InputResponses() json.RawMessage {
+	var s C.ferrite_str
+	if check(C.ferrite_request_input_responses(r.ptr, &s)) != nil {
+		return json.RawMessage("{}")
+	}
+	return json.RawMessage(goString(s))
+}
+
+// RequestState is the state this handler returned with its last InputRequired, if any.
+func (r Request) RequestState() (string, bool) {
+	var s C.ferrite_str
+	if check(C.ferrite_request_request_state(r.ptr, &s)) != nil {
+		return "", false
+	}
+	return optional(s)
+}
+
+// IsResubmission reports whether this call is a retry carrying answers or state.
+func (r Request) IsResubmission() bool {
+	var out C.bool
+	return check(C.ferrite_request_is_resubmission(r.ptr, &out)) == nil && bool(out)
+}
+
+// IsModern reports whether the request uses the 2026-07-28 revision.
+func (r Request) IsModern() bool {
+	var out C.bool
+	return check(C.ferrite_request_is_modern(r.ptr, &out)) == nil && bool(out)
+}
+
+// ClientSupports reports whether the client declared a capability (dotted path).
+func (r Request) ClientSupports(capability string) bool {
+	c, n := nonNull(capability)
+	var out C.bool
+	return check(C.ferrite_request_client_supports(r.ptr, c, n, &out)) == nil && bool(out)
+}
+
+// Header is an HTTP request header, if the request came over HTTP with it.
+func (r Request) Header(name string) (string, bool) {
+	h, n := nonNull(name)
+	var s C.ferrite_str
+	if check(C.ferrite_request_header(r.ptr, h, n, &s)) != nil {
+		return "", false
+	}
+	return optional(s)
 }
 
 // Arguments is the JSON text of a tool call's or prompt's arguments.

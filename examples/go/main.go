@@ -6,7 +6,9 @@
 //	go run ./examples/go [--stateless] [--port N]
 //
 // Without --port it serves stdio; --port N serves http://127.0.0.1:N/mcp (stateful, with
-// sessions, unless --stateless).
+// sessions, unless --stateless). Any other argument prints the usage and exits with status 2.
+// Both protocol eras are served: the handshake revisions and 2026-07-28 (fixtures in
+// modern.go).
 //
 // With another cargo target directory, point cgo at it:
 // CGO_LDFLAGS="-L$DIR/release -Wl,-rpath,$DIR/release" go run ./examples/go
@@ -111,6 +113,9 @@ func registerTools(s *Server) error {
 		descriptor obj
 		f          ToolFunc
 	}{
+		// First: clients may call the first tool listed with no arguments.
+		{tool("test_simple_text", "Returns a simple text response", noArgs()),
+			fixed(text("This is a simple text response for testing."))},
 		{obj{"name": "add", "description": "Add two integers and return their sum",
 			"inputSchema": obj{"type": "object", "properties": obj{"a": obj{"type": "integer"}, "b": obj{"type": "integer"}},
 				"required": []string{"a", "b"}},
@@ -133,8 +138,6 @@ func registerTools(s *Server) error {
 				err := json.Unmarshal(args, &a)
 				return text(a.Text), err
 			}},
-		{tool("test_simple_text", "Returns a simple text response", noArgs()),
-			fixed(text("This is a simple text response for testing."))},
 		{tool("test_image_content", "Returns an image (PNG)", noArgs()),
 			fixed(content(obj{"type": "image", "data": png, "mimeType": "image/png"}))},
 		{tool("test_audio_content", "Returns audio (WAV)", noArgs()),
@@ -253,9 +256,14 @@ func registerTools(s *Server) error {
 		{tool("json_schema_2020_12_tool", "A tool whose input schema uses JSON Schema 2020-12 features", obj{
 			"$schema": "https://json-schema.org/draft/2020-12/schema",
 			"type":    "object",
-			"$defs": obj{"address": obj{"type": "object",
+			"$defs": obj{"address": obj{"$anchor": "addressDef", "type": "object",
 				"properties": obj{"street": obj{"type": "string"}, "city": obj{"type": "string"}}}},
-			"properties":           obj{"name": obj{"type": "string"}, "address": obj{"$ref": "#/$defs/address"}},
+			"properties": obj{"name": obj{"type": "string"}, "address": obj{"$ref": "#/$defs/address"},
+				"contactMethod": obj{"type": "string", "enum": []string{"phone", "email"}},
+				"phone":         obj{"type": "string"}, "email": obj{"type": "string"}},
+			"allOf": []obj{{"anyOf": []obj{{"required": []string{"phone"}}, {"required": []string{"email"}}}}},
+			"if":    obj{"properties": obj{"contactMethod": obj{"const": "phone"}}, "required": []string{"contactMethod"}},
+			"then":  obj{"required": []string{"phone"}}, "else": obj{"required": []string{"email"}},
 			"additionalProperties": false}),
 			func(_ Request, args json.RawMessage) (any, error) {
 				return text("JSON Schema 2020-12 tool called with: " + string(args)), nil
@@ -391,16 +399,16 @@ func run() error {
 			stateless = true
 		case "--port":
 			if i+1 == len(args) {
-				return fmt.Errorf("--port needs a port number")
+				return usageError("--port needs a port number")
 			}
 			i++
 			p, err := strconv.ParseUint(args[i], 10, 16)
 			if err != nil {
-				return fmt.Errorf("--port needs a port number (0-65535), not %q", args[i])
+				return usageError(fmt.Sprintf("--port needs a port number (0-65535), not %q", args[i]))
 			}
 			port = int(p)
 		default:
-			return fmt.Errorf("usage: everything [--stateless] [--port N]")
+			return usageError(fmt.Sprintf("unknown argument %q", args[i]))
 		}
 	}
 	s, err := NewServer("ferrite-everything", "0.1.0",
@@ -409,7 +417,7 @@ func run() error {
 		return err
 	}
 	defer s.Free()
-	for _, register := range []func(*Server) error{registerTools, registerResources, registerPrompts} {
+	for _, register := range []func(*Server) error{registerTools, registerResources, registerPrompts, registerModern} {
 		if err := register(s); err != nil {
 			return err
 		}
@@ -417,10 +425,10 @@ func run() error {
 	if err := s.EnableLogging(); err != nil {
 		return err
 	}
-	if !stateless {
-		if err := s.EnableResourceSubscriptions(); err != nil {
-			return err
-		}
+	// Handshake-era sessions subscribe with resources/subscribe; 2026-07-28 clients (any
+	// mode) through listen streams.
+	if err := s.EnableResourceSubscriptions(); err != nil {
+		return err
 	}
 	if port < 0 {
 		return s.ServeStdio()
@@ -433,9 +441,20 @@ func run() error {
 	return l.Serve()
 }
 
+// usageError is a bad command line: reported with the usage, exit status 2.
+type usageError string
+
+func (e usageError) Error() string {
+	return string(e) + "\nusage: everything [--stateless] [--port N]\n" +
+		"  no --port: serve stdio; --port N: Streamable HTTP on 127.0.0.1:N at /mcp"
+}
+
 func main() {
 	if err := run(); err != nil {
 		fmt.Fprintln(os.Stderr, "everything:", err)
+		if _, usage := err.(usageError); usage {
+			os.Exit(2)
+		}
 		os.Exit(1)
 	}
 }

@@ -14,18 +14,24 @@ use serde::de::DeserializeOwned;
 use crate::error::{ferrite_result, ffi_boundary, Error};
 
 /// A borrowed UTF-8 string: `len` bytes at `ptr`, not NUL-terminated unless documented.
-/// Ferrite passes these to callbacks; they are valid only for the duration of the call.
+/// Ferrite passes these to callbacks (valid only for the duration of the call) and returns
+/// them from request getters (valid while the request is; see each function).
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]
 #[allow(non_camel_case_types)]
 pub struct ferrite_str {
-    /// The first byte (never NULL when produced by Ferrite, even for an empty string).
+    /// The first byte. Never NULL for a string Ferrite produced, even an empty one: NULL
+    /// (with `len` 0) only where a getter documents it, meaning "absent" (no such header,
+    /// input response, request state, ...).
     pub ptr: *const c_char,
     /// The length in bytes.
     pub len: usize,
 }
 
 impl ferrite_str {
+    /// "Absent": what a getter returns for a value that is not there.
+    pub(crate) const ABSENT: ferrite_str = ferrite_str { ptr: ptr::null(), len: 0 };
+
     /// A view of `s`; valid as long as `s` is.
     pub(crate) fn borrow(s: &str) -> ferrite_str {
         ferrite_str { ptr: s.as_ptr().cast(), len: s.len() }

@@ -12,8 +12,8 @@ use ferrite_core::server::{
     CompletionHandler, NotificationObserver, PromptHandler, ResourceHandler, TemplateVariables, ToolHandler,
 };
 use ferrite_core::{
-    Reply, CallToolResult, ClientCapabilities, CompleteRequest, CompleteResult, CompletionReference, GetPromptResult,
-    HandlerError, Prompt, ReadResourceResult, RequestContext, Resource, ResourceTemplate, Server, Tool,
+    CallToolResult, ClientCapabilities, CompleteRequest, CompleteResult, CompletionReference, GetPromptResult,
+    HandlerError, Prompt, ReadResourceResult, Reply, RequestContext, Resource, ResourceTemplate, Server, Tool,
 };
 use serde_json::{json, Map, Value};
 use tokio::runtime::Handle;
@@ -236,16 +236,22 @@ impl NotificationObserver for CObserver {
 
 /// Take ownership of `(user_data, finalizer)` first, so that the finalizer runs exactly once
 /// even when the other arguments are rejected.
-fn own<F>(f: Option<F>, user_data: *mut c_void, finalizer: ferrite_finalizer) -> Result<(F, UserData), Error> {
+pub(crate) fn own<F>(
+    f: Option<F>,
+    user_data: *mut c_void,
+    finalizer: ferrite_finalizer,
+) -> Result<(F, UserData), Error> {
     let data = UserData::new(user_data, finalizer);
     let f = f.ok_or_else(|| Error::null("callback"))?;
     Ok((f, data))
 }
 
-fn config(e: ferrite_core::ConfigError) -> Error {
+pub(crate) fn config(e: ferrite_core::ConfigError) -> Error {
     let code = match e {
         ferrite_core::ConfigError::NeedsStateful(_) => ferrite_result::NeedsStateful,
-        ferrite_core::ConfigError::UnknownTool(_) => ferrite_result::NotFound,
+        ferrite_core::ConfigError::UnknownTool(_) | ferrite_core::ConfigError::UnknownResource(_) => {
+            ferrite_result::NotFound
+        }
         _ => ferrite_result::InvalidArgument,
     };
     Error::new(code, e.to_string())
@@ -517,7 +523,7 @@ pub unsafe extern "C" fn ferrite_server_set_tool_required_client_capabilities(
 ///
 /// # Safety
 /// `server` NULL or live; `key` NULL or `key_len` readable bytes.
-unsafe fn remove(
+pub(crate) unsafe fn remove(
     server: *const ferrite_server,
     key: *const c_char,
     key_len: usize,

@@ -16,15 +16,20 @@
 //! - a handler completes synchronously or returns PENDING and completes later from any thread
 //!   ([`request`]);
 //! - each server owns its runtime and worker threads ([`server`]) and serves stdio or
-//!   Streamable HTTP on them ([`http`]).
+//!   Streamable HTTP on them ([`http`]);
+//! - the 2026-07-28 revision: multi round-trip replies and reads on the request
+//!   ([`request`]), request-state keys and cache hints ([`modern`]), extensions, custom
+//!   methods and skills ([`extension`]).
 //!
 //! The header is generated from this crate by cbindgen (`ffi/tests/header.rs` checks it).
 
 pub mod buffer;
 pub mod error;
+pub mod extension;
 pub mod handler;
 pub mod http;
 pub mod json;
+pub mod modern;
 pub mod request;
 pub mod server;
 #[cfg(feature = "testing")]

@@ -356,8 +356,9 @@ pub unsafe extern "C" fn ferrite_server_enable_logging(server: *const ferrite_se
     })
 }
 
-/// Advertise `resources.subscribe` and accept `resources/subscribe`.
-/// `FERRITE_RESULT_NEEDS_STATEFUL` on a stateless server.
+/// Advertise `resources.subscribe`: `resources/subscribe` on handshake-era sessions of a
+/// stateful server, and per-URI updates on 2026-07-28 `subscriptions/listen` streams (any
+/// mode).
 ///
 /// # Safety
 /// `server` is a live server.

@@ -8,11 +8,15 @@
 #  3. release libferrite; the C everything server linked dynamically and statically, the Go
 #     everything server (cgo); a stdio smoke test of each.
 #  4. the shared harnesses, when present: tests/interop/python/run.sh (C and Go everything
-#     servers) and tests/inspector/run.sh (C, Go and the ctypes server).
-#  5. Streamable HTTP: the official conformance suite (tests/conformance/run.sh: 0.1.16 --suite
-#     all, 0.2.0-alpha.12 --requirements 2025-11-25 and server-session-lifecycle) and the
-#     TypeScript SDK client (tests/interop/typescript/run.sh) against the C and Go everything
-#     servers (--port N); a stateless (--stateless --port N) smoke test of each.
+#     servers, over stdio and, for the 2026-07-28 client tests, HTTP) and tests/inspector/run.sh
+#     (C, Go and the ctypes server).
+#  5. Streamable HTTP: the official conformance suite (tests/conformance/run.sh, its five
+#     default suite runs: stable, next-2025-11-25, session-lifecycle, next-2026-07-28,
+#     next-all) against the C and Go everything servers, stateful (--port N) and stateless
+#     (--stateless --port N, the session-only scenarios unscored); the TypeScript SDK client
+#     (tests/interop/typescript/run.sh); a stateless smoke test of each server; and the
+#     2026-07-28 refusals over HTTP (400/-32020, 404/-32601, 400/-32602, then a request that
+#     succeeds) against each server, stateful and stateless.
 #
 # Honours CARGO_TARGET_DIR (default: the repo's target/). Built servers land in
 # $CARGO_TARGET_DIR/release/ferrite-examples/. Prints one line per step and a final
@@ -110,8 +114,8 @@ step "stdio smoke: ctypes server" smoke $ctypes_cmd
 # 4. Shared harnesses (skipped, and said so, when not in the tree yet).
 servers="c=$bin/everything-c;go=$bin/everything-go"
 if [[ -x tests/interop/python/run.sh ]]; then
-    step "Python SDK interop (tests/interop/python/run.sh): c, go" \
-        env FERRITE_STDIO_SERVERS="$servers" tests/interop/python/run.sh
+    step "Python SDK interop (tests/interop/python/run.sh): c, go (stdio; HTTP for 2026-07-28)" \
+        env FERRITE_STDIO_SERVERS="$servers" FERRITE_HTTP_SERVERS="$servers" tests/interop/python/run.sh
 else
     echo "SKIP tests/interop/python/run.sh is not in the tree"
 fi
@@ -124,11 +128,18 @@ fi
 
 # 5. Streamable HTTP: the official conformance suite (pinned in tests/conformance/) and the
 #    TypeScript SDK client (tests/interop/typescript/) against the C and Go everything servers.
+# Stateless servers refuse what needs a session the documented way: those scenarios run but
+# are not scored (the tasks-* extension is never scored).
+stateless_unscored='^(tasks-|logging-set-level|tools-call-with-logging|tools-call-sampling|tools-call-elicitation|elicitation-sep|resources-(un)?subscribe)'
 if [[ -x tests/conformance/run.sh ]]; then
-    step "conformance suite (tests/conformance/run.sh): C everything" \
+    step "conformance suite, 5 runs (tests/conformance/run.sh): C everything" \
         tests/conformance/run.sh c -- "$bin/everything-c"
-    step "conformance suite (tests/conformance/run.sh): Go everything" \
+    step "conformance suite, 5 runs (tests/conformance/run.sh): Go everything" \
         tests/conformance/run.sh go -- "$bin/everything-go"
+    step "conformance suite, 5 runs: C everything --stateless" \
+        env CONFORMANCE_UNSCORED="$stateless_unscored" tests/conformance/run.sh c-stateless -- "$bin/everything-c" --stateless
+    step "conformance suite, 5 runs: Go everything --stateless" \
+        env CONFORMANCE_UNSCORED="$stateless_unscored" tests/conformance/run.sh go-stateless -- "$bin/everything-go" --stateless
 else
     echo "SKIP tests/conformance/run.sh is not in the tree"
 fi
@@ -182,6 +193,62 @@ EOF
 }
 step "stateless HTTP smoke: C everything" http_stateless "$bin/everything-c"
 step "stateless HTTP smoke: Go everything" http_stateless "$bin/everything-go"
+
+# 2026-07-28 over HTTP, stateful and stateless: each refusal has its exact status and JSON-RPC
+# code, and the server keeps serving afterwards; an unknown command-line argument exits 2.
+http_modern() {
+    "$python" - "$@" <<'EOF'
+import json, socket, subprocess, sys, time, urllib.error, urllib.request
+
+V = "2026-07-28"
+def envelope(version=V):
+    return {"io.modelcontextprotocol/protocolVersion": version, "io.modelcontextprotocol/clientCapabilities": {}}
+bad = subprocess.run(sys.argv[1:] + ["--no-such-flag"], capture_output=True, text=True, timeout=20)
+print("unknown flag:", bad.returncode, bad.stderr.strip())
+assert bad.returncode == 2 and "usage" in bad.stderr, "an unknown argument must print the usage and exit 2"
+for mode in ([], ["--stateless"]):
+    s = socket.socket(); s.bind(("127.0.0.1", 0)); port = s.getsockname()[1]; s.close()
+    server = subprocess.Popen(sys.argv[1:] + mode + ["--port", str(port)])
+    url = f"http://127.0.0.1:{port}/mcp"
+    def post(method, body, name=None):
+        headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream",
+                   "MCP-Protocol-Version": V, "Mcp-Method": method}
+        if name:
+            headers["Mcp-Name"] = name
+        req = urllib.request.Request(url, json.dumps(body).encode(), method="POST", headers=headers)
+        try:
+            with urllib.request.urlopen(req, timeout=10) as r:
+                return r.status, json.loads(r.read().decode())
+        except urllib.error.HTTPError as e:
+            return e.code, json.loads(e.read().decode())
+    try:
+        for _ in range(100):
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close(); break
+            except OSError:
+                time.sleep(0.1)
+        cases = [
+            ("MCP-Protocol-Version differs from the envelope", post("server/discover", {"jsonrpc": "2.0", "id": 1,
+                "method": "server/discover", "params": {"_meta": envelope("1999-01-01")}}), 400, -32020),
+            ("unknown method", post("unknown/method", {"jsonrpc": "2.0", "id": 2, "method": "unknown/method",
+                "params": {"_meta": envelope()}}), 404, -32601),
+            ("no envelope", post("server/discover", {"jsonrpc": "2.0", "id": 3, "method": "server/discover",
+                "params": {}}), 400, -32602),
+        ]
+        for what, (status, body), want_status, want_code in cases:
+            print(mode, what, status, body)
+            assert (status, body["error"]["code"]) == (want_status, want_code), what
+        status, body = post("tools/call", {"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {
+            "name": "test_simple_text", "arguments": {}, "_meta": envelope()}}, name="test_simple_text")
+        print(mode, "then", status, body)
+        assert status == 200 and body["result"]["content"][0]["text"] == "This is a simple text response for testing."
+    finally:
+        server.kill(); server.wait()
+print("2026-07-28 HTTP refusals: ok")
+EOF
+}
+step "2026-07-28 HTTP refusals (stateful and stateless): C everything" http_modern "$bin/everything-c"
+step "2026-07-28 HTTP refusals (stateful and stateless): Go everything" http_modern "$bin/everything-go"
 
 echo "c-abi: $passed passed, $failed failed"
 ((failed == 0))

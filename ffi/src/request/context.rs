@@ -1,0 +1,274 @@
+//! Reading the request: its id, arguments, revision, connection, cancellation, the client's
+//! capabilities and extensions, HTTP headers. Every string output is borrowed from the
+//! request (valid while the request is) and never needs freeing.
+
+use std::ffi::c_char;
+
+use serde_json::Value;
+
+use super::{ferrite_request, request_ref};
+use crate::buffer::{ferrite_str, str_arg, write_out};
+use crate::error::{ferrite_result, ffi_boundary, Error};
+
+/// The request's JSON-RPC id as JSON text (`7` or `"abc"`), borrowed: valid while the
+/// request is.
+///
+/// # Safety
+/// `request` is a live request handle; `out` is valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn ferrite_request_id(request: *const ferrite_request, out: *mut ferrite_str) -> ferrite_result {
+    ffi_boundary!({
+        // SAFETY: forwarded from this function's contract.
+        let req = unsafe { request_ref(request) }?;
+        let id = req.id_json.get_or_init(|| req.ctx.request_id().to_value().to_string());
+        // SAFETY: forwarded from this function's contract.
+        unsafe { write_out(out, ferrite_str::borrow(id), "out") }
+    })
+}
+
+/// The arguments of a tool call or prompt (or the params of a custom method) as JSON text
+/// (an object), borrowed: valid while the request is. `FERRITE_RESULT_NOT_FOUND` for other
+/// requests.
+///
+/// # Safety
+/// `request` is a live request handle; `out` is valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn ferrite_request_arguments(
+    request: *const ferrite_request,
+    out: *mut ferrite_str,
+) -> ferrite_result {
+    ffi_boundary!({
+        // SAFETY: forwarded from this function's contract.
+        let req = unsafe { request_ref(request) }?;
+        let text = req.arguments_text().ok_or_else(|| no_arguments(req))?;
+        // SAFETY: forwarded from this function's contract.
+        unsafe { write_out(out, ferrite_str::borrow(text), "out") }
+    })
+}
+
+fn no_arguments(req: &ferrite_request) -> Error {
+    Error::new(ferrite_result::NotFound, format!("a {} request has no arguments", req.kind.name()))
+}
+
+/// The argument at JSON Pointer `pointer` (`"/a"`, `"/address/city"`), read from the parsed
+/// arguments: no JSON text is made or parsed.
+///
+/// # Safety
+/// `request` NULL or live; `pointer` NULL or `pointer_len` readable bytes.
+unsafe fn argument<'a>(
+    request: *const ferrite_request,
+    pointer: *const c_char,
+    pointer_len: usize,
+) -> Result<&'a Value, Error> {
+    // SAFETY: forwarded from the caller's contract.
+    let req: &'a ferrite_request = unsafe { request_ref(request) }?;
+    // SAFETY: forwarded from the caller's contract.
+    let pointer = unsafe { str_arg(pointer, pointer_len, "pointer") }?;
+    let args = req.arguments.as_ref().ok_or_else(|| no_arguments(req))?;
+    args.pointer(pointer)
+        .ok_or_else(|| Error::new(ferrite_result::NotFound, format!("no argument at JSON Pointer {pointer:?}")))
+}
+
+/// The integer argument at JSON Pointer `pointer` (`"/a"`) of a tool call, prompt or custom
+/// method, stored
+/// at `*out`. `FERRITE_RESULT_NOT_FOUND` if absent, `FERRITE_RESULT_INVALID_ARGUMENT` if it
+/// is not an integer that fits in `int64_t`.
+///
+/// # Safety
+/// `request` is a live request handle; `pointer` points to `pointer_len` readable bytes;
+/// `out` is valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn ferrite_request_argument_i64(
+    request: *const ferrite_request,
+    pointer: *const c_char,
+    pointer_len: usize,
+    out: *mut i64,
+) -> ferrite_result {
+    ffi_boundary!({
+        // SAFETY: forwarded from this function's contract.
+        let v = unsafe { argument(request, pointer, pointer_len) }?;
+        let n = v.as_i64().ok_or_else(|| Error::invalid(format!("the argument is not a 64-bit integer: {v}")))?;
+        // SAFETY: forwarded from this function's contract.
+        unsafe { write_out(out, n, "out") }
+    })
+}
+
+/// The string argument at JSON Pointer `pointer` (`"/text"`) of a tool call, prompt or custom
+/// method, as
+/// unescaped UTF-8 borrowed from the request (valid while the request is; not
+/// NUL-terminated; may contain NUL bytes). `FERRITE_RESULT_NOT_FOUND` if absent,
+/// `FERRITE_RESULT_INVALID_ARGUMENT` if it is not a string.
+///
+/// # Safety
+/// `request` is a live request handle; `pointer` points to `pointer_len` readable bytes;
+/// `out` is valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn ferrite_request_argument_string(
+    request: *const ferrite_request,
+    pointer: *const c_char,
+    pointer_len: usize,
+    out: *mut ferrite_str,
+) -> ferrite_result {
+    ffi_boundary!({
+        // SAFETY: forwarded from this function's contract.
+        let v = unsafe { argument(request, pointer, pointer_len) }?;
+        let s = v.as_str().ok_or_else(|| Error::invalid(format!("the argument is not a string: {v}")))?;
+        // SAFETY: forwarded from this function's contract.
+        unsafe { write_out(out, ferrite_str::borrow(s), "out") }
+    })
+}
+
+/// The protocol revision in effect for this request (`"2025-06-18"`), borrowed from static
+/// storage.
+///
+/// # Safety
+/// `request` is a live request handle; `out` is valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn ferrite_request_protocol_version(
+    request: *const ferrite_request,
+    out: *mut ferrite_str,
+) -> ferrite_result {
+    ffi_boundary!({
+        // SAFETY: forwarded from this function's contract.
+        let req = unsafe { request_ref(request) }?;
+        // SAFETY: forwarded from this function's contract.
+        unsafe { write_out(out, ferrite_str::borrow(req.ctx.protocol_version().as_str()), "out") }
+    })
+}
+
+/// A stable, non-empty id of the request's connection (stdio process, session), borrowed:
+/// valid while the request is.
+///
+/// # Safety
+/// `request` is a live request handle; `out` is valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn ferrite_request_connection_id(
+    request: *const ferrite_request,
+    out: *mut ferrite_str,
+) -> ferrite_result {
+    ffi_boundary!({
+        // SAFETY: forwarded from this function's contract.
+        let req = unsafe { request_ref(request) }?;
+        // SAFETY: forwarded from this function's contract.
+        unsafe { write_out(out, ferrite_str::borrow(req.ctx.connection_id()), "out") }
+    })
+}
+
+/// Whether the client cancelled this request (`notifications/cancelled`). Long handlers
+/// should poll it and stop; a late result is discarded either way.
+///
+/// # Safety
+/// `request` is a live request handle; `out` is valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn ferrite_request_is_cancelled(
+    request: *const ferrite_request,
+    out: *mut bool,
+) -> ferrite_result {
+    ffi_boundary!({
+        // SAFETY: forwarded from this function's contract.
+        let req = unsafe { request_ref(request) }?;
+        // SAFETY: forwarded from this function's contract.
+        unsafe { write_out(out, req.ctx.is_cancelled(), "out") }
+    })
+}
+
+/// Whether the client declared a capability, by dotted path (`"sampling"`,
+/// `"elicitation.url"`, `"roots.listChanged"`).
+///
+/// # Safety
+/// `request` is a live request handle; `capability` points to `capability_len` readable
+/// bytes; `out` is valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn ferrite_request_client_supports(
+    request: *const ferrite_request,
+    capability: *const c_char,
+    capability_len: usize,
+    out: *mut bool,
+) -> ferrite_result {
+    ffi_boundary!({
+        // SAFETY: forwarded from this function's contract.
+        let req = unsafe { request_ref(request) }?;
+        // SAFETY: forwarded from this function's contract.
+        let cap = unsafe { str_arg(capability, capability_len, "capability") }?;
+        // SAFETY: forwarded from this function's contract.
+        unsafe { write_out(out, req.ctx.client_supports(cap), "out") }
+    })
+}
+
+/// Whether the request uses the 2026-07-28 revision (a per-request `_meta` envelope, no
+/// session handshake). On such a request a handler asks the client for input by replying
+/// "input required" (`ferrite_request_input_required`): `ferrite_request_sample`, `_elicit`,
+/// `_list_roots` and `_send` fail there with `FERRITE_RESULT_PEER_ERROR`.
+///
+/// Any thread, while the request is live (from its callback until it is settled).
+///
+/// # Safety
+/// `request` is a live request handle; `out` is valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn ferrite_request_is_modern(request: *const ferrite_request, out: *mut bool) -> ferrite_result {
+    ffi_boundary!({
+        // SAFETY: forwarded from this function's contract.
+        let req = unsafe { request_ref(request) }?;
+        // SAFETY: forwarded from this function's contract.
+        unsafe { write_out(out, req.ctx.is_modern(), "out") }
+    })
+}
+
+/// The settings the client declared for extension `id` (`"io.modelcontextprotocol/skills"`)
+/// as JSON text (usually an object), borrowed: valid while the request is. `out->ptr` is NULL
+/// (and the call succeeds) when the client did not declare the extension.
+///
+/// Any thread, while the request is live (from its callback until it is settled).
+///
+/// # Safety
+/// `request` is a live request handle; `id` points to `id_len` readable bytes; `out` is
+/// valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn ferrite_request_client_extension(
+    request: *const ferrite_request,
+    id: *const c_char,
+    id_len: usize,
+    out: *mut ferrite_str,
+) -> ferrite_result {
+    ffi_boundary!({
+        // SAFETY: forwarded from this function's contract.
+        let req = unsafe { request_ref(request) }?;
+        // SAFETY: forwarded from this function's contract.
+        let id = unsafe { str_arg(id, id_len, "id") }?;
+        if out.is_null() {
+            return Err(Error::null("out"));
+        }
+        let text =
+            req.cached_text(format!("extension:{id}"), || req.ctx.client_extension(id).map(|v: Value| v.to_string()));
+        // SAFETY: forwarded from this function's contract.
+        unsafe { write_out(out, text, "out") }
+    })
+}
+
+/// The value of the HTTP request header `name` (case-insensitive, e.g. `"Mcp-Param-Region"`),
+/// borrowed: valid while the request is. `out->ptr` is NULL (and the call succeeds) when the
+/// header is absent, its value is not visible ASCII, or the request did not come over HTTP
+/// (stdio, `ferrite_server_handle_raw`). A header sent several times gives its first value.
+///
+/// Any thread, while the request is live (from its callback until it is settled).
+///
+/// # Safety
+/// `request` is a live request handle; `name` points to `name_len` readable bytes; `out` is
+/// valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn ferrite_request_header(
+    request: *const ferrite_request,
+    name: *const c_char,
+    name_len: usize,
+    out: *mut ferrite_str,
+) -> ferrite_result {
+    ffi_boundary!({
+        // SAFETY: forwarded from this function's contract.
+        let req = unsafe { request_ref(request) }?;
+        // SAFETY: forwarded from this function's contract.
+        let name = unsafe { str_arg(name, name_len, "name") }?;
+        let value = req.ctx.header(name).map_or(ferrite_str::ABSENT, ferrite_str::borrow);
+        // SAFETY: forwarded from this function's contract.
+        unsafe { write_out(out, value, "out") }
+    })
+}
