@@ -1,15 +1,18 @@
 #!/usr/bin/env bash
 # The Python package's tests: build and install ferrite_mcp into a venv, run its pytest suite,
 # then the shared harnesses against the Python everything server, each when it exists: the
-# stdio interop tests (official `mcp` client), the MCP Inspector CLI checks, and over
-# Streamable HTTP the conformance suite and the TypeScript SDK client.
+# interop tests (official `mcp` client: stdio, and its 2026-07-28 tests over Streamable HTTP
+# too), the MCP Inspector CLI checks, and over Streamable HTTP the conformance suite (its five
+# default suites against the stateful server, then against `--stateless` with the scenarios
+# that need a session unscored) and the TypeScript SDK client.
 #
 #   FERRITE_PY_VENV     the venv ferrite_mcp is installed into
 #                       (default: $HOME/.cache/ferrite/venv-py; kept apart from the interop
 #                       client's venv, which tests/interop/python/setup.sh owns and may rebuild)
 #   FERRITE_PYTHON      the interpreter the venv is built with (default: python3.11, else python3)
 #   FERRITE_PY_TARGET   cargo target dir of the wheel build (default: $HOME/.cache/ferrite/target-py-wheel)
-#   FERRITE_PY_HTTP=0   skip the Streamable HTTP harnesses (conformance, TypeScript client)
+#   FERRITE_PY_HTTP=0   skip the Streamable HTTP harnesses (conformance, TypeScript client, the
+#                       interop tests' HTTP targets)
 #
 # Exit status: non-zero when any suite fails. Each suite prints its own summary line.
 set -uo pipefail
@@ -62,7 +65,12 @@ failed=()
 export FERRITE_STDIO_SERVERS="python=$python examples/python/everything.py"
 if [[ -x "$root/tests/interop/python/run.sh" ]]; then
     say "interop: tests/interop/python/run.sh"
-    "$root/tests/interop/python/run.sh" || failed+=("tests/interop/python")
+    if [[ "${FERRITE_PY_HTTP:-1}" != 0 ]]; then
+        FERRITE_HTTP_SERVERS="python=$python examples/python/everything.py" "$root/tests/interop/python/run.sh" \
+            || failed+=("tests/interop/python")
+    else
+        "$root/tests/interop/python/run.sh" || failed+=("tests/interop/python")
+    fi
 else
     say "tests/interop/python/run.sh not found: interop tests skipped"
 fi
@@ -76,9 +84,15 @@ fi
 # Streamable HTTP: the everything server with --port N (appended by the harnesses).
 if [[ "${FERRITE_PY_HTTP:-1}" != 0 ]]; then
     if [[ -x "$root/tests/conformance/run.sh" ]]; then
-        say "conformance: tests/conformance/run.sh (Streamable HTTP)"
+        say "conformance: tests/conformance/run.sh (Streamable HTTP, stateful)"
         "$root/tests/conformance/run.sh" python -- "$python" "$root/examples/python/everything.py" \
-            || failed+=("tests/conformance")
+            || failed+=("tests/conformance (stateful)")
+        # Stateless: the scenarios that need a session (server-to-client requests, logging
+        # levels, subscriptions) are refused the documented way, so they run unscored.
+        say "conformance: tests/conformance/run.sh (Streamable HTTP, stateless)"
+        CONFORMANCE_UNSCORED='^(tasks-|logging-set-level|tools-call-with-logging|tools-call-sampling|tools-call-elicitation|elicitation-sep|resources-(un)?subscribe)' \
+            "$root/tests/conformance/run.sh" python-stateless -- "$python" "$root/examples/python/everything.py" --stateless \
+            || failed+=("tests/conformance (stateless)")
     else
         say "tests/conformance/run.sh not found: conformance suite skipped"
     fi

@@ -21,7 +21,7 @@ use std::os::unix::net::UnixStream;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 
-use ferrite_core::{CompleteRequest, HandlerError, RequestContext};
+use ferrite_core::{CompleteRequest, HandlerError, InputRequired, RequestContext};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
 use serde_json::{json, Map, Value};
@@ -29,10 +29,30 @@ use tokio::runtime::Handle;
 use tokio::sync::oneshot;
 
 use crate::context::PyRequestContext;
+use crate::mrtr::PyInputRequired;
 use crate::{convert, errors};
 
-/// A handler's outcome: the JSON its Python wrapper returned, or why it failed.
-pub type Outcome = Result<Value, HandlerError>;
+/// What a handler's Python wrapper returned: the result's JSON, or (tools, prompts,
+/// resources) the core's `InputRequired` built from the Python `InputRequired`.
+pub enum Returned {
+    /// The result as JSON.
+    Json(Value),
+    /// The handler needs the client's input first (MRTR).
+    Input(InputRequired),
+}
+
+impl Returned {
+    /// What a Python value returned by a wrapper is.
+    fn from_py(obj: &Bound<'_, PyAny>) -> PyResult<Returned> {
+        match obj.cast::<PyInputRequired>() {
+            Ok(ir) => Ok(Returned::Input(ir.get().inner.clone())),
+            Err(_) => convert::from_py(obj).map(Returned::Json),
+        }
+    }
+}
+
+/// A handler's outcome: what its Python wrapper returned, or why it failed.
+pub type Outcome = Result<Returned, HandlerError>;
 
 /// What a handler is called with; turned into Python objects on the thread that calls it.
 pub enum Input {
@@ -46,6 +66,8 @@ pub enum Input {
     Completion(CompleteRequest),
     /// A notification from the client: its method and params.
     Notification(String, Option<Value>),
+    /// A custom request method's params (without `_meta`).
+    Method(Map<String, Value>),
 }
 
 impl Input {
@@ -59,7 +81,7 @@ impl Input {
                 }
                 Ok(PyTuple::new(py, [uri.into_pyobject(py)?.into_any(), d.into_any()])?.into_any())
             }
-            Input::Prompt(m) => Ok(convert::map_to_py(py, m)?.into_any()),
+            Input::Prompt(m) | Input::Method(m) => Ok(convert::map_to_py(py, m)?.into_any()),
             Input::Completion(req) => {
                 let v = json!({
                     // Serialized with its wire tag: {"type": "ref/prompt", "name": ...}.
@@ -212,9 +234,9 @@ impl Completion {
 
 #[pymethods]
 impl Completion {
-    /// Complete with the handler wrapper's JSON result.
+    /// Complete with the handler wrapper's result (JSON, or a core `InputRequired`).
     fn resolve(&self, py: Python<'_>, result: &Bound<'_, PyAny>) {
-        let outcome = convert::from_py(result).map_err(|e| errors::to_handler_error(py, &e));
+        let outcome = Returned::from_py(result).map_err(|e| errors::to_handler_error(py, &e));
         self.send(outcome);
     }
 
@@ -367,7 +389,7 @@ fn call_sync(py: Python<'_>, h: &PyCallable, input: &Input, ctx: Option<RequestC
         let arg = input.to_py(py)?;
         let ctx = context_arg(py, h, ctx, runtime)?;
         let out = h.callable.bind(py).call1((arg, ctx))?;
-        convert::from_py(&out)
+        Returned::from_py(&out)
     })();
     result.map_err(|e| errors::to_handler_error(py, &e))
 }

@@ -10,9 +10,14 @@ use std::future::Future;
 use std::time::Duration;
 
 use ferrite_core::server::PeerError;
-use ferrite_core::{CreateMessageParams, LoggingLevel, RequestContext};
+use ferrite_core::{
+    CreateMessageParams, CreateMessageResult, ElicitResult, ListRootsResult, LoggingLevel, RequestContext,
+};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
+use pyo3::types::PyDict;
+use serde::de::DeserializeOwned;
+use serde::Serialize;
 use serde_json::Value;
 use tokio::runtime::Handle;
 
@@ -51,6 +56,23 @@ impl PyRequestContext {
                 }
             });
         });
+    }
+}
+
+/// Decode an input response through the core's result type `T` (validating its shape), and
+/// hand the normalized JSON to Python; a wrong shape is `InvalidParamsError`.
+fn decoded<'py, T: DeserializeOwned + Serialize>(
+    py: Python<'py>,
+    ctx: &RequestContext,
+    key: &str,
+) -> PyResult<Option<Bound<'py, PyAny>>> {
+    match ctx.input_response_as::<T>(key) {
+        None => Ok(None),
+        Some(Err(e)) => Err(errors::invalid_params(py, &e)),
+        Some(Ok(v)) => {
+            let v = serde_json::to_value(v).map_err(|e| errors::invalid_params(py, &e.to_string()))?;
+            convert::to_py(py, &v).map(Some)
+        }
     }
 }
 
@@ -104,6 +126,77 @@ impl PyRequestContext {
     #[getter]
     fn is_stateless(&self) -> bool {
         self.ctx.is_stateless()
+    }
+
+    /// Whether the request uses the 2026-07-28 revision (per-request envelope, MRTR).
+    #[getter]
+    fn is_modern(&self) -> bool {
+        self.ctx.is_modern()
+    }
+
+    /// The client's answers to the input requests, by key (empty on a first call).
+    #[getter]
+    fn input_responses<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        convert::map_to_py(py, self.ctx.input_responses())
+    }
+
+    /// The client's answer to input request `key` (the bare result JSON), if any.
+    fn input_response<'py>(&self, py: Python<'py>, key: &str) -> PyResult<Option<Bound<'py, PyAny>>> {
+        self.ctx.input_responses().get(key).map(|v| convert::to_py(py, v)).transpose()
+    }
+
+    /// Whether the client answered input request `key`.
+    fn has_input_response(&self, key: &str) -> bool {
+        self.ctx.has_input_response(key)
+    }
+
+    /// The answer to `key` decoded by the core as `kind` (`"elicit"`: `ElicitResult`,
+    /// `"sample"`: `CreateMessageResult`, `"roots"`: `ListRootsResult`), as normalized JSON;
+    /// None when not answered; `InvalidParamsError` when it has another shape.
+    fn decode_input_response<'py>(
+        &self,
+        py: Python<'py>,
+        key: &str,
+        kind: &str,
+    ) -> PyResult<Option<Bound<'py, PyAny>>> {
+        match kind {
+            "elicit" => decoded::<ElicitResult>(py, &self.ctx, key),
+            "sample" => decoded::<CreateMessageResult>(py, &self.ctx, key),
+            "roots" => decoded::<ListRootsResult>(py, &self.ctx, key),
+            other => Err(PyValueError::new_err(format!("unknown input response kind {other:?}"))),
+        }
+    }
+
+    /// Whether this call is a retry carrying the client's answers or request state.
+    #[getter]
+    fn is_resubmission(&self) -> bool {
+        self.ctx.is_resubmission()
+    }
+
+    /// The request state the handler returned with `InputRequired`, as it wrote it.
+    #[getter]
+    fn request_state(&self) -> Option<&str> {
+        self.ctx.request_state()
+    }
+
+    /// The request state parsed as JSON by the core; None when there is none;
+    /// `InvalidParamsError` when it is not JSON.
+    fn request_state_json<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
+        match self.ctx.request_state_as::<Value>() {
+            None => Ok(None),
+            Some(Err(e)) => Err(errors::invalid_params(py, &e)),
+            Some(Ok(v)) => convert::to_py(py, &v).map(Some),
+        }
+    }
+
+    /// The settings of extension `id` the client declared for this request, if it did.
+    fn client_extension<'py>(&self, py: Python<'py>, id: &str) -> PyResult<Option<Bound<'py, PyAny>>> {
+        self.ctx.client_extension(id).map(|v| convert::to_py(py, &v)).transpose()
+    }
+
+    /// A request header (HTTP only), by case-insensitive name.
+    fn header(&self, name: &str) -> Option<String> {
+        self.ctx.header(name).map(str::to_owned)
     }
 
     /// Whether the client cancelled this request.

@@ -44,9 +44,21 @@ pub fn message_err(py: Python<'_>, name: &str, message: &str) -> PyErr {
     new_err(py, name, move |py| Ok(pyo3::types::PyString::new(py, &message).into_any()))
 }
 
-/// The core's configuration error as `ferrite_mcp.ConfigError`.
+/// The core's configuration error as `ferrite_mcp.ConfigError` (every variant: invalid
+/// schemas and templates, unknown tools and resources, invalid `x-mcp-header` annotations,
+/// reserved method names, invalid extension ids, features a mode forbids).
 pub fn config_err(py: Python<'_>, e: &ConfigError) -> PyErr {
-    message_err(py, "ConfigError", &e.to_string())
+    config_msg(py, &e.to_string())
+}
+
+/// A configuration mistake found by the binding, as `ferrite_mcp.ConfigError`.
+pub fn config_msg(py: Python<'_>, message: &str) -> PyErr {
+    message_err(py, "ConfigError", message)
+}
+
+/// `ferrite_mcp.InvalidParamsError` (sent as `-32602` when a handler lets it propagate).
+pub fn invalid_params(py: Python<'_>, message: &str) -> PyErr {
+    message_err(py, "InvalidParamsError", message)
 }
 
 /// A server-to-client request failure as the matching `ferrite_mcp.PeerError` subclass.
@@ -58,6 +70,7 @@ pub fn peer_err(py: Python<'_>, e: &PeerError) -> PyErr {
         PeerError::MissingCapability(_) => message_err(py, "MissingCapabilityError", &e.to_string()),
         PeerError::Closed => message_err(py, "ConnectionClosedError", &e.to_string()),
         PeerError::Malformed(_) => message_err(py, "MalformedResponseError", &e.to_string()),
+        PeerError::UseInputRequired => message_err(py, "UseInputRequiredError", &e.to_string()),
         _ => message_err(py, "PeerError", &e.to_string()),
     }
 }

@@ -7,16 +7,22 @@
 //! protocol-level (dispatch, validation, pagination, errors, stdio) stays in the core.
 //!
 //! - [`server`]: the `Core` class (registration, options, notifications, serving).
+//! - [`adapters`]: Python callables as the core's handler traits.
+//! - [`modern`]: the 2026-07-28 settings (request-state keys, cache hints, skills).
+//! - [`mrtr`]: the core's `InputRequest` / `InputRequired` as Python objects.
 //! - [`context`]: the per-request `RequestContext`.
 //! - [`bridge`]: how handlers run (blocking pool for `def`, an asyncio loop for `async def`).
 //! - [`convert`]: JSON values between Rust and Python.
 //! - [`errors`]: exceptions to handler errors and core errors to exceptions.
 
+mod adapters;
 mod bridge;
 mod context;
 mod convert;
 mod errors;
 mod http;
+mod modern;
+mod mrtr;
 mod server;
 
 use pyo3::prelude::*;
@@ -27,6 +33,9 @@ fn _ferrite(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<server::Core>()?;
     m.add_class::<context::PyRequestContext>()?;
     m.add_class::<bridge::Completion>()?;
+    m.add_class::<mrtr::PyInputRequest>()?;
+    m.add_class::<mrtr::PyInputRequired>()?;
+    m.add_function(wrap_pyfunction!(mrtr::state_json, m)?)?;
     m.add("CORE_VERSION", env!("CARGO_PKG_VERSION"))?;
     m.add("DEFAULT_SESSION_IDLE_TIMEOUT", http::default_session_idle_timeout())?;
     Ok(())

@@ -1,141 +1,38 @@
-//! The server object Python's `ferrite_mcp.Server` is built on: the core's `Server`, the tokio
-//! runtime it runs on, and the adapters that make Python callables the core's handlers.
+//! The server object Python's `ferrite_mcp.Server` is built on: the core's `Server` and the
+//! tokio runtime it runs on (the adapters from Python callables to the core's handlers are in
+//! `adapters.rs`, the 2026-07-28 settings' conversions in `modern.rs`).
 //!
 //! One runtime per server object, shut down by `close()` (or when the object is collected).
 //! Every entry point that waits on the runtime releases the GIL first (`py.detach`), so a
 //! handler called meanwhile on another thread can take it.
 
+use std::collections::HashMap;
 use std::net::ToSocketAddrs as _;
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use ferrite_core::server::uri_template::UriTemplate;
-use ferrite_core::server::{
-    CompletionHandler, HandlerResult, NotificationObserver, PromptHandler, ResourceHandler, TemplateVariables,
-    ToolHandler,
-};
 use ferrite_core::transport::http::{self as core_http, HttpOptions};
 use ferrite_core::transport::stdio::{self, StdioOptions};
 use ferrite_core::{
-    BoxFuture, CallToolResult, ClientCapabilities, CompleteRequest, CompleteResult, CompletionReference, Reply,
-    GetPromptResult, HandlerError, Implementation, Prompt, ReadResourceResult, RequestContext, Resource,
-    ResourceTemplate, Server, Tool,
+    ClientCapabilities, CompletionReference, Implementation, Prompt, Resource, ResourceTemplate, Server, Tool,
 };
 use pyo3::exceptions::{PyOSError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::PyTuple;
-use serde::de::DeserializeOwned;
-use serde_json::{Map, Value};
+use pyo3::types::{PyDict, PyTuple};
+use serde_json::Value;
 use tokio::runtime::{Handle, Runtime};
 use tokio_util::sync::CancellationToken;
 
-use crate::bridge::{self, AsyncQueue, Executor, Input, PyCallable, SyncPool};
+use crate::adapters::{describe, Adapter, Observer};
+use crate::bridge::{self, AsyncQueue, Executor, PyCallable, SyncPool};
 use crate::http::{self, HttpArgs};
+use crate::{convert, errors, modern};
 
 /// At most this many `def` handlers run at once (like a thread pool's size); more calls queue.
 const MAX_SYNC_WORKERS: usize = 64;
-use crate::{convert, errors};
-
-/// Parse the JSON a handler wrapper returned into the core's result type.
-fn parse_result<T: DeserializeOwned>(v: Value, what: &str) -> HandlerResult<T> {
-    serde_json::from_value(v).map_err(|e| HandlerError::failed(format!("the handler returned an invalid {what}: {e}")))
-}
-
-/// Parse the JSON a handler wrapper returned into the core's reply: the result, or input
-/// required (`InputRequired` in Python serializes with `resultType: "input_required"`).
-fn parse_reply<T: DeserializeOwned>(v: Value, what: &str) -> HandlerResult<Reply<T>> {
-    Reply::from_value(v).map_err(|e| HandlerError::failed(format!("the handler returned an invalid {what}: {e}")))
-}
-
-/// A Python callable registered as a tool, resource reader, prompt or completer.
-struct Adapter {
-    handler: Arc<PyCallable>,
-    exec: Arc<Executor>,
-}
-
-impl Adapter {
-    fn run<T: DeserializeOwned + 'static>(
-        &self,
-        input: Input,
-        ctx: RequestContext,
-        what: &'static str,
-    ) -> BoxFuture<'static, HandlerResult<T>> {
-        let (handler, exec) = (self.handler.clone(), self.exec.clone());
-        Box::pin(async move { parse_result(exec.run(handler, input, Some(ctx)).await?, what) })
-    }
-
-    fn run_reply<T: DeserializeOwned + 'static>(
-        &self,
-        input: Input,
-        ctx: RequestContext,
-        what: &'static str,
-    ) -> BoxFuture<'static, HandlerResult<Reply<T>>> {
-        let (handler, exec) = (self.handler.clone(), self.exec.clone());
-        Box::pin(async move { parse_reply(exec.run(handler, input, Some(ctx)).await?, what) })
-    }
-}
-
-impl ToolHandler for Adapter {
-    fn call(&self, arguments: Value, ctx: RequestContext) -> BoxFuture<'static, HandlerResult<Reply<CallToolResult>>> {
-        self.run_reply(Input::Tool(arguments), ctx, "tool result")
-    }
-}
-
-impl ResourceHandler for Adapter {
-    fn read(
-        &self,
-        uri: String,
-        variables: TemplateVariables,
-        ctx: RequestContext,
-    ) -> BoxFuture<'static, HandlerResult<Reply<ReadResourceResult>>> {
-        self.run_reply(Input::Resource(uri, variables), ctx, "resource result")
-    }
-}
-
-impl PromptHandler for Adapter {
-    fn get(
-        &self,
-        arguments: Map<String, Value>,
-        ctx: RequestContext,
-    ) -> BoxFuture<'static, HandlerResult<Reply<GetPromptResult>>> {
-        self.run_reply(Input::Prompt(arguments), ctx, "prompt result")
-    }
-}
-
-impl CompletionHandler for Adapter {
-    fn complete(
-        &self,
-        request: CompleteRequest,
-        ctx: RequestContext,
-    ) -> BoxFuture<'static, HandlerResult<CompleteResult>> {
-        self.run(Input::Completion(request), ctx, "completion result")
-    }
-}
-
-/// A Python callable observing the client's notifications. It runs on the worker pool, never
-/// on the transport's read loop, so a slow observer delays nothing; its outcome is ignored
-/// (the Python wrapper reports its exceptions on stderr).
-struct Observer {
-    handler: Arc<PyCallable>,
-    exec: Arc<Executor>,
-    runtime: Handle,
-}
-
-impl NotificationObserver for Observer {
-    fn notify(&self, method: &str, params: Option<&Value>) {
-        let (handler, exec) = (self.handler.clone(), self.exec.clone());
-        let input = Input::Notification(method.to_owned(), params.cloned());
-        self.runtime.spawn(async move {
-            let _ = exec.run(handler, input, None).await;
-        });
-    }
-}
-
-/// A JSON description (tool, resource, ...) given as a dict, into the core's type.
-fn describe<T: DeserializeOwned>(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<T> {
-    serde_json::from_value(convert::from_py(obj)?).map_err(|e| PyValueError::new_err(format!("invalid {what}: {e}")))
-}
 
 /// The core server with its runtime.
 #[pyclass(name = "Core", module = "ferrite_mcp._ferrite", frozen)]
@@ -474,7 +371,8 @@ impl Core {
         self.server.enable_logging();
     }
 
-    /// Advertise `resources.subscribe` (stateful servers only).
+    /// Advertise `resources.subscribe` (handshake-era sessions subscribe with
+    /// `resources/subscribe`, 2026-07-28 clients through listen streams, in either mode).
     fn enable_resource_subscriptions(&self, py: Python<'_>) -> PyResult<()> {
         self.server.enable_resource_subscriptions().map_err(|e| errors::config_err(py, &e))
     }
@@ -522,6 +420,100 @@ impl Core {
     /// The registered tools' descriptors.
     fn tools<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         convert::to_py(py, &serde_json::to_value(self.server.tools()).unwrap_or(Value::Null))
+    }
+
+    // ----- 2026-07-28: request state, extensions, caching, custom methods, skills -----
+
+    /// Seal request states with `current` and also accept states sealed with `previous` (key
+    /// rotation); keys are 64 hex characters or base64 of 32 bytes.
+    #[pyo3(signature = (current, previous=Vec::new()))]
+    fn set_request_state_keys(&self, py: Python<'_>, current: &str, previous: Vec<String>) -> PyResult<()> {
+        let (current, previous) = modern::sealing_keys(current, &previous).map_err(|m| errors::config_msg(py, &m))?;
+        self.server.set_request_state_keys(current, previous);
+        Ok(())
+    }
+
+    /// How long a sealed request state stays valid, in seconds.
+    fn set_request_state_ttl(&self, py: Python<'_>, seconds: f64) -> PyResult<()> {
+        let ttl = modern::ttl(seconds).map_err(|m| errors::config_msg(py, &m))?;
+        self.server.set_request_state_ttl(ttl);
+        Ok(())
+    }
+
+    /// The id of the key that seals request states (not secret).
+    #[getter]
+    fn request_state_key_id(&self) -> String {
+        self.server.request_state_key_id()
+    }
+
+    /// Advertise extension `id` with `settings` (a JSON object; None: `{}`) to 2026-07-28
+    /// clients.
+    #[pyo3(signature = (id, settings=None))]
+    fn add_extension(&self, py: Python<'_>, id: &str, settings: Option<&Bound<'_, PyAny>>) -> PyResult<()> {
+        let settings = settings.map(convert::from_py).transpose()?.unwrap_or(Value::Null);
+        self.server.add_extension(id, settings).map_err(|e| errors::config_err(py, &e))
+    }
+
+    /// Stop advertising extension `id`; whether it was advertised.
+    fn remove_extension(&self, id: &str) -> bool {
+        self.server.remove_extension(id)
+    }
+
+    /// The cache hints of `server/discover`, the lists and resource reads, as
+    /// `{name: (ttl_ms, scope)}` (names: `modern::HINT_NAMES`).
+    fn cache_hints<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let d = PyDict::new(py);
+        for (name, hint) in modern::hints_by_name(&self.server.cache_hints()) {
+            d.set_item(name, (hint.ttl_ms, modern::scope_name(hint.cache_scope)))?;
+        }
+        Ok(d)
+    }
+
+    /// Change some cache hints: `{name: (ttl_ms, scope)}`; the others keep their value.
+    fn set_cache_hints(&self, py: Python<'_>, hints: HashMap<String, (i64, String)>) -> PyResult<()> {
+        let updated = modern::update_hints(self.server.cache_hints(), hints).map_err(|m| errors::config_msg(py, &m))?;
+        self.server.set_cache_hints(updated);
+        Ok(())
+    }
+
+    /// The cache hint of reads of one resource or resource template.
+    #[pyo3(signature = (uri, ttl_ms, scope="private"))]
+    fn set_resource_cache_hint(&self, py: Python<'_>, uri: &str, ttl_ms: i64, scope: &str) -> PyResult<()> {
+        let hint = modern::cache_hint(ttl_ms, scope).map_err(|m| errors::config_msg(py, &m))?;
+        self.server.set_resource_cache_hint(uri, hint).map_err(|e| errors::config_err(py, &e))
+    }
+
+    /// Serve a custom request method: `handler(params, ctx)` returns the result object.
+    fn add_method(
+        &self,
+        py: Python<'_>,
+        name: &str,
+        handler: Py<PyAny>,
+        is_async: bool,
+        wants_context: bool,
+    ) -> PyResult<()> {
+        self.server
+            .add_method(name, self.adapter(handler, is_async, wants_context))
+            .map_err(|e| errors::config_err(py, &e))
+    }
+
+    /// Stop serving a custom method; whether it was served.
+    fn remove_method(&self, name: &str) -> bool {
+        self.server.remove_method(name)
+    }
+
+    /// Serve a skill from `files` (relative path -> `str` or `bytes`).
+    fn add_skill(&self, py: Python<'_>, root: &str, files: &Bound<'_, PyDict>) -> PyResult<()> {
+        let skill = modern::skill(root, files)?.map_err(|m| errors::config_msg(py, &m))?;
+        self.server.add_skill(skill).map_err(|e| errors::config_err(py, &e))
+    }
+
+    /// Serve a skill from every file under the directory `path`.
+    fn add_skill_dir(&self, py: Python<'_>, root: &str, path: PathBuf) -> PyResult<()> {
+        let skill = py
+            .detach(|| ferrite_core::skills::Skill::from_dir(root, &path))
+            .map_err(|e| errors::config_msg(py, &e.to_string()))?;
+        self.server.add_skill(skill).map_err(|e| errors::config_err(py, &e))
     }
 
     // ----- notifications -----

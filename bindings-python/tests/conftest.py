@@ -147,3 +147,104 @@ def stdio(tmp_path: Path) -> Any:
 
 PYTHON = sys.executable
 ENV = dict(os.environ)
+
+
+# ----- 2026-07-28 (per-request envelope) -----
+
+V2026 = "2026-07-28"
+
+
+def envelope(caps: Optional[Dict[str, Any]] = None, **extra: Any) -> Dict[str, Any]:
+    """The 2026-07-28 ``_meta`` envelope declaring ``caps`` (``extra``: more ``_meta`` keys)."""
+    meta = {"io.modelcontextprotocol/protocolVersion": V2026, "io.modelcontextprotocol/clientCapabilities": caps or {}}
+    meta.update(extra)
+    return meta
+
+
+def modern(server: Server, method: str, params: Optional[Dict[str, Any]] = None, caps: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
+    """One 2026-07-28 request in-process; the whole response object."""
+    p = dict(params or {})
+    p["_meta"] = envelope(caps)
+    return json.loads(server.handle_raw(json.dumps({"jsonrpc": "2.0", "id": next(_ids), "method": method, "params": p})))
+
+
+def modern_ok(server: Server, method: str, params: Optional[Dict[str, Any]] = None, caps: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
+    """A 2026-07-28 request that must succeed; its result."""
+    resp = modern(server, method, params, caps)
+    assert "result" in resp, resp
+    return resp["result"]
+
+
+def modern_error(server: Server, method: str, params: Optional[Dict[str, Any]] = None, caps: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
+    """A 2026-07-28 request that must fail; its error object."""
+    resp = modern(server, method, params, caps)
+    assert "error" in resp, resp
+    return resp["error"]
+
+
+class HttpServer:
+    """``server.run(transport="http", port=0)`` on a thread of this process."""
+
+    def __init__(self, server: Server, **options: Any) -> None:
+        self.server = server
+        ready: "queue.Queue[int]" = queue.Queue()
+        self.errors: List[BaseException] = []
+
+        def run() -> None:
+            try:
+                server.run(transport="http", port=0, on_ready=ready.put, **options)
+            except BaseException as e:  # reported by the test
+                self.errors.append(e)
+                ready.put(-1)
+
+        self.thread = threading.Thread(target=run, daemon=True)
+        self.thread.start()
+        self.port = ready.get(timeout=10)
+        assert self.port > 0, self.errors
+
+    def post(self, body: Any, headers: Optional[Dict[str, str]] = None) -> "tuple[int, Dict[str, str], Any]":
+        """POST ``body`` (JSON) to /mcp; (status, lower-case headers, parsed JSON body or None)."""
+        import http.client
+
+        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=10)
+        try:
+            h = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+            h.update(headers or {})
+            conn.request("POST", "/mcp", body=json.dumps(body), headers=h)
+            resp = conn.getresponse()
+            raw = resp.read()
+            hs = {k.lower(): v for k, v in resp.getheaders()}
+            return resp.status, hs, (json.loads(raw) if raw and hs.get("content-type", "").startswith("application/json") else raw)
+        finally:
+            conn.close()
+
+    def modern(self, method: str, params: Optional[Dict[str, Any]] = None, caps: Optional[Dict[str, Any]] = None,
+               name: Optional[str] = None, headers: Optional[Dict[str, str]] = None) -> "tuple[int, Any]":
+        """A 2026-07-28 request with the standard headers; (status, parsed body)."""
+        p = dict(params or {})
+        p["_meta"] = envelope(caps)
+        h = {"MCP-Protocol-Version": V2026, "Mcp-Method": method}
+        if name is not None:
+            h["Mcp-Name"] = name
+        h.update(headers or {})
+        status, _, body = self.post({"jsonrpc": "2.0", "id": next(_ids), "method": method, "params": p}, h)
+        return status, body
+
+    def close(self) -> None:
+        self.server.stop()
+        self.thread.join(timeout=10)
+
+
+@pytest.fixture
+def http_serve() -> Any:
+    """Start servers over HTTP on free ports; stopped after the test."""
+    running: List[HttpServer] = []
+
+    def start(server: Server, **options: Any) -> HttpServer:
+        s = HttpServer(server, **options)
+        running.append(s)
+        return s
+
+    yield start
+    for s in running:
+        s.close()

@@ -18,7 +18,7 @@ from ferrite_mcp import (
     Context,
 )
 
-from conftest import call_tool, rpc, text_of
+from conftest import call_tool, modern_ok, rpc, text_of
 
 
 def test_tool_exception_is_an_error_result_with_the_message(server: Server) -> None:
@@ -105,10 +105,15 @@ def test_invalid_input_schema_is_a_config_error(server: Server) -> None:
         server.add_tool(lambda: "", name="bad", input_schema={"type": "object", "properties": {"a": {"type": 5}}})
 
 
-def test_resource_subscriptions_on_stateless_server_is_a_config_error() -> None:
+def test_resource_subscriptions_on_stateless_server_serve_2026_listen_streams() -> None:
+    # No longer a ConfigError: 2026-07-28 clients subscribe through listen streams in either
+    # mode; handshake-era clients of a stateless server are not offered subscriptions.
     with Server("s", stateless=True) as s:
-        with pytest.raises(ConfigError, match="stateful"):
-            s.enable_resource_subscriptions()
+        s.add_resource(lambda: "r", "test://r")
+        s.enable_resource_subscriptions()
+        assert modern_ok(s, "server/discover")["capabilities"]["resources"] == {"subscribe": True}
+        init = rpc(s, "initialize", {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}})
+        assert "subscribe" not in init["result"]["capabilities"]["resources"]
 
 
 def test_server_to_client_request_without_channel_raises_peer_error(server: Server) -> None:

@@ -37,10 +37,20 @@ def stub_classes() -> Dict[str, Dict[str, List[str]]]:
     return out
 
 
+def stub_functions() -> Dict[str, List[str]]:
+    """The module-level functions of the stub, with their parameter names."""
+    out: Dict[str, List[str]] = {}
+    for node in stub_tree().body:
+        if isinstance(node, ast.FunctionDef):
+            a = node.args
+            out[node.name] = [x.arg for x in a.posonlyargs + a.args + a.kwonlyargs]
+    return out
+
+
 def test_module_level_names_match() -> None:
     stub_names = set()
     for node in stub_tree().body:
-        if isinstance(node, ast.ClassDef):
+        if isinstance(node, (ast.ClassDef, ast.FunctionDef)):
             stub_names.add(node.name)
         elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
             stub_names.add(node.target.id)
@@ -72,6 +82,15 @@ def test_parameter_names_match() -> None:
             sig = inspect.signature(target)
             runtime = [p for p in sig.parameters if p not in ("self", "cls", "$self", "$cls", "type")]
             assert runtime == params, f"{cls_name}.{name}: module {runtime} vs stub {params}"
+
+
+def test_function_parameter_names_match() -> None:
+    functions = stub_functions()
+    assert functions, "the stub declares the module's functions"
+    for name, params in functions.items():
+        fn = getattr(_ferrite, name)
+        assert fn.__text_signature__, f"{name} has no text signature"
+        assert list(inspect.signature(fn).parameters) == params, name
 
 
 def test_package_is_typed() -> None:

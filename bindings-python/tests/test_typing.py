@@ -1,5 +1,6 @@
 """The package type-checks under ``mypy --strict`` against its own stub of the compiled
-module (so the stub and the Python half agree), and so does the everything example."""
+module (so the stub and the Python half agree), and so does the everything example (its
+2026-07-28 fixtures, written against the typed MRTR API, under ``--strict`` too)."""
 
 from __future__ import annotations
 
@@ -27,3 +28,11 @@ def test_package_and_example_type_check() -> None:
         [sys.executable, "-m", "mypy", "--no-incremental", "--cache-dir=/dev/null", str(example)], capture_output=True, text=True, cwd=ROOT
     )
     assert plain.returncode == 0, plain.stdout + plain.stderr
+    modern = ROOT / "examples" / "python" / "everything_modern.py"
+    strict_example = subprocess.run(
+        [sys.executable, "-m", "mypy", "--strict", "--no-incremental", "--cache-dir=/dev/null", str(modern)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
+    assert strict_example.returncode == 0, strict_example.stdout + strict_example.stderr

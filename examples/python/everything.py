@@ -1,10 +1,12 @@
 """The Python everything server: the whole conformance fixture surface (see
-``examples/SURFACE.md``), plus the ``add`` and ``echo`` tools the benchmarks call.
+``examples/SURFACE.md``), plus the ``add`` and ``echo`` tools the benchmarks call. Both eras
+are served: the handshake revisions and 2026-07-28 (fixtures in ``everything_modern.py``).
 
 Run it with ``python examples/python/everything.py`` (stdio; needs ``pip install
 ./bindings-python``); ``--port N`` serves Streamable HTTP on 127.0.0.1:N at ``/mcp``;
-``--stateless`` builds a stateless server. ``FERRITE_ADD_ASYNC=1``
-registers ``add`` as an ``async def`` (for the benchmark's second row).
+``--stateless`` builds a stateless server. Any other argument prints a usage line on stderr
+and exits with status 2. ``FERRITE_ADD_ASYNC=1`` registers ``add`` as an ``async def`` (for
+the benchmark's second row).
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ import os
 import struct
 import sys
 import threading
-from typing import Any, Dict
+from typing import Any, Dict, List, NamedTuple, Optional
 
 from ferrite_mcp import (
     Context,
@@ -30,6 +32,8 @@ from ferrite_mcp import (
     BlobResourceContents,
     error,
 )
+
+import everything_modern
 
 # A 1x1 PNG.
 PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
@@ -57,7 +61,12 @@ def build(stateless: bool) -> Server:
         stateless=stateless,
     )
 
-    # ----- tools -----
+    # ----- tools (test_simple_text first: clients may call the first tool without arguments) -----
+
+    @server.tool(input_schema=NO_ARGS)
+    def test_simple_text() -> str:
+        """Returns a simple text response"""
+        return "This is a simple text response for testing."
 
     def add(a: int, b: int) -> ToolResult:
         """Add two integers and return their sum"""
@@ -80,11 +89,6 @@ def build(stateless: bool) -> Server:
             text: The text to echo back.
         """
         return text
-
-    @server.tool(input_schema=NO_ARGS)
-    def test_simple_text() -> str:
-        """Returns a simple text response"""
-        return "This is a simple text response for testing."
 
     @server.tool(input_schema=NO_ARGS)
     def test_image_content() -> ImageContent:
@@ -360,22 +364,51 @@ def build(stateless: bool) -> Server:
         ["paris", "park", "party", "pasta", "zebra"], prompt="test_prompt_with_arguments", argument="arg1"
     )
 
-    if not stateless:
-        server.enable_resource_subscriptions()
+    # ----- 2026-07-28 -----
+
+    everything_modern.register(server)
+    everything_modern.register_cache_hints(server)
+    # Handshake-era sessions subscribe with resources/subscribe; 2026-07-28 clients (either
+    # mode) through listen streams.
+    server.enable_resource_subscriptions()
     return server
 
 
+USAGE = "usage: everything.py [--port N] [--stateless]\n  no --port: serve stdio; --port N: Streamable HTTP on 127.0.0.1:N at /mcp"
+
+
+class Args(NamedTuple):
+    port: Optional[int]
+    stateless: bool
+
+
+def parse_args(argv: List[str]) -> Args:
+    """The command line; ``ValueError`` naming what is wrong."""
+    port: Optional[int] = None
+    stateless = False
+    it = iter(argv)
+    for arg in it:
+        if arg == "--stateless":
+            stateless = True
+        elif arg == "--port":
+            value = next(it, "")
+            if not value.isdigit() or not 0 <= int(value) <= 65535:
+                raise ValueError("--port needs a port number")
+            port = int(value)
+        else:
+            raise ValueError(f"unknown argument {arg!r}")
+    return Args(port, stateless)
+
+
 def main() -> None:
-    args = sys.argv[1:]
-    server = build("--stateless" in args)
-    if "--port" in args:
-        i = args.index("--port")
-        try:
-            port = int(args[i + 1])
-        except (IndexError, ValueError):
-            print("everything: --port needs a port number", file=sys.stderr)
-            sys.exit(2)
-        server.run(transport="http", host="127.0.0.1", port=port, path="/mcp")
+    try:
+        args = parse_args(sys.argv[1:])
+    except ValueError as e:
+        print(f"everything: {e}\n{USAGE}", file=sys.stderr)
+        sys.exit(2)
+    server = build(args.stateless)
+    if args.port is not None:
+        server.run(transport="http", host="127.0.0.1", port=args.port, path="/mcp")
     else:
         server.run()
 

@@ -30,6 +30,7 @@ from .content import (
     Message,
     ResourceLink,
     Root,
+    RootsResult,
     SamplingResult,
     TextContent,
     TextResourceContents,
@@ -54,7 +55,10 @@ from .errors import (
     ServerClosedError,
     StatelessError,
     ToolError,
+    UseInputRequiredError,
 )
+from .modern import CacheHint
+from .mrtr import InputRequest, InputRequired
 from .schema import schema_for
 from .server import Server
 
@@ -63,6 +67,9 @@ __version__ = _ferrite.CORE_VERSION
 __all__ = [
     "Server",
     "Context",
+    "InputRequest",
+    "InputRequired",
+    "CacheHint",
     "schema_for",
     "Audio",
     "AudioContent",
@@ -77,6 +84,7 @@ __all__ = [
     "Message",
     "ResourceLink",
     "Root",
+    "RootsResult",
     "SamplingResult",
     "TextContent",
     "TextResourceContents",
@@ -94,6 +102,7 @@ __all__ = [
     "PeerError",
     "NoChannelError",
     "StatelessError",
+    "UseInputRequiredError",
     "MissingCapabilityError",
     "ConnectionClosedError",
     "ClientError",

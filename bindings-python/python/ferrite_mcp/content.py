@@ -8,7 +8,7 @@ from __future__ import annotations
 import base64
 import dataclasses
 import os
-from typing import Any, Dict, List, Optional, Sequence, Union
+from typing import Any, Dict, Generic, List, Optional, Sequence, TypeVar, Union
 
 __all__ = [
     "Content",
@@ -30,7 +30,10 @@ __all__ = [
     "Root",
     "SamplingResult",
     "ElicitResult",
+    "RootsResult",
 ]
+
+T = TypeVar("T")
 
 
 def _b64(data: Union[bytes, bytearray, memoryview, str]) -> str:
@@ -312,9 +315,27 @@ class SamplingResult:
 
 
 @dataclasses.dataclass
-class ElicitResult:
+class ElicitResult(Generic[T]):
     """What the user did with an elicitation: ``accept`` (with ``content``), ``decline`` or
-    ``cancel``."""
+    ``cancel``. ``ElicitResult[Model]`` (a pydantic model, dataclass or TypedDict) types the
+    content: ``ctx.input_response_as(key, ElicitResult[Model])`` decodes it into ``Model``."""
 
     action: str
-    content: Optional[Dict[str, Any]] = None
+    content: Optional[T] = None
+
+    @property
+    def accepted(self) -> bool:
+        """Whether the user submitted the form."""
+        return self.action == "accept"
+
+
+@dataclasses.dataclass
+class RootsResult:
+    """The client's answer to a roots request (``InputRequest.list_roots()``)."""
+
+    roots: List[Root]
+
+    @property
+    def uris(self) -> List[str]:
+        """The roots' URIs, in order."""
+        return [r.uri for r in self.roots]

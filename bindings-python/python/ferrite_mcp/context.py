@@ -3,20 +3,38 @@
 
 Logging, progress and notifications are plain methods (they queue a message and return at
 once). Server-to-client requests are awaitables: they run on the server's Rust runtime and
-complete on the event loop of the handler that awaits them.
+complete on the event loop of the handler that awaits them. On a 2026-07-28 request they
+raise :class:`~ferrite_mcp.UseInputRequiredError`: such a handler returns
+:class:`~ferrite_mcp.InputRequired` and reads the answers with :meth:`Context.input_response_as`
+(which also works on handshake-era sessions, where the core asks the client itself).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Union
+import typing
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence, Type, TypeVar, Union, cast
 
 from . import _ferrite
-from .content import ElicitResult, Root, SamplingResult
+from .content import ElicitResult, Root, RootsResult, SamplingResult
+from .mrtr import DEFAULT_MAX_TOKENS, sampling_params
 
 if TYPE_CHECKING:
     import asyncio
 
 __all__ = ["Context"]
+
+T = TypeVar("T")
+
+# The package's result types, decoded (and shape-checked) by the core's types.
+_RESULT_KINDS: Dict[Any, str] = {ElicitResult: "elicit", SamplingResult: "sample", RootsResult: "roots"}
+
+
+def _sampling_result(r: Dict[str, Any]) -> SamplingResult:
+    return SamplingResult(r["role"], r["content"], r["model"], r.get("stopReason"))
+
+
+def _roots_result(r: Dict[str, Any]) -> RootsResult:
+    return RootsResult([Root(x["uri"], x.get("name")) for x in r.get("roots", [])])
 
 
 def _settle(fut: "asyncio.Future[Any]", error: Optional[BaseException], value: Any) -> None:
@@ -94,6 +112,90 @@ class Context:
         seconds and receives the rest. False on transports that cannot (stdio)."""
         return self._raw.close_sse_stream(retry)
 
+    # ----- 2026-07-28: the request's era, input responses, request state -----
+
+    @property
+    def is_modern(self) -> bool:
+        """Whether the request uses the 2026-07-28 revision (per-request envelope; ask for
+        input by returning ``InputRequired``)."""
+        return self._raw.is_modern
+
+    @property
+    def input_responses(self) -> Dict[str, Any]:
+        """The client's answers to the input requests, by key: each the bare result it
+        returned (``{"action", "content"}``, ``{"role", "content", "model"}``,
+        ``{"roots"}``). Empty on a first call."""
+        return self._raw.input_responses
+
+    def input_response(self, key: str) -> Optional[Dict[str, Any]]:
+        """The client's answer to input request ``key``, if it answered."""
+        return self._raw.input_response(key)
+
+    def has_input_response(self, key: str) -> bool:
+        """Whether the client answered input request ``key``."""
+        return self._raw.has_input_response(key)
+
+    def input_response_as(self, key: str, tp: Type[T]) -> Optional[T]:
+        """The answer to input request ``key`` decoded as ``tp``: :class:`ElicitResult`
+        (``ElicitResult[Model]`` also decodes the form's content into ``Model``),
+        :class:`SamplingResult`, :class:`RootsResult`, or a pydantic model, dataclass or
+        TypedDict of the answer's shape. ``None`` when the client did not answer it; an answer
+        of another shape raises :class:`~ferrite_mcp.InvalidParamsError` (``-32602`` when it
+        propagates)."""
+        from .decode import decode_as
+
+        origin = typing.get_origin(tp) or tp
+        kind = _RESULT_KINDS.get(origin)
+        if kind is None:
+            if not self._raw.has_input_response(key):
+                return None
+            return decode_as(self._raw.input_response(key), tp, f"input response {key!r}")
+        r = self._raw.decode_input_response(key, kind)
+        if r is None:
+            return None
+        if kind == "sample":
+            return cast(T, _sampling_result(r))
+        if kind == "roots":
+            return cast(T, _roots_result(r))
+        content = r.get("content")
+        args = typing.get_args(tp)
+        if args and content is not None:
+            content = decode_as(content, args[0], f"input response {key!r} content")
+        return cast(T, ElicitResult(r["action"], content))
+
+    @property
+    def is_resubmission(self) -> bool:
+        """Whether this call is a retry carrying the client's answers or request state."""
+        return self._raw.is_resubmission
+
+    @property
+    def request_state(self) -> Optional[str]:
+        """The state the handler returned with ``InputRequired``, exactly as it wrote it (the
+        core sealed it on the way out and verified it on the way back). ``None`` on a first
+        call."""
+        return self._raw.request_state
+
+    def request_state_as(self, tp: Type[T]) -> Optional[T]:
+        """The request state (written as JSON, e.g. ``with_state(a_dataclass)``) decoded as
+        ``tp`` (a dataclass, pydantic model, TypedDict, dict, ...). ``None`` when there is
+        none; state of another shape raises :class:`~ferrite_mcp.InvalidParamsError`."""
+        from .decode import decode_as
+
+        value = self._raw.request_state_json()
+        if value is None and self._raw.request_state is None:
+            return None
+        return decode_as(value, tp, "request state")
+
+    def client_extension(self, id: str) -> Optional[Any]:  # noqa: A002 (the extension's id)
+        """The settings of extension ``id`` (e.g. ``"io.modelcontextprotocol/skills"``) the
+        client declared, if it did."""
+        return self._raw.client_extension(id)
+
+    def header(self, name: str) -> Optional[str]:
+        """An HTTP request header by case-insensitive name (``None`` over stdio or
+        in-process, or when absent)."""
+        return self._raw.header(name)
+
     # ----- the client -----
 
     def client_supports(self, capability: str) -> bool:
@@ -148,29 +250,22 @@ class Context:
 
     async def sample(
         self,
-        prompt: Union[str, List[Dict[str, Any]]],
+        prompt: Union[str, Sequence[Any]],
         *,
-        max_tokens: int = 100,
+        max_tokens: int = DEFAULT_MAX_TOKENS,
         system_prompt: Optional[str] = None,
         temperature: Optional[float] = None,
         **params: Any,
     ) -> SamplingResult:
         """Ask the client's LLM (``sampling/createMessage``). ``prompt`` is one user text or a
-        list of ``{"role", "content"}`` messages; other ``createMessage`` parameters go in
-        camelCase keywords (``stopSequences=...``)."""
-        if isinstance(prompt, str):
-            messages: List[Dict[str, Any]] = [{"role": "user", "content": {"type": "text", "text": prompt}}]
-        else:
-            messages = list(prompt)
-        body: Dict[str, Any] = {"messages": messages, "maxTokens": max_tokens, **params}
-        if system_prompt is not None:
-            body["systemPrompt"] = system_prompt
-        if temperature is not None:
-            body["temperature"] = temperature
+        list of messages (``{"role", "content"}`` dicts or ``Message``); other
+        ``createMessage`` parameters go in keywords, snake_case or camelCase
+        (``stop_sequences=...``). ``max_tokens`` defaults to 100."""
+        body = sampling_params(prompt, max_tokens, system_prompt, temperature, params)
         r = await _awaitable(lambda resolve: self._raw.sample(body, resolve))
-        return SamplingResult(r["role"], r["content"], r["model"], r.get("stopReason"))
+        return _sampling_result(r)
 
-    async def elicit(self, message: str, schema: Any) -> ElicitResult:
+    async def elicit(self, message: str, schema: Any) -> ElicitResult[Dict[str, Any]]:
         """Ask the user to fill a form (``elicitation/create``). ``schema`` is a JSON Schema
         dict, or a dataclass/TypedDict/pydantic type to derive it from."""
         if not isinstance(schema, dict):
@@ -180,7 +275,7 @@ class Context:
         r = await _awaitable(lambda resolve: self._raw.elicit(message, schema, resolve))
         return ElicitResult(r["action"], r.get("content"))
 
-    async def elicit_url(self, message: str, url: str, elicitation_id: str) -> ElicitResult:
+    async def elicit_url(self, message: str, url: str, elicitation_id: str) -> ElicitResult[Dict[str, Any]]:
         """Send the user to a URL (``elicitation/create`` in URL mode)."""
         r = await _awaitable(lambda resolve: self._raw.elicit_url(message, url, elicitation_id, resolve))
         return ElicitResult(r["action"], r.get("content"))
@@ -188,7 +283,7 @@ class Context:
     async def list_roots(self) -> List[Root]:
         """The client's roots (``roots/list``)."""
         r = await _awaitable(self._raw.list_roots)
-        return [Root(x["uri"], x.get("name")) for x in r.get("roots", [])]
+        return _roots_result(r).roots
 
     def __repr__(self) -> str:
         return f"Context(request_id={self.request_id!r}, protocol_version={self.protocol_version!r})"

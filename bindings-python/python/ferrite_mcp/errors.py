@@ -9,7 +9,10 @@ Two kinds of failure are kept apart, as MCP does:
   is sent as the JSON-RPC error it describes (code, message, data).
 
 Server-to-client requests (``ctx.sample``, ``ctx.elicit``, ``ctx.list_roots``) raise a
-:class:`PeerError` subclass when they cannot produce a result. The compiled module raises
+:class:`PeerError` subclass when they cannot produce a result (on a 2026-07-28 request,
+:class:`UseInputRequiredError`). Input responses and request state that do not have the
+shape asked for raise :class:`InvalidParamsError`, which a handler may let propagate
+(``-32602``). The compiled module raises
 these classes too, so they are the only ones a user needs to catch.
 """
 
@@ -29,6 +32,7 @@ __all__ = [
     "PeerError",
     "NoChannelError",
     "StatelessError",
+    "UseInputRequiredError",
     "MissingCapabilityError",
     "ConnectionClosedError",
     "ClientError",
@@ -102,6 +106,12 @@ class NoChannelError(PeerError):
 
 class StatelessError(PeerError):
     """Server-to-client requests need a stateful server."""
+
+
+class UseInputRequiredError(StatelessError):
+    """A 2026-07-28 request: the server cannot send the client requests. Return
+    :class:`~ferrite_mcp.InputRequired` from the handler instead and read the answers with
+    ``ctx.input_response_as`` (this works on handshake-era sessions too)."""
 
 
 class MissingCapabilityError(PeerError):
