@@ -39,6 +39,15 @@ fn server(s: Server) -> Server {
         },
     )
     .unwrap();
+    s.add_tool(
+        Tool::new("who", json!({"type":"object"})).with_description("says who the client is"),
+        |_a: Value, ctx: RequestContext| async move {
+            let info = ctx.connection().client_info().map(|i| format!("{} {}", i.name, i.version));
+            let version = ctx.meta().and_then(|m| m.get("io.modelcontextprotocol/protocolVersion")).cloned();
+            Ok(CallToolResult::text(format!("{info:?} {version:?}")))
+        },
+    )
+    .unwrap();
     s.add_tool_fn(Tool::new("needs_sampling", json!({"type":"object"})).with_description("d"), |_| {
         Ok(CallToolResult::text("sampled"))
     })
@@ -298,6 +307,31 @@ async fn log_messages_only_for_a_request_that_asked_for_a_level() {
     assert_eq!(v["result"]["content"][0]["text"], "done");
     let logs: Vec<Value> = h.recorder.frames().into_iter().map(|f| f["params"]["data"].clone()).collect();
     assert_eq!(logs, vec![json!("a warning line")], "only warning and above");
+}
+
+#[tokio::test]
+async fn client_info_reaches_the_handler_and_an_unusable_one_reads_as_absent() {
+    let h = Harness::new(stateless_server());
+    // Raw text takes the one-pass parse; a value takes the general one: both must agree.
+    let text = |info: &str| {
+        format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"who","_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{{}},"io.modelcontextprotocol/clientInfo":{info}}}}}}}"#
+        )
+    };
+    let answer = |out: Option<String>| -> Value {
+        let v: Value = serde_json::from_str(&out.expect("an answer")).unwrap();
+        v["result"]["content"][0]["text"].clone()
+    };
+    let good = answer(h.server.handle_raw_on(&text(r#"{"name":"c","version":"9"}"#), &h.conn, &h.peer).await);
+    assert_eq!(good, r#"Some("c 9") Some(String("2026-07-28"))"#);
+    let bad = answer(h.server.handle_raw_on(&text(r#"{"name":5}"#), &h.conn, &h.peer).await);
+    assert_eq!(bad, r#"None Some(String("2026-07-28"))"#);
+    let mut params = json!({"name": "who"});
+    params["_meta"] = envelope(json!({}));
+    params["_meta"]["io.modelcontextprotocol/clientInfo"] = json!({"name": "v", "version": "1"});
+    let v =
+        h.server.handle(Message::request(1, "tools/call", Some(params)), &h.conn, &h.peer).await.unwrap().to_value();
+    assert_eq!(v["result"]["content"][0]["text"], r#"Some("v 1") Some(String("2026-07-28"))"#);
 }
 
 #[tokio::test]

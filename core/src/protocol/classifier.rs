@@ -26,8 +26,8 @@ use serde_json::{json, Value};
 use super::headers::{self, single, HeaderSource, ParamHeaders, Single};
 use super::jsonrpc::{code, ErrorObject};
 use super::model::{
-    ClientCapabilities, Implementation, LoggingLevel, RequestMeta, CLIENT_CAPABILITIES_KEY, LOG_LEVEL_KEY,
-    PROTOCOL_VERSION_KEY,
+    ClientCapabilities, Implementation, LoggingLevel, RequestMeta, VersionField, CLIENT_CAPABILITIES_KEY,
+    LOG_LEVEL_KEY, PROTOCOL_VERSION_KEY,
 };
 use super::version::ProtocolVersion;
 
@@ -83,29 +83,43 @@ pub struct ModernRoute<'a> {
 
 /// The envelope of a modern request, parsed: what a transient connection state is built
 /// from.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct RequestEnvelope {
     /// The revision of this request.
     pub version: ProtocolVersion,
     /// The client's capabilities for this request.
     pub client_capabilities: ClientCapabilities,
-    /// Who the client says it is (display only).
-    pub client_info: Option<Implementation>,
+    /// Who the client says it is, unparsed: display only, so read only when asked for
+    /// ([`RequestEnvelope::client_info`]).
+    pub client_info: Option<Box<RawValue>>,
     /// The minimum log level; `None` means no log messages for this request.
     pub log_level: Option<LoggingLevel>,
 }
 
+impl RequestEnvelope {
+    /// Who the client says it is; an unusable `clientInfo` reads as absent (it is
+    /// display-only and must never decide behaviour).
+    pub fn client_info(&self) -> Option<Implementation> {
+        parse_client_info(self.client_info.as_deref())
+    }
+}
+
+/// A raw `clientInfo`, parsed; `None` when absent or unusable.
+pub fn parse_client_info(raw: Option<&RawValue>) -> Option<Implementation> {
+    raw.and_then(|v| serde_json::from_str::<Implementation>(v.get()).ok())
+}
+
 impl ModernRoute<'_> {
-    /// Parse the envelope's values; a value of the wrong shape is `-32602`. An unusable
-    /// `clientInfo` is ignored (it is display-only and must never decide behaviour).
+    /// Parse the envelope's values; a value of the wrong shape is `-32602`.
     pub fn envelope(&self) -> Result<RequestEnvelope, ErrorObject> {
         use serde::Deserialize as _;
-        if !self.client_capabilities.is_object() {
-            return Err(ErrorObject::invalid_params(format!("{CLIENT_CAPABILITIES_KEY} must be an object")));
-        }
-        let client_capabilities = ClientCapabilities::deserialize(self.client_capabilities)
-            .map_err(|e| ErrorObject::invalid_params(format!("invalid {CLIENT_CAPABILITIES_KEY}: {e}")))?;
-        let client_info = self.client_info.and_then(|v| serde_json::from_str::<Implementation>(v.get()).ok());
+        let client_capabilities = match self.client_capabilities {
+            // The common case, read without a pass through serde.
+            Value::Object(m) if m.is_empty() => ClientCapabilities::default(),
+            Value::Object(_) => ClientCapabilities::deserialize(self.client_capabilities)
+                .map_err(|e| ErrorObject::invalid_params(format!("invalid {CLIENT_CAPABILITIES_KEY}: {e}")))?,
+            _ => return Err(ErrorObject::invalid_params(format!("{CLIENT_CAPABILITIES_KEY} must be an object"))),
+        };
         let log_level = match self.log_level {
             None | Some(Value::Null) => None,
             Some(v) => Some(v.as_str().and_then(LoggingLevel::parse).ok_or_else(|| {
@@ -114,7 +128,12 @@ impl ModernRoute<'_> {
                 ))
             })?),
         };
-        Ok(RequestEnvelope { version: self.version, client_capabilities, client_info, log_level })
+        Ok(RequestEnvelope {
+            version: self.version,
+            client_capabilities,
+            client_info: self.client_info.map(RawValue::to_owned),
+            log_level,
+        })
     }
 }
 
@@ -186,8 +205,8 @@ pub fn classify<'a>(
     let Some(requested) = requested else {
         return Err(ErrorObject::invalid_params(format!("{PROTOCOL_VERSION_KEY} must be a string")));
     };
-    let version = match requested.parse::<ProtocolVersion>() {
-        Ok(v) if ladder.supported.contains(&v) => v,
+    let version = match version {
+        VersionField::Known(v) if ladder.supported.contains(v) => *v,
         _ => return Err(unsupported_version(requested, ladder.supported)),
     };
 
@@ -286,7 +305,7 @@ mod tests {
         let p = params(json!({}));
         let r = run("tools/list", &p, None).unwrap();
         assert_eq!(r.version, ProtocolVersion::V2026_07_28);
-        assert_eq!(r.client_info, None);
+        assert!(r.client_info.is_none());
     }
 
     #[test]
@@ -400,7 +419,7 @@ mod tests {
         let e = envelope(json!({"sampling": {}}), Some(json!("warning"))).unwrap();
         assert!(e.client_capabilities.supports("sampling"));
         assert_eq!(e.log_level, Some(LoggingLevel::Warning));
-        assert_eq!(e.client_info.map(|i| i.name), Some("c".to_owned()));
+        assert_eq!(e.client_info().map(|i| i.name), Some("c".to_owned()));
         assert_eq!(envelope(json!([]), None).unwrap_err().code, code::INVALID_PARAMS);
         assert_eq!(envelope(json!({}), Some(json!("loud"))).unwrap_err().code, code::INVALID_PARAMS);
         assert_eq!(envelope(json!({}), None).unwrap().log_level, None);

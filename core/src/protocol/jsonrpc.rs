@@ -9,7 +9,7 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::model::RequestMeta;
+use super::model::{Key, RequestMeta};
 
 /// JSON-RPC error codes used by MCP.
 pub mod code {
@@ -326,12 +326,12 @@ impl<'de> Deserialize<'de> for ParamsField {
             fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<ParamsField, A::Error> {
                 let mut rest = Map::new();
                 let mut meta = None;
-                while let Some(key) = map.next_key::<String>()? {
+                while let Some(Key(key)) = map.next_key::<Key<'de>>()? {
                     if key == "_meta" {
                         meta = Some(map.next_value::<RequestMeta>()?);
                     } else {
                         let v = map.next_value::<Value>()?;
-                        rest.insert(key, v);
+                        rest.insert(key.into_owned(), v);
                     }
                 }
                 Ok(ParamsField::Object { rest, meta })

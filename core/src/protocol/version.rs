@@ -50,6 +50,11 @@ impl ProtocolVersion {
     /// The revision assumed by Streamable HTTP when no `MCP-Protocol-Version` header is sent.
     pub const HTTP_DEFAULT: ProtocolVersion = ProtocolVersion::V2025_03_26;
 
+    /// The revision named `s`, if Ferrite knows it (no allocation either way).
+    pub fn known(s: &str) -> Option<ProtocolVersion> {
+        ProtocolVersion::ALL.into_iter().find(|v| v.as_str() == s)
+    }
+
     /// The wire string of this revision.
     pub const fn as_str(self) -> &'static str {
         match self {
@@ -102,7 +107,7 @@ impl FromStr for ProtocolVersion {
     type Err = UnsupportedVersion;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        ProtocolVersion::ALL.into_iter().find(|v| v.as_str() == s).ok_or_else(|| UnsupportedVersion(s.to_owned()))
+        ProtocolVersion::known(s).ok_or_else(|| UnsupportedVersion(s.to_owned()))
     }
 }
 

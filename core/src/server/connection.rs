@@ -12,7 +12,9 @@ use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
 use tokio_util::sync::CancellationToken;
 
-use crate::protocol::classifier::RequestEnvelope;
+use serde_json::value::RawValue;
+
+use crate::protocol::classifier::{parse_client_info, RequestEnvelope};
 use crate::protocol::model::{ClientCapabilities, Implementation, LoggingLevel};
 use crate::protocol::{ProtocolVersion, RequestId};
 
@@ -52,6 +54,8 @@ pub struct ConnectionState {
     closing: OnceLock<CancellationToken>,
     /// The log level of a modern request: `None` means no log messages at all.
     modern_log_level: Option<LoggingLevel>,
+    /// The `clientInfo` of a modern request, parsed only if someone asks for it.
+    modern_client_info: Option<Box<RawValue>>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -79,6 +83,7 @@ impl ConnectionState {
             era: None,
             closing: OnceLock::new(),
             modern_log_level: None,
+            modern_client_info: None,
         }
     }
 
@@ -104,9 +109,8 @@ impl ConnectionState {
             let mut n = lock(&s.negotiated);
             n.version = Some(envelope.version);
             n.client_capabilities = envelope.client_capabilities;
-            n.client_info = envelope.client_info;
         }
-        Self { modern_log_level: envelope.log_level, ..s }
+        Self { modern_log_level: envelope.log_level, modern_client_info: envelope.client_info, ..s }
     }
 
     /// The era this connection is pinned to, if it pins one and a request fixed it.
@@ -191,7 +195,8 @@ impl ConnectionState {
 
     /// The client's `clientInfo`, if it sent one.
     pub fn client_info(&self) -> Option<Implementation> {
-        lock(&self.negotiated).client_info.clone()
+        let negotiated = lock(&self.negotiated).client_info.clone();
+        negotiated.or_else(|| parse_client_info(self.modern_client_info.as_deref()))
     }
 
     /// The minimum log level the client asked for (default `info`).

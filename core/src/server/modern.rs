@@ -118,7 +118,8 @@ impl Server {
     /// with the server info and then the result's own `_meta` keys.
     fn modern_prefix(&self, result_type: ResultType, hint: Option<CacheHint>, meta: Option<&Meta>) -> Vec<u8> {
         let info = &self.inner.modern_server_info;
-        let mut s = Vec::with_capacity(info.len() + 160);
+        // Room for the result too, which `splice` writes after this prefix.
+        let mut s = Vec::with_capacity(info.len() + 384);
         s.extend_from_slice(b"{\"resultType\":\"");
         s.extend_from_slice(result_type.as_str().as_bytes());
         s.push(b'"');
@@ -159,9 +160,11 @@ impl Server {
             Some([b'{', ..]) => prefix[at] = b',',
             _ => return Err(ErrorObject::internal("a result must be a JSON object")),
         }
-        String::from_utf8(prefix)
-            .map(RawJson::trusted)
-            .map_err(|_| ErrorObject::internal("the serialized result is not UTF-8"))
+        // SAFETY: `prefix` holds only UTF-8: the literals and `&str` bytes `modern_prefix`
+        // writes, and what serde_json wrote, which is always UTF-8; the edits above replace
+        // or remove single ASCII bytes at the start of serde_json's output.
+        let text = unsafe { String::from_utf8_unchecked(prefix) };
+        Ok(RawJson::trusted(text))
     }
 
     /// Serialize a complete 2026-07-28 result: `resultType`, the cache hint and `_meta` (the

@@ -7,6 +7,32 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use super::{CacheScope, Implementation, ServerCapabilities};
+use crate::protocol::ProtocolVersion;
+
+/// The visits of a value that is not what a field's visitor looks for: each scalar, array
+/// or object is kept whole as a [`Value`], wrapped by `$wrap`.
+macro_rules! visit_other_values {
+    ($wrap:expr) => {
+        fn visit_unit<E>(self) -> Result<Self::Value, E> {
+            Ok($wrap(Value::Null))
+        }
+        fn visit_bool<E>(self, v: bool) -> Result<Self::Value, E> {
+            Ok($wrap(Value::Bool(v)))
+        }
+        fn visit_i64<E>(self, v: i64) -> Result<Self::Value, E> {
+            Ok($wrap(Value::from(v)))
+        }
+        fn visit_u64<E>(self, v: u64) -> Result<Self::Value, E> {
+            Ok($wrap(Value::from(v)))
+        }
+        fn visit_f64<E>(self, v: f64) -> Result<Self::Value, E> {
+            Ok($wrap(Value::from(v)))
+        }
+        fn visit_seq<A: serde::de::SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
+            Value::deserialize(serde::de::value::SeqAccessDeserializer::new(seq)).map($wrap)
+        }
+    };
+}
 
 /// `params._meta` key: the revision of this request (required).
 pub const PROTOCOL_VERSION_KEY: &str = "io.modelcontextprotocol/protocolVersion";
@@ -29,13 +55,109 @@ pub fn carries_envelope(params: Option<&Value>) -> bool {
     params.and_then(|p| p.get("_meta")).and_then(Value::as_object).is_some_and(|m| m.contains_key(PROTOCOL_VERSION_KEY))
 }
 
+/// An object key, borrowed from the input when it has no escapes (serde's own `Cow<str>`
+/// always allocates): the envelope's keys are long and ride on every modern request.
+pub(crate) struct Key<'de>(pub std::borrow::Cow<'de, str>);
+
+impl<'de> Deserialize<'de> for Key<'de> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = Key<'de>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("an object key")
+            }
+            fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Key<'de>, E> {
+                Ok(Key(std::borrow::Cow::Borrowed(v)))
+            }
+            fn visit_str<E>(self, v: &str) -> Result<Key<'de>, E> {
+                Ok(Key(std::borrow::Cow::Owned(v.to_owned())))
+            }
+            fn visit_string<E>(self, v: String) -> Result<Key<'de>, E> {
+                Ok(Key(std::borrow::Cow::Owned(v)))
+            }
+        }
+        d.deserialize_str(Visitor)
+    }
+}
+
+/// `io.modelcontextprotocol/protocolVersion` as sent: a revision Ferrite knows, read without
+/// allocating (it rides on every modern request), or any other value, kept for the error
+/// that names it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum VersionField {
+    /// A string naming a known revision (not necessarily one served on the modern path).
+    Known(ProtocolVersion),
+    /// Anything else: an unknown string, or not a string at all.
+    Other(Value),
+}
+
+impl VersionField {
+    /// Read a value.
+    pub fn from_value(v: Value) -> VersionField {
+        match v.as_str().and_then(ProtocolVersion::known) {
+            Some(known) => VersionField::Known(known),
+            None => VersionField::Other(v),
+        }
+    }
+
+    /// The version as text, when it is a JSON string.
+    pub fn as_str(&self) -> Option<&str> {
+        match self {
+            VersionField::Known(v) => Some(v.as_str()),
+            VersionField::Other(v) => v.as_str(),
+        }
+    }
+
+    /// The value as sent.
+    pub fn to_value(&self) -> Value {
+        match self {
+            VersionField::Known(v) => Value::String(v.as_str().to_owned()),
+            VersionField::Other(v) => v.clone(),
+        }
+    }
+}
+
+/// As JSON text (a string shows with its quotes).
+impl std::fmt::Display for VersionField {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            VersionField::Known(v) => write!(f, "\"{}\"", v.as_str()),
+            VersionField::Other(v) => v.fmt(f),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for VersionField {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = VersionField;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a protocol version")
+            }
+            fn visit_str<E>(self, v: &str) -> Result<VersionField, E> {
+                Ok(match ProtocolVersion::known(v) {
+                    Some(known) => VersionField::Known(known),
+                    None => VersionField::Other(Value::from(v)),
+                })
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, map: A) -> Result<VersionField, A::Error> {
+                Value::deserialize(serde::de::value::MapAccessDeserializer::new(map)).map(VersionField::Other)
+            }
+            visit_other_values!(VersionField::Other);
+        }
+        d.deserialize_any(Visitor)
+    }
+}
+
 /// A request's `_meta`, read once as it is parsed: the keys Ferrite reads kept apart (the
 /// 2026-07-28 envelope rides on every modern request, so reading it must be cheap), every
 /// other key as a value.
 #[derive(Debug, Clone, Default)]
 pub struct RequestMeta {
     /// `io.modelcontextprotocol/protocolVersion`, as sent.
-    pub protocol_version: Option<Value>,
+    pub protocol_version: Option<VersionField>,
     /// `io.modelcontextprotocol/clientCapabilities`, as sent.
     pub client_capabilities: Option<Value>,
     /// `io.modelcontextprotocol/clientInfo`, unparsed (display only, rarely read).
@@ -65,7 +187,7 @@ impl PartialEq for RequestMeta {
 impl RequestMeta {
     fn put(&mut self, key: String, value: Value) {
         match key.as_str() {
-            PROTOCOL_VERSION_KEY => self.protocol_version = Some(value),
+            PROTOCOL_VERSION_KEY => self.protocol_version = Some(VersionField::from_value(value)),
             CLIENT_CAPABILITIES_KEY => self.client_capabilities = Some(value),
             CLIENT_INFO_KEY => self.client_info = serde_json::value::to_raw_value(&value).ok(),
             LOG_LEVEL_KEY => self.log_level = Some(value),
@@ -101,7 +223,7 @@ impl RequestMeta {
                 m.insert(k.to_owned(), v);
             }
         };
-        put(PROTOCOL_VERSION_KEY, self.protocol_version.clone());
+        put(PROTOCOL_VERSION_KEY, self.protocol_version.as_ref().map(VersionField::to_value));
         put(CLIENT_CAPABILITIES_KEY, self.client_capabilities.clone());
         put(CLIENT_INFO_KEY, self.client_info.as_ref().and_then(|r| serde_json::from_str(r.get()).ok()));
         put(LOG_LEVEL_KEY, self.log_level.clone());
@@ -128,38 +250,22 @@ impl<'de> Deserialize<'de> for RequestMeta {
             }
             fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<RequestMeta, A::Error> {
                 let mut m = RequestMeta::default();
-                while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
-                    if key == CLIENT_INFO_KEY {
-                        m.client_info = Some(map.next_value::<Box<RawValue>>()?);
-                    } else {
-                        let v = map.next_value::<Value>()?;
-                        m.put(key.into_owned(), v);
+                while let Some(Key(key)) = map.next_key::<Key<'de>>()? {
+                    match key.as_ref() {
+                        PROTOCOL_VERSION_KEY => m.protocol_version = Some(map.next_value()?),
+                        CLIENT_INFO_KEY => m.client_info = Some(map.next_value::<Box<RawValue>>()?),
+                        _ => {
+                            let v = map.next_value::<Value>()?;
+                            m.put(key.into_owned(), v);
+                        }
                     }
                 }
                 Ok(m)
             }
-            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, seq: A) -> Result<RequestMeta, A::Error> {
-                let v = Value::deserialize(serde::de::value::SeqAccessDeserializer::new(seq))?;
-                Ok(RequestMeta { not_an_object: Some(v), ..Default::default() })
-            }
-            fn visit_unit<E>(self) -> Result<RequestMeta, E> {
-                Ok(RequestMeta { not_an_object: Some(Value::Null), ..Default::default() })
-            }
-            fn visit_bool<E>(self, v: bool) -> Result<RequestMeta, E> {
-                Ok(RequestMeta { not_an_object: Some(Value::Bool(v)), ..Default::default() })
-            }
-            fn visit_i64<E>(self, v: i64) -> Result<RequestMeta, E> {
-                Ok(RequestMeta { not_an_object: Some(Value::from(v)), ..Default::default() })
-            }
-            fn visit_u64<E>(self, v: u64) -> Result<RequestMeta, E> {
-                Ok(RequestMeta { not_an_object: Some(Value::from(v)), ..Default::default() })
-            }
-            fn visit_f64<E>(self, v: f64) -> Result<RequestMeta, E> {
-                Ok(RequestMeta { not_an_object: Some(Value::from(v)), ..Default::default() })
-            }
             fn visit_str<E>(self, v: &str) -> Result<RequestMeta, E> {
                 Ok(RequestMeta { not_an_object: Some(Value::from(v)), ..Default::default() })
             }
+            visit_other_values!(|v| RequestMeta { not_an_object: Some(v), ..Default::default() });
         }
         d.deserialize_any(Visitor)
     }
