@@ -140,8 +140,8 @@ pub struct Request {
     /// The params (`None` when absent), without `_meta`.
     pub params: Option<Value>,
     /// `params._meta`, read once as the request was parsed (the 2026-07-28 envelope rides
-    /// here on every modern request).
-    pub meta: Option<RequestMeta>,
+    /// here on every modern request; boxed, so that a request without one stays small).
+    pub meta: Option<Box<RequestMeta>>,
 }
 
 impl Request {
@@ -159,15 +159,15 @@ impl Request {
 
     /// The params with `_meta` put back (for code that wants the whole object).
     pub fn params_with_meta(&self) -> Option<Value> {
-        join_meta(self.params.clone(), self.meta.as_ref())
+        join_meta(self.params.clone(), self.meta.as_deref())
     }
 }
 
 /// Move a `_meta` out of an object `params`.
-fn split_meta(params: Option<Value>) -> (Option<Value>, Option<RequestMeta>) {
+fn split_meta(params: Option<Value>) -> (Option<Value>, Option<Box<RequestMeta>>) {
     match params {
         Some(Value::Object(mut m)) => {
-            let meta = m.remove("_meta").map(RequestMeta::from_value);
+            let meta = m.remove("_meta").map(|v| Box::new(RequestMeta::from_value(v)));
             (Some(Value::Object(m)), meta)
         }
         other => (other, None),
@@ -299,7 +299,7 @@ fn present_params<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Param
 /// `params` as read off the wire: an object's `_meta` read into [`RequestMeta`] in the same
 /// pass, everything else as values.
 enum ParamsField {
-    Object { rest: Map<String, Value>, meta: Option<RequestMeta> },
+    Object { rest: Map<String, Value>, meta: Option<Box<RequestMeta>> },
     Other(Value),
 }
 
@@ -307,7 +307,7 @@ impl ParamsField {
     fn from_value(v: Value) -> ParamsField {
         match v {
             Value::Object(mut m) => {
-                let meta = m.remove("_meta").map(RequestMeta::from_value);
+                let meta = m.remove("_meta").map(|v| Box::new(RequestMeta::from_value(v)));
                 ParamsField::Object { rest: m, meta }
             }
             other => ParamsField::Other(other),
@@ -328,7 +328,7 @@ impl<'de> Deserialize<'de> for ParamsField {
                 let mut meta = None;
                 while let Some(Key(key)) = map.next_key::<Key<'de>>()? {
                     if key == "_meta" {
-                        meta = Some(map.next_value::<RequestMeta>()?);
+                        meta = Some(Box::new(map.next_value::<RequestMeta>()?));
                     } else {
                         let v = map.next_value::<Value>()?;
                         rest.insert(key.into_owned(), v);
@@ -417,7 +417,7 @@ impl Envelope {
                 Ok(match id {
                     Some(id) => Message::Request(Request { id, method, params, meta }),
                     // Notifications keep their params whole.
-                    None => Message::Notification(Notification { method, params: join_meta(params, meta.as_ref()) }),
+                    None => Message::Notification(Notification { method, params: join_meta(params, meta.as_deref()) }),
                 })
             }
             Some(_) => invalid(id, "method must be a string"),

@@ -87,17 +87,17 @@ impl RequestInfo {
 /// handlers never read it).
 #[derive(Debug, Default)]
 pub(crate) struct MetaField {
-    read: Option<RequestMeta>,
+    read: Option<Box<RequestMeta>>,
     assembled: OnceLock<Option<Map<String, Value>>>,
 }
 
 impl MetaField {
-    pub(crate) fn new(read: Option<RequestMeta>) -> Self {
+    pub(crate) fn new(read: Option<Box<RequestMeta>>) -> Self {
         MetaField { read, assembled: OnceLock::new() }
     }
 
     fn get(&self) -> Option<&Map<String, Value>> {
-        self.assembled.get_or_init(|| self.read.as_ref().and_then(RequestMeta::to_map)).as_ref()
+        self.assembled.get_or_init(|| self.read.as_deref().and_then(RequestMeta::to_map)).as_ref()
     }
 }
 

@@ -291,7 +291,7 @@ impl Server {
         id: RequestId,
         method: &str,
         params: Option<Value>,
-        meta: Option<RequestMeta>,
+        meta: Option<Box<RequestMeta>>,
         conn: &Arc<ConnectionState>,
         peer: &Arc<dyn Peer>,
         info: &RequestInfo,

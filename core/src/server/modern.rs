@@ -42,7 +42,7 @@ impl Server {
     ) -> Option<OutboundResponse> {
         let Request { id, method, params, meta } = req;
         let fail = |e: ErrorObject| Some(OutboundResponse::error(Some(id.clone()), e));
-        let envelope = match self.classify(&method, params.as_ref(), meta.as_ref(), info) {
+        let envelope = match self.classify(&method, params.as_ref(), meta.as_deref(), info) {
             Ok(e) => e,
             Err(e) => return fail(e),
         };
