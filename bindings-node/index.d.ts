@@ -12,6 +12,110 @@ export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-was
 /** The core server, owned by a JS `Server`. */
 export declare class NativeServer {
   /**
+   * `{requestId, protocolVersion, connectionId, progressToken, meta, stateless, modern,
+   * resubmission, requestState}` (JSON).
+   */
+  ctxInfo(slot: number): string
+  /**
+   * The client's answers to this request's input requests (MRTR): a JSON object of key ->
+   * the bare result the client returned; `{}` on a first call.
+   */
+  ctxInputResponses(slot: number): string
+  /**
+   * The answer to input request `key` decoded by the core as `kind` ("elicit":
+   * `ElicitResult`, "sample": `CreateMessageResult`, "roots": `ListRootsResult`):
+   * `{"ok": result}`, `{"error": {"kind": "invalidParams", "message"}}` when it has another
+   * shape, or `null` when the client did not answer `key`.
+   */
+  ctxInputResponseAs(slot: number, key: string, kind: string): string | null
+  /** The settings the client declared for extension `id` on this request (JSON), or `null`. */
+  ctxClientExtension(slot: number, id: string): string | null
+  /** A request header by case-insensitive name (HTTP only), or `null`. */
+  ctxHeader(slot: number, name: string): string | null
+  /** Whether the request was cancelled (false once it finished). */
+  ctxIsCancelled(slot: number): boolean
+  /**
+   * Ask to be told (through the cancel callback) when the request is cancelled. Returns
+   * whether it already is; `null` when the request finished.
+   */
+  ctxWatchCancel(slot: number): boolean | null
+  /** Emit `notifications/message`; whether it was sent (logging enabled, level high enough). */
+  ctxLog(slot: number, level: string, dataJson: string, logger?: string | undefined | null): boolean
+  /** Emit `notifications/progress`; false when the request carried no progress token. */
+  ctxProgress(slot: number, progress: number, total?: number | undefined | null, message?: string | undefined | null): boolean
+  /** Send a notification related to this request. */
+  ctxNotify(slot: number, method: string, paramsJson?: string | undefined | null): void
+  /**
+   * Close the transport stream this request rides on (HTTP SSE) while it keeps running;
+   * the client reconnects after `retryMs`. False where the transport cannot (stdio).
+   */
+  ctxCloseSseStream(slot: number, retryMs?: number | undefined | null): boolean
+  /** Whether the client declared a capability (dotted path, e.g. "elicitation.url"). */
+  ctxClientSupports(slot: number, capability: string): boolean
+  /** The client's declared capabilities (JSON). */
+  ctxClientCapabilities(slot: number): string
+  /** The client's `clientInfo` (JSON, `null` when unknown). */
+  ctxClientInfo(slot: number): string
+  /**
+   * A server-to-client request; resolves to an envelope (`{"ok": result}` or
+   * `{"error": {kind, message, code?, data?}}`). `kind`: "sample" (`argsJson` =
+   * CreateMessageParams), "elicit" (`{message, requestedSchema}`), "elicitUrl" (`{message,
+   * url, elicitationId}`), "listRoots", or "request" (`{method, params?}`).
+   */
+  ctxRequest(slot: number, kind: string, argsJson: string): Promise<string>
+  /**
+   * Serve Streamable HTTP. `optionsJson`: `{host?, port?, path?, responseMode?,
+   * maxBodyBytes?, sessionIdleTimeoutSecs?, legacySse?, allowedHosts?, allowedOrigins?,
+   * allowAnyHost?, sseRetryMs?, resumable?}` (default 127.0.0.1, port 0 = any free port,
+   * `/mcp`, loopback hosts and origins only). `onListening(addressJson)` is called once bound with
+   * `{host, port}`; the returned promise settles when serving ends (after `close()`), or
+   * rejects when binding fails. While it is pending it keeps Node alive.
+   */
+  listen(optionsJson: string, onListening: (addressJson: string) => void): Promise<void>
+  /**
+   * Seal MRTR request state with `current` (64 hex characters, or base64 of 32 bytes) and
+   * still open states sealed with any of `previous` (key rotation).
+   */
+  setRequestStateKeys(current: string, previous: Array<string>): void
+  /** How long a sealed request state stays valid, in milliseconds (positive). */
+  setRequestStateTtl(ms: number): void
+  /** The id of the current sealing key (16 hex characters; not secret). */
+  requestStateKeyId(): string
+  /** Advertise extension `id` with `settingsJson` (a JSON object) to 2026-07-28 clients. */
+  addExtension(id: string, settingsJson: string): void
+  /** Stop advertising extension `id`; whether it was advertised. */
+  removeExtension(id: string): boolean
+  /**
+   * The cache hints of `server/discover`, the lists and resource reads (JSON, the core's
+   * `CacheHints`).
+   */
+  cacheHints(): string
+  /**
+   * Replace the hints named in `hintsJson` (the core's `CacheHints` shape, camelCase:
+   * `{discover?, toolsList?, promptsList?, resourcesList?, templatesList?, resourceRead?}`,
+   * each `{ttlMs, cacheScope}`); the others keep their value.
+   */
+  setCacheHints(hintsJson: string): void
+  /**
+   * The cache hint (`{ttlMs, cacheScope}`) of reads of one registered resource or resource
+   * template, by its URI or URI template.
+   */
+  setResourceCacheHint(uri: string, hintJson: string): void
+  /**
+   * Serve request method `name` (a custom method; both eras) with a JS handler whose
+   * payload is the params object without `_meta` and whose envelope holds a JSON object.
+   */
+  addMethod(name: string, handler: (slot: number, payload: string) => string | Promise<string>): void
+  /** Stop serving custom method `name`; whether it was served. */
+  removeMethod(name: string): boolean
+  /**
+   * Serve a skill (the `io.modelcontextprotocol/skills` extension) at `root` made of
+   * `files` (relative path -> text or bytes).
+   */
+  addSkill(root: string, files: Record<string, string | Uint8Array>): void
+  /** Serve a skill at `root` made of every file under directory `dir`. */
+  addSkillDir(root: string, dir: string): void
+  /**
    * `optionsJson`: `{name, version, title?, description?, websiteUrl?, icons?,
    * instructions?, stateful?, workerThreads?}`.
    */
@@ -45,7 +149,10 @@ export declare class NativeServer {
   setArgumentCandidates(refJson: string, argument: string, candidates: Array<string>): void
   /** Advertise `logging` and accept `logging/setLevel`. */
   enableLogging(): void
-  /** Advertise `resources.subscribe` (stateful servers only). */
+  /**
+   * Advertise `resources.subscribe`: `resources/subscribe` on handshake-era sessions of a
+   * stateful server, per-URI updates on 2026-07-28 listen streams (any mode).
+   */
   enableResourceSubscriptions(): void
   /** Advertise `listChanged` for `kind`: "tools", "resources" or "prompts". */
   enableListChanged(kind: string): void
@@ -67,9 +174,18 @@ export declare class NativeServer {
   tools(): string
   /** Whether the server is stateless. */
   isStateless(): boolean
-  /** Send a notification to every listening connection; how many were reached. */
+  /** Send a notification to every handshake-era listening connection; how many were reached. */
   notify(method: string, paramsJson?: string | undefined | null): number
-  /** `notifications/resources/updated` to the connections subscribed to `uri`. */
+  /**
+   * `notifications/{kind}/list_changed` (`kind`: "tools", "resources" or "prompts") to every
+   * listening connection and to the 2026-07-28 listen streams that asked for it; how many
+   * were reached.
+   */
+  notifyListChanged(kind: string): number
+  /**
+   * `notifications/resources/updated` to the connections subscribed to `uri`, and to the
+   * listen streams watching it.
+   */
   notifyResourceUpdated(uri: string): number
   /**
    * Send `ping` to the listening connection `connectionId` and wait up to `timeoutMs`;
@@ -83,50 +199,15 @@ export declare class NativeServer {
   /** Serve on the process's stdin/stdout; resolves when stdin ends or `close()` is called. */
   connectStdio(maxLineBytes?: number | undefined | null): Promise<void>
   /**
-   * Serve Streamable HTTP. `optionsJson`: `{host?, port?, path?, responseMode?,
-   * maxBodyBytes?, sessionIdleTimeoutSecs?, legacySse?, allowedHosts?, allowedOrigins?,
-   * allowAnyHost?, sseRetryMs?, resumable?}` (default 127.0.0.1, port 0 = any free port,
-   * `/mcp`, loopback hosts and origins only). `onListening(addressJson)` is called once bound with
-   * `{host, port}`; the returned promise settles when serving ends (after `close()`), or
-   * rejects when binding fails. While it is pending it keeps Node alive.
-   */
-  listen(optionsJson: string, onListening: (addressJson: string) => void): Promise<void>
-  /**
    * Stop serving: stdin reading stops, HTTP stops accepting, in-flight requests finish,
    * then the runtime shuts down. Idempotent; the returned promise resolves when all of that is done.
    */
   close(): Promise<void>
-  /** `{requestId, protocolVersion, connectionId, progressToken, meta, stateless}` (JSON). */
-  ctxInfo(slot: number): string
-  /** Whether the request was cancelled (false once it finished). */
-  ctxIsCancelled(slot: number): boolean
-  /**
-   * Ask to be told (through the cancel callback) when the request is cancelled. Returns
-   * whether it already is; `null` when the request finished.
-   */
-  ctxWatchCancel(slot: number): boolean | null
-  /** Emit `notifications/message`; whether it was sent (logging enabled, level high enough). */
-  ctxLog(slot: number, level: string, dataJson: string, logger?: string | undefined | null): boolean
-  /** Emit `notifications/progress`; false when the request carried no progress token. */
-  ctxProgress(slot: number, progress: number, total?: number | undefined | null, message?: string | undefined | null): boolean
-  /** Send a notification related to this request. */
-  ctxNotify(slot: number, method: string, paramsJson?: string | undefined | null): void
-  /**
-   * Close the transport stream this request rides on (HTTP SSE) while it keeps running;
-   * the client reconnects after `retryMs`. False where the transport cannot (stdio).
-   */
-  ctxCloseSseStream(slot: number, retryMs?: number | undefined | null): boolean
-  /** Whether the client declared a capability (dotted path, e.g. "elicitation.url"). */
-  ctxClientSupports(slot: number, capability: string): boolean
-  /** The client's declared capabilities (JSON). */
-  ctxClientCapabilities(slot: number): string
-  /** The client's `clientInfo` (JSON, `null` when unknown). */
-  ctxClientInfo(slot: number): string
-  /**
-   * A server-to-client request; resolves to an envelope (`{"ok": result}` or
-   * `{"error": {kind, message, code?, data?}}`). `kind`: "sample" (`argsJson` =
-   * CreateMessageParams), "elicit" (`{message, requestedSchema}`), "elicitUrl" (`{message,
-   * url, elicitationId}`), "listRoots", or "request" (`{method, params?}`).
-   */
-  ctxRequest(slot: number, kind: string, argsJson: string): Promise<string>
 }
+
+/**
+ * The core's `InputRequest` of `kind` ("elicit": `{message, requestedSchema}`, "elicitUrl":
+ * `{message, url}`, "sample": `CreateMessageParams`, "listRoots"), serialized by the core
+ * (`{"method", "params"}`). Invalid arguments throw a `TypeError`.
+ */
+export declare function mrtrInputRequest(kind: string, argsJson: string): string

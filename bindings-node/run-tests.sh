@@ -4,14 +4,18 @@
 # 1. `npm install` in bindings-node/: installs the dev tools and builds the addon (the
 #    `prepare` script runs `napi build --release`; incremental when warm).
 # 2. Fails when the build changed the committed generated files (index.js, index.d.ts).
-# 3. `node --test` over test/*.test.mjs.
-# 4. The shared stdio harnesses (the official Python SDK client, the MCP Inspector CLI)
-#    against examples/node/everything.mjs, when those harnesses exist.
+# 3. `node --test` over test/*.test.mjs (test/dual-era.test.mjs drives a JS server with the
+#    official TypeScript SDK client that tests/interop/typescript installs; it is installed
+#    here first when missing).
+# 4. The shared harnesses against examples/node/everything.mjs, when they exist: the official
+#    Python SDK client (stdio, and its 2026-07-28 tests over HTTP too, stateful and
+#    --stateless, through FERRITE_HTTP_SERVERS) and the MCP Inspector CLI.
 # 5. Over Streamable HTTP (the harnesses append --port N): the official conformance suite
-#    (tests/conformance/run.sh) and the official TypeScript SDK client
-#    (tests/interop/typescript/run.sh), when those harnesses exist.
+#    (tests/conformance/run.sh: its five default suites against the stateful server, then
+#    against --stateless with the scenarios that need a session unscored) and the official
+#    TypeScript SDK client (tests/interop/typescript/run.sh), when those harnesses exist.
 #
-#   FERRITE_NODE_HTTP=0   skip step 5
+#   FERRITE_NODE_HTTP=0   skip the HTTP runs (step 5 and the Python client over HTTP)
 #
 # Exits non-zero on any failure; the last line is a summary of the steps.
 set -uo pipefail
@@ -60,16 +64,29 @@ done
 step generated-files "$status"
 
 # --- 3: node --test -----------------------------------------------------------------------
+ts_client="$root/tests/interop/typescript"
+if [[ -f "$ts_client/package.json" && ! -f "$ts_client/node_modules/@modelcontextprotocol/sdk/package.json" ]]; then
+    echo "run-tests.sh: installing the official TypeScript SDK client in tests/interop/typescript (test/dual-era.test.mjs)" >&2
+    (cd "$ts_client" && npm install --no-audit --no-fund --loglevel=error) >&2 \
+        || echo "run-tests.sh: the install failed: test/dual-era.test.mjs will be skipped" >&2
+fi
 # A per-test limit: a test that leaves a listener open would otherwise hang the run.
 node --test --test-timeout=60000 test/*.test.mjs
 step node-test $?
 
-# --- 4: the shared stdio harnesses -----------------------------------------------------------
+# --- 4: the shared harnesses -------------------------------------------------------------------
 export FERRITE_STDIO_SERVERS="node=node examples/node/everything.mjs"
+http_servers=""
+if [[ "${FERRITE_NODE_HTTP:-1}" != 0 ]]; then
+    http_servers="node=node examples/node/everything.mjs;node-stateless=node examples/node/everything.mjs --stateless"
+fi
 for harness in tests/interop/python/run.sh tests/inspector/run.sh; do
     if [[ -f "$root/$harness" ]]; then
-        echo "run-tests.sh: $harness with FERRITE_STDIO_SERVERS=\"$FERRITE_STDIO_SERVERS\"" >&2
-        (cd "$root" && bash "$harness")
+        # The Python client's 2026-07-28 tests also run over HTTP; the Inspector checks are stdio.
+        http=""
+        [[ "$harness" == tests/interop/python/run.sh ]] && http="$http_servers"
+        echo "run-tests.sh: $harness with FERRITE_STDIO_SERVERS=\"$FERRITE_STDIO_SERVERS\" FERRITE_HTTP_SERVERS=\"$http\"" >&2
+        (cd "$root" && FERRITE_HTTP_SERVERS="$http" bash "$harness")
         step "$harness" $?
     else
         echo "run-tests.sh: $harness does not exist: skipped" >&2
@@ -82,7 +99,13 @@ if [[ "${FERRITE_NODE_HTTP:-1}" != 0 ]]; then
     if [[ -f "$root/tests/conformance/run.sh" ]]; then
         echo "run-tests.sh: tests/conformance/run.sh node -- ${everything[*]}" >&2
         (cd "$root" && bash tests/conformance/run.sh node -- "${everything[@]}")
-        step tests/conformance/run.sh $?
+        step "tests/conformance/run.sh(stateful)" $?
+        # Stateless: the scenarios that need a session (the core refuses them the documented
+        # way) run but are not scored.
+        echo "run-tests.sh: tests/conformance/run.sh node-stateless -- ${everything[*]} --stateless" >&2
+        (cd "$root" && CONFORMANCE_UNSCORED='^(tasks-|logging-set-level|tools-call-with-logging|tools-call-sampling|tools-call-elicitation|elicitation-sep|resources-(un)?subscribe)' \
+            bash tests/conformance/run.sh node-stateless -- "${everything[@]}" --stateless)
+        step "tests/conformance/run.sh(stateless)" $?
     else
         echo "run-tests.sh: tests/conformance/run.sh does not exist: skipped" >&2
     fi

@@ -5,6 +5,9 @@ import cjs from './index.js';
 export const {
   Server,
   Context,
+  InputRequest,
+  InputRequired,
+  DEFAULT_MAX_TOKENS,
   McpError,
   InvalidParamsError,
   MethodNotFoundError,

@@ -2,11 +2,15 @@
 //!
 //! A JS handler answers `{"ok": <result>}` or `{"error": {"message", "code"?, "data"?}}`; the
 //! JS layer builds it, so a thrown `McpError` (a protocol error with a JSON-RPC code) stays
-//! distinguishable from an ordinary failure. Going the other way, the promises the native
+//! distinguishable from an ordinary failure. A tool, prompt or resource handler that returned
+//! an `InputRequired` answers `{"inputRequired": {"inputRequests": [[key, request], ...],
+//! "requestState"?}}`: each request is the core's own serialization (made by
+//! `mrtrInputRequest`), decoded here back into the core's `InputRequest` and assembled into
+//! its `InputRequired` in the order asked. Going the other way, the promises the native
 //! side hands to JS resolve to the same envelope, with a `kind` naming why a server-to-client
 //! request failed, so the JS layer can throw the matching exported error class.
 
-use ferrite_core::{ErrorObject, HandlerError, PeerError, Reply};
+use ferrite_core::{ErrorObject, HandlerError, InputRequest, InputRequired, PeerError, Reply};
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -54,10 +58,48 @@ pub(crate) fn decode<T: DeserializeOwned>(text: &str, what: &str) -> Result<T, H
     }
 }
 
+/// What a JS `InputRequired` crosses as: its requests in the order asked, and its state.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct JsInputRequired {
+    input_requests: Vec<(String, InputRequest)>,
+    #[serde(default)]
+    request_state: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+enum InputRequiredEnvelope {
+    #[serde(rename = "inputRequired")]
+    InputRequired(JsInputRequired),
+}
+
+/// The core's `InputRequired` from a JS `InputRequired`'s envelope.
+fn input_required(text: &str, what: &str) -> Result<InputRequired, HandlerError> {
+    let invalid = |e: &dyn std::fmt::Display| {
+        HandlerError::failed(format!("the {what} handler returned an invalid InputRequired: {e}"))
+    };
+    let InputRequiredEnvelope::InputRequired(js) =
+        serde_json::from_str::<InputRequiredEnvelope>(text).map_err(|e| invalid(&e))?;
+    let mut ir = InputRequired::new();
+    for (key, request) in js.input_requests {
+        ir = ir.ask(key, request);
+    }
+    if let Some(state) = js.request_state {
+        ir = ir.with_state(state);
+    }
+    if ir.is_empty() {
+        return Err(invalid(&"it asks for nothing and carries no state"));
+    }
+    Ok(ir)
+}
+
 /// Decode a tool, resource or prompt handler's envelope into the core's reply: the result,
-/// or input required (the JS `InputRequired` serializes with `resultType: "input_required"`,
-/// which the core reads).
+/// or input required (a JS `InputRequired`, or a plain object in the wire shape with
+/// `resultType: "input_required"`, which the core's `Reply::from_value` reads).
 pub(crate) fn decode_reply<T: DeserializeOwned>(text: &str, what: &str) -> Result<Reply<T>, HandlerError> {
+    if text.starts_with(r#"{"inputRequired":"#) {
+        return input_required(text, what).map(Reply::InputRequired);
+    }
     if !text.contains("input_required") {
         return decode::<T>(text, what).map(Reply::Complete);
     }
@@ -80,6 +122,7 @@ pub(crate) fn peer_error(e: &PeerError) -> String {
         PeerError::Rpc(_) => "rpc",
         PeerError::Malformed(_) => "malformed",
         PeerError::Timeout => "timeout",
+        PeerError::UseInputRequired => "useInputRequired",
         _ => "other",
     };
     let mut err = json!({ "kind": kind, "message": e.to_string() });
@@ -131,6 +174,24 @@ mod tests {
     fn malformed_result_names_the_handler_kind() {
         let e = decode::<CallToolResult>(r#"{"ok":{"content":"not a list"}}"#, "tool").unwrap_err();
         assert!(matches!(e, HandlerError::Failed(m) if m.starts_with("the tool handler returned an invalid value")));
+    }
+
+    #[test]
+    fn a_js_input_required_keeps_the_order_asked_and_its_state() {
+        let text = r#"{"inputRequired":{"inputRequests":[["zeta",{"method":"roots/list"}],["alpha",{"method":"elicitation/create","params":{"message":"m","requestedSchema":{"type":"object"}}}]],"requestState":"s"}}"#;
+        let Reply::InputRequired(ir) = decode_reply::<CallToolResult>(text, "tool").unwrap() else {
+            panic!("expected input required")
+        };
+        assert_eq!(ir.input_requests.keys().collect::<Vec<_>>(), ["zeta", "alpha"]);
+        assert_eq!(ir.input_requests["zeta"], InputRequest::list_roots());
+        assert_eq!(ir.input_requests["alpha"], InputRequest::elicit("m", json!({"type": "object"})));
+        assert_eq!(ir.request_state.as_deref(), Some("s"));
+    }
+
+    #[test]
+    fn an_empty_js_input_required_is_a_handler_failure() {
+        let e = decode_reply::<CallToolResult>(r#"{"inputRequired":{"inputRequests":[]}}"#, "tool").unwrap_err();
+        assert!(matches!(e, HandlerError::Failed(m) if m.contains("asks for nothing")));
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //!
 //! Every kind of handler has the same JS shape, `(slot, payloadJson) => string | Promise<string>`
 //! (the JS layer adapts the user's function to it), so one struct, [`JsCallback`], serves
-//! tools, resources, prompts and completions: each trait impl only builds the payload and
+//! tools, resources, prompts, completions and custom methods: each trait impl only builds the payload and
 //! names the result type. The callback is a weak `ThreadsafeFunction` called with
 //! `call_async_catch` from a tokio task, so the handler runs on the JS thread, its promise is
 //! awaited without blocking the event loop, and a throw that escapes the JS layer is an
@@ -11,7 +11,7 @@
 use std::sync::Arc;
 
 use ferrite_core::server::{
-    CompletionHandler, HandlerResult, PromptHandler, ResourceHandler, TemplateVariables, ToolHandler,
+    CompletionHandler, HandlerResult, MethodHandler, PromptHandler, ResourceHandler, TemplateVariables, ToolHandler,
 };
 use ferrite_core::{
     BoxFuture, CallToolResult, CompleteRequest, CompleteResult, GetPromptResult, HandlerError, ReadResourceResult,
@@ -128,5 +128,11 @@ impl CompletionHandler for JsCallback {
             "context": { "arguments": request.context_arguments },
         });
         self.invoke(payload.to_string(), ctx, envelope::decode)
+    }
+}
+
+impl MethodHandler for JsCallback {
+    fn call(&self, params: Map<String, Value>, ctx: RequestContext) -> BoxFuture<'static, HandlerResult<Value>> {
+        self.invoke(Value::Object(params).to_string(), ctx, envelope::decode)
     }
 }

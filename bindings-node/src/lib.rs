@@ -3,20 +3,32 @@
 //! Everything the protocol does happens in the core; this crate only carries values across.
 //! The shape of the crossing is chosen for speed and for a small, stable native surface:
 //!
-//! - [`server`]: the `NativeServer` class the JS layer (`lib/index.js`) wraps. One tokio
-//!   runtime per server, created on first use and shut down by `close()`.
+//! - [`server`]: the `NativeServer` class the JS layer (`lib/server.js`) wraps: registration,
+//!   options, notifications, stdio and in-process serving. One tokio runtime per server,
+//!   created on first use and shut down by `close()`. More of its methods live beside it:
+//!   [`listen`] (Streamable HTTP), [`context`] (the request context, by slot) and [`modern`]
+//!   (2026-07-28 settings: sealing keys, extensions, cache hints, custom methods, skills).
 //! - [`handlers`]: a JS callback becomes a struct implementing the core's own handler trait
-//!   (`ToolHandler`, `ResourceHandler`, ...), holding a *weak* `ThreadsafeFunction` so that a
-//!   registered handler never keeps the Node process alive.
+//!   (`ToolHandler`, `ResourceHandler`, `MethodHandler`, ...), holding a *weak*
+//!   `ThreadsafeFunction` so that a registered handler never keeps the Node process alive.
 //! - [`calls`]: the table of requests whose JS handler is running. JS sees a request as a
 //!   number (its slot) and reaches the core's `RequestContext` through it, which costs no
 //!   per-call object allocation and makes a context unusable once its request finished.
 //! - [`envelope`]: values cross as JSON text (`JSON.stringify`/`serde_json`), wrapped in an
-//!   `{"ok": ...}` / `{"error": ...}` envelope so a thrown error keeps its class and code.
+//!   `{"ok": ...}` / `{"error": ...}` / `{"inputRequired": ...}` envelope so a thrown error
+//!   keeps its class and code and an MRTR reply becomes the core's `InputRequired`.
+//! - [`mrtr`]: the core's `InputRequest` built from JS values (MRTR, 2026-07-28).
+//! - [`errors`]: configuration mistakes as the JS error classes the package throws.
 
 mod calls;
+mod context;
 mod envelope;
+mod errors;
 mod handlers;
+mod listen;
+mod modern;
+mod mrtr;
 mod server;
 
+pub use mrtr::mrtr_input_request;
 pub use server::NativeServer;

@@ -1,5 +1,6 @@
-//! `NativeServer`: the core [`Server`] as a napi class, plus the context functions JS reaches
-//! through a request's slot.
+//! `NativeServer`: the core [`Server`] as a napi class: construction, registration, options,
+//! notifications, stdio and in-process serving, `close()`. (`listen.rs`, `context.rs` and
+//! `modern.rs` add more methods to the same class.)
 //!
 //! Descriptors and values cross as JSON text and are decoded with the core's own serde
 //! types, so a malformed descriptor is a clear `Error` from the registration call and the
@@ -12,12 +13,9 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use ferrite_core::transport::http::security::{check_host_entry, check_origin_entry, HostPolicy};
-use ferrite_core::transport::http::{self, HttpOptions, ResponseMode};
 use ferrite_core::transport::stdio::{self, StdioOptions};
 use ferrite_core::{
-    ClientCapabilities, CompletionReference, CreateMessageParams, Implementation, LoggingLevel, Prompt, Resource,
-    ResourceTemplate, Server, Tool,
+    ClientCapabilities, CompletionReference, Implementation, Prompt, Resource, ResourceTemplate, Server, Tool,
 };
 use napi::bindgen_prelude::{FnArgs, Function, Object};
 use napi::{Env, Error, Result};
@@ -29,19 +27,16 @@ use tokio::runtime::{Handle, Runtime};
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
-use crate::calls::{Call, Calls};
+use crate::calls::Calls;
 use crate::envelope;
+use crate::errors;
 use crate::handlers::{JsArgs, JsCallback, JsReturn};
 
 /// A promise settled from a tokio task.
-type Resolver<T> = Box<dyn FnOnce(Env) -> Result<T> + Send>;
+pub(crate) type Resolver<T> = Box<dyn FnOnce(Env) -> Result<T> + Send>;
 
-fn parse<T: DeserializeOwned>(text: &str, what: &str) -> Result<T> {
+pub(crate) fn parse<T: DeserializeOwned>(text: &str, what: &str) -> Result<T> {
     serde_json::from_str(text).map_err(|e| Error::from_reason(format!("invalid {what}: {e}")))
-}
-
-fn config<E: std::fmt::Display>(e: E) -> Error {
-    Error::from_reason(e.to_string())
 }
 
 /// Where the server's runtime is in its life.
@@ -67,107 +62,18 @@ struct NativeOptions {
     worker_threads: Option<usize>,
 }
 
-/// The request table entry for `slot`, or an error naming the finished request.
-fn live(calls: &Calls, slot: i64) -> Result<Arc<Call>> {
-    calls
-        .get(slot)
-        .ok_or_else(|| Error::from_reason("this request has already completed: its context is no longer usable"))
-}
-
 /// The core server, owned by a JS `Server`.
 #[napi]
 pub struct NativeServer {
-    server: Server,
-    calls: Arc<Calls>,
+    pub(crate) server: Server,
+    pub(crate) calls: Arc<Calls>,
     runtime: Mutex<RuntimeState>,
     worker_threads: usize,
-    shutdown: CancellationToken,
+    pub(crate) shutdown: CancellationToken,
     /// The stdio serving task, if any (at most one: there is one stdin).
     serving: Mutex<Option<JoinHandle<()>>>,
     /// The HTTP serving tasks, awaited by `close()`.
-    listening: Mutex<Vec<JoinHandle<()>>>,
-}
-
-/// The options of `listen(...)`.
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-struct ListenOptions {
-    #[serde(default)]
-    host: Option<String>,
-    #[serde(default)]
-    port: Option<u16>,
-    #[serde(default)]
-    path: Option<String>,
-    /// "auto" (default), "json" or "sse".
-    #[serde(default)]
-    response_mode: Option<String>,
-    #[serde(default)]
-    max_body_bytes: Option<usize>,
-    /// Idle sessions end after this many seconds; 0 never.
-    #[serde(default)]
-    session_idle_timeout_secs: Option<u64>,
-    #[serde(default)]
-    legacy_sse: Option<bool>,
-    /// Accepted `Host` names, replacing the loopback default.
-    #[serde(default)]
-    allowed_hosts: Option<Vec<String>>,
-    /// Accepted `Origin`s (`scheme://host`), replacing the loopback default.
-    #[serde(default)]
-    allowed_origins: Option<Vec<String>>,
-    /// Turn the `Host` and `Origin` checks off.
-    #[serde(default)]
-    allow_any_host: Option<bool>,
-    /// The reconnection delay advertised in SSE `retry` fields.
-    #[serde(default)]
-    sse_retry_ms: Option<u64>,
-    /// Keep SSE events for `Last-Event-ID` resumption (stateful servers). Default true.
-    #[serde(default)]
-    resumable: Option<bool>,
-}
-
-/// The DNS-rebinding policy from `allowedHosts`, `allowedOrigins` and `allowAnyHost`.
-///
-/// A list replaces the core's loopback default for its header only, so a server listed
-/// under a public name still refuses foreign browser origins unless they are listed too.
-/// Entries are checked here because the core compares them literally: an entry with a port
-/// or a path would never match anything and silently lock every client out.
-fn host_policy(hosts: Option<Vec<String>>, origins: Option<Vec<String>>, any: bool) -> Result<HostPolicy> {
-    if any {
-        if hosts.is_some() || origins.is_some() {
-            return Err(Error::from_reason(
-                "allowAnyHost turns the Host and Origin checks off; it cannot be combined with allowedHosts or \
-                 allowedOrigins",
-            ));
-        }
-        return Ok(HostPolicy::permissive());
-    }
-    let mut policy = HostPolicy::default();
-    if let Some(hosts) = hosts {
-        non_empty(&hosts, "allowedHosts")?;
-        for h in &hosts {
-            check_host_entry(h)
-                .map_err(|why| Error::from_reason(format!("invalid allowedHosts entry {h:?}: {why}")))?;
-        }
-        policy.allowed_hosts = Some(hosts);
-    }
-    if let Some(origins) = origins {
-        non_empty(&origins, "allowedOrigins")?;
-        for o in &origins {
-            check_origin_entry(o)
-                .map_err(|why| Error::from_reason(format!("invalid allowedOrigins entry {o:?}: {why}")))?;
-        }
-        policy.allowed_origins = Some(origins);
-    }
-    Ok(policy)
-}
-
-fn non_empty(list: &[String], what: &str) -> Result<()> {
-    if list.is_empty() {
-        return Err(Error::from_reason(format!(
-            "{what} is empty, so every request would be refused; list names or set allowAnyHost"
-        )));
-    }
-    Ok(())
+    pub(crate) listening: Mutex<Vec<JoinHandle<()>>>,
 }
 
 #[napi]
@@ -194,7 +100,7 @@ impl NativeServer {
     }
 
     /// A handle to the runtime, starting it on first use.
-    fn handle(&self) -> Result<Handle> {
+    pub(crate) fn handle(&self) -> Result<Handle> {
         let mut state = self.runtime.lock().unwrap_or_else(|p| p.into_inner());
         if let RuntimeState::NotStarted = *state {
             let rt = tokio::runtime::Builder::new_multi_thread()
@@ -212,7 +118,7 @@ impl NativeServer {
     }
 
     /// Run `fut` on the runtime; the returned promise resolves to its string.
-    fn spawn_string<'env, F>(&self, env: &'env Env, fut: F) -> Result<Object<'env>>
+    pub(crate) fn spawn_string<'env, F>(&self, env: &'env Env, fut: F) -> Result<Object<'env>>
     where
         F: std::future::Future<Output = String> + Send + 'static,
     {
@@ -225,7 +131,7 @@ impl NativeServer {
         Ok(promise)
     }
 
-    fn callback(&self, f: Function<'_, JsArgs, JsReturn>, what: &'static str) -> Result<JsCallback> {
+    pub(crate) fn callback(&self, f: Function<'_, JsArgs, JsReturn>, what: &'static str) -> Result<JsCallback> {
         let tsfn = f.build_threadsafe_function().callee_handled::<false>().weak::<true>().build()?;
         Ok(JsCallback::new(tsfn, self.calls.clone(), what))
     }
@@ -236,6 +142,7 @@ impl NativeServer {
     #[napi]
     pub fn add_tool(
         &self,
+        env: &Env,
         tool_json: String,
         #[napi(ts_arg_type = "(slot: number, payload: string) => string | Promise<string>")] handler: Function<
             '_,
@@ -244,7 +151,7 @@ impl NativeServer {
         >,
     ) -> Result<()> {
         let tool: Tool = parse(&tool_json, "tool descriptor")?;
-        self.server.add_tool(tool, self.callback(handler, "tool")?).map_err(config)
+        self.server.add_tool(tool, self.callback(handler, "tool")?).map_err(|e| errors::config(env, e))
     }
 
     /// Remove a tool; whether it existed.
@@ -255,9 +162,9 @@ impl NativeServer {
 
     /// Calls from clients that did not declare `capsJson` (client capabilities) are refused.
     #[napi]
-    pub fn set_tool_required_client_capabilities(&self, name: String, caps_json: String) -> Result<()> {
+    pub fn set_tool_required_client_capabilities(&self, env: &Env, name: String, caps_json: String) -> Result<()> {
         let caps: ClientCapabilities = parse(&caps_json, "client capabilities")?;
-        self.server.set_tool_required_client_capabilities(&name, caps).map_err(config)
+        self.server.set_tool_required_client_capabilities(&name, caps).map_err(|e| errors::config(env, e))
     }
 
     /// Register (or replace) a direct resource. `resourceJson` is the MCP `Resource`.
@@ -286,6 +193,7 @@ impl NativeServer {
     #[napi]
     pub fn add_resource_template(
         &self,
+        env: &Env,
         template_json: String,
         #[napi(ts_arg_type = "(slot: number, payload: string) => string | Promise<string>")] handler: Function<
             '_,
@@ -294,7 +202,9 @@ impl NativeServer {
         >,
     ) -> Result<()> {
         let template: ResourceTemplate = parse(&template_json, "resource template descriptor")?;
-        self.server.add_resource_template(template, self.callback(handler, "resource template")?).map_err(config)
+        self.server
+            .add_resource_template(template, self.callback(handler, "resource template")?)
+            .map_err(|e| errors::config(env, e))
     }
 
     /// Remove a resource template by its URI template; whether it existed.
@@ -373,10 +283,11 @@ impl NativeServer {
         self.server.enable_logging();
     }
 
-    /// Advertise `resources.subscribe` (stateful servers only).
+    /// Advertise `resources.subscribe`: `resources/subscribe` on handshake-era sessions of a
+    /// stateful server, per-URI updates on 2026-07-28 listen streams (any mode).
     #[napi]
-    pub fn enable_resource_subscriptions(&self) -> Result<()> {
-        self.server.enable_resource_subscriptions().map_err(config)
+    pub fn enable_resource_subscriptions(&self, env: &Env) -> Result<()> {
+        self.server.enable_resource_subscriptions().map_err(|e| errors::config(env, e))
     }
 
     /// Advertise `listChanged` for `kind`: "tools", "resources" or "prompts".
@@ -471,14 +382,29 @@ impl NativeServer {
         self.server.is_stateless()
     }
 
-    /// Send a notification to every listening connection; how many were reached.
+    /// Send a notification to every handshake-era listening connection; how many were reached.
     #[napi]
     pub fn notify(&self, method: String, params_json: Option<String>) -> Result<u32> {
         let params = params_json.map(|p| parse::<Value>(&p, "notification params")).transpose()?;
         Ok(self.server.notify(&method, params) as u32)
     }
 
-    /// `notifications/resources/updated` to the connections subscribed to `uri`.
+    /// `notifications/{kind}/list_changed` (`kind`: "tools", "resources" or "prompts") to every
+    /// listening connection and to the 2026-07-28 listen streams that asked for it; how many
+    /// were reached.
+    #[napi]
+    pub fn notify_list_changed(&self, kind: String) -> Result<u32> {
+        let reached = match kind.as_str() {
+            "tools" => self.server.notify_tools_list_changed(),
+            "resources" => self.server.notify_resources_list_changed(),
+            "prompts" => self.server.notify_prompts_list_changed(),
+            other => return Err(Error::from_reason(format!("unknown list kind {other:?}"))),
+        };
+        Ok(reached as u32)
+    }
+
+    /// `notifications/resources/updated` to the connections subscribed to `uri`, and to the
+    /// listen streams watching it.
     #[napi]
     pub fn notify_resource_updated(&self, uri: String) -> u32 {
         self.server.notify_resource_updated(&uri) as u32
@@ -535,76 +461,6 @@ impl NativeServer {
         Ok(promise)
     }
 
-    /// Serve Streamable HTTP. `optionsJson`: `{host?, port?, path?, responseMode?,
-    /// maxBodyBytes?, sessionIdleTimeoutSecs?, legacySse?, allowedHosts?, allowedOrigins?,
-    /// allowAnyHost?, sseRetryMs?, resumable?}` (default 127.0.0.1, port 0 = any free port,
-    /// `/mcp`, loopback hosts and origins only). `onListening(addressJson)` is called once bound with
-    /// `{host, port}`; the returned promise settles when serving ends (after `close()`), or
-    /// rejects when binding fails. While it is pending it keeps Node alive.
-    #[napi(ts_return_type = "Promise<void>")]
-    pub fn listen<'env>(
-        &self,
-        env: &'env Env,
-        options_json: String,
-        #[napi(ts_arg_type = "(addressJson: string) => void")] on_listening: Function<'_, String, ()>,
-    ) -> Result<Object<'env>> {
-        let o: ListenOptions = parse(&options_json, "listen options")?;
-        let host = o.host.unwrap_or_else(|| "127.0.0.1".to_owned());
-        let ip: std::net::IpAddr = host
-            .trim_start_matches('[')
-            .trim_end_matches(']')
-            .parse()
-            .map_err(|e| Error::from_reason(format!("invalid host {host:?} (an IP address is expected): {e}")))?;
-        let addr = std::net::SocketAddr::new(ip, o.port.unwrap_or(0));
-        let mut options = HttpOptions { shutdown: self.shutdown.clone(), ..HttpOptions::default() };
-        if let Some(path) = o.path {
-            options.path = path;
-        }
-        options.response_mode = match o.response_mode.as_deref() {
-            None | Some("auto") => ResponseMode::Auto,
-            Some("json") => ResponseMode::Json,
-            Some("sse") => ResponseMode::Sse,
-            Some(other) => return Err(Error::from_reason(format!("unknown responseMode {other:?}"))),
-        };
-        if let Some(max) = o.max_body_bytes {
-            options.max_body_bytes = max;
-        }
-        if let Some(secs) = o.session_idle_timeout_secs {
-            options.session_idle_timeout = (secs > 0).then(|| Duration::from_secs(secs));
-        }
-        if let Some(legacy) = o.legacy_sse {
-            options.legacy_sse = legacy;
-        }
-        options.host_policy = host_policy(o.allowed_hosts, o.allowed_origins, o.allow_any_host.unwrap_or(false))?;
-        if let Some(ms) = o.sse_retry_ms {
-            options.sse_retry = Duration::from_millis(ms);
-        }
-        if o.resumable == Some(false) {
-            options.event_store = None;
-        }
-        let on_listening = on_listening.build_threadsafe_function().callee_handled::<false>().weak::<true>().build()?;
-        let handle = self.handle()?;
-        let (deferred, promise) = env.create_deferred::<(), Resolver<()>>()?;
-        let server = self.server.clone();
-        let task = handle.spawn(async move {
-            let bound = match http::bind(&server, addr, options).await {
-                Ok(b) => b,
-                Err(e) => return deferred.reject(Error::from_reason(format!("cannot listen on {addr}: {e}"))),
-            };
-            let address = bound.local_addr().map(|a| json!({"host": a.ip().to_string(), "port": a.port()}));
-            if let Ok(address) = address {
-                let _ = on_listening
-                    .call(address.to_string(), napi::threadsafe_function::ThreadsafeFunctionCallMode::NonBlocking);
-            }
-            match bound.run().await {
-                Ok(()) => deferred.resolve(Box::new(|_| Ok(()))),
-                Err(e) => deferred.reject(Error::from_reason(format!("HTTP transport failed: {e}"))),
-            }
-        });
-        self.listening.lock().unwrap_or_else(|p| p.into_inner()).push(task);
-        Ok(promise)
-    }
-
     /// Stop serving: stdin reading stops, HTTP stops accepting, in-flight requests finish,
     /// then the runtime shuts down. Idempotent; the returned promise resolves when all of that is done.
     #[napi(ts_return_type = "Promise<void>")]
@@ -634,128 +490,6 @@ impl NativeServer {
             Ok(_) => Ok(promise),
             Err(e) => Err(Error::from_reason(format!("cannot start the close thread: {e}"))),
         }
-    }
-
-    // ----- the request context, by slot -----
-
-    /// `{requestId, protocolVersion, connectionId, progressToken, meta, stateless}` (JSON).
-    #[napi]
-    pub fn ctx_info(&self, slot: i64) -> Result<String> {
-        let call = live(&self.calls, slot)?;
-        let c = &call.ctx;
-        Ok(json!({
-            "requestId": c.request_id(),
-            "protocolVersion": c.protocol_version(),
-            "connectionId": c.connection_id(),
-            "progressToken": c.progress_token(),
-            "meta": c.meta(),
-            "stateless": c.is_stateless(),
-        })
-        .to_string())
-    }
-
-    /// Whether the request was cancelled (false once it finished).
-    #[napi]
-    pub fn ctx_is_cancelled(&self, slot: i64) -> bool {
-        self.calls.get(slot).is_some_and(|c| c.ctx.is_cancelled())
-    }
-
-    /// Ask to be told (through the cancel callback) when the request is cancelled. Returns
-    /// whether it already is; `null` when the request finished.
-    #[napi]
-    pub fn ctx_watch_cancel(&self, slot: i64) -> Option<bool> {
-        self.calls.watch(slot)
-    }
-
-    /// Emit `notifications/message`; whether it was sent (logging enabled, level high enough).
-    #[napi]
-    pub fn ctx_log(&self, slot: i64, level: String, data_json: String, logger: Option<String>) -> Result<bool> {
-        let level =
-            LoggingLevel::parse(&level).ok_or_else(|| Error::from_reason(format!("unknown log level {level:?}")))?;
-        let data: Value = parse(&data_json, "log data")?;
-        Ok(live(&self.calls, slot)?.ctx.log(level, data, logger.as_deref()))
-    }
-
-    /// Emit `notifications/progress`; false when the request carried no progress token.
-    #[napi]
-    pub fn ctx_progress(&self, slot: i64, progress: f64, total: Option<f64>, message: Option<String>) -> Result<bool> {
-        Ok(live(&self.calls, slot)?.ctx.report_progress(progress, total, message.as_deref()))
-    }
-
-    /// Send a notification related to this request.
-    #[napi]
-    pub fn ctx_notify(&self, slot: i64, method: String, params_json: Option<String>) -> Result<()> {
-        let params = params_json.map(|p| parse::<Value>(&p, "notification params")).transpose()?;
-        live(&self.calls, slot)?.ctx.notify(&method, params);
-        Ok(())
-    }
-
-    /// Close the transport stream this request rides on (HTTP SSE) while it keeps running;
-    /// the client reconnects after `retryMs`. False where the transport cannot (stdio).
-    #[napi]
-    pub fn ctx_close_sse_stream(&self, slot: i64, retry_ms: Option<u32>) -> Result<bool> {
-        let retry = retry_ms.map(|ms| Duration::from_millis(u64::from(ms)));
-        Ok(live(&self.calls, slot)?.ctx.close_sse_stream(retry))
-    }
-
-    /// Whether the client declared a capability (dotted path, e.g. "elicitation.url").
-    #[napi]
-    pub fn ctx_client_supports(&self, slot: i64, capability: String) -> Result<bool> {
-        Ok(live(&self.calls, slot)?.ctx.client_supports(&capability))
-    }
-
-    /// The client's declared capabilities (JSON).
-    #[napi]
-    pub fn ctx_client_capabilities(&self, slot: i64) -> Result<String> {
-        Ok(json!(live(&self.calls, slot)?.ctx.client_capabilities()).to_string())
-    }
-
-    /// The client's `clientInfo` (JSON, `null` when unknown).
-    #[napi]
-    pub fn ctx_client_info(&self, slot: i64) -> Result<String> {
-        Ok(json!(live(&self.calls, slot)?.ctx.connection().client_info()).to_string())
-    }
-
-    /// A server-to-client request; resolves to an envelope (`{"ok": result}` or
-    /// `{"error": {kind, message, code?, data?}}`). `kind`: "sample" (`argsJson` =
-    /// CreateMessageParams), "elicit" (`{message, requestedSchema}`), "elicitUrl" (`{message,
-    /// url, elicitationId}`), "listRoots", or "request" (`{method, params?}`).
-    #[napi(ts_return_type = "Promise<string>")]
-    pub fn ctx_request<'env>(
-        &self,
-        env: &'env Env,
-        slot: i64,
-        kind: String,
-        args_json: String,
-    ) -> Result<Object<'env>> {
-        let call = live(&self.calls, slot)?;
-        let args: Value = parse(&args_json, "request arguments")?;
-        self.spawn_string(env, async move {
-            let ctx = &call.ctx;
-            let str_arg = |k: &str| args.get(k).and_then(Value::as_str).unwrap_or_default().to_owned();
-            match kind.as_str() {
-                "sample" => match serde_json::from_value::<CreateMessageParams>(args.clone()) {
-                    Ok(p) => ctx.sample(p).await.map_or_else(|e| envelope::peer_error(&e), |r| envelope::ok(&r)),
-                    Err(e) => envelope::error("invalidArguments", format!("invalid sampling request: {e}")),
-                },
-                "elicit" => {
-                    let schema = args.get("requestedSchema").cloned().unwrap_or_else(|| json!({"type": "object"}));
-                    ctx.elicit(&str_arg("message"), schema)
-                        .await
-                        .map_or_else(|e| envelope::peer_error(&e), |r| envelope::ok(&r))
-                }
-                "elicitUrl" => ctx
-                    .elicit_url(&str_arg("message"), &str_arg("url"), &str_arg("elicitationId"))
-                    .await
-                    .map_or_else(|e| envelope::peer_error(&e), |r| envelope::ok(&r)),
-                "listRoots" => ctx.list_roots().await.map_or_else(|e| envelope::peer_error(&e), |r| envelope::ok(&r)),
-                "request" => ctx
-                    .send_request(&str_arg("method"), args.get("params").cloned())
-                    .await
-                    .map_or_else(|e| envelope::peer_error(&e), |r| envelope::ok(&r)),
-                other => envelope::error("invalidArguments", format!("unknown request kind {other:?}")),
-            }
-        })
     }
 }
 

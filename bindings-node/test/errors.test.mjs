@@ -64,7 +64,7 @@ test('McpError becomes the JSON-RPC error with its code, message and data', asyn
 test('a return value of the wrong shape is an isError result that says so', async () => {
   const r = await callTool(server(), 'bad_return');
   assert.equal(r.isError, true);
-  assert.match(r.content[0].text, /must return a string or a CallToolResult/);
+  assert.match(r.content[0].text, /must return a string, a CallToolResult .* or an InputRequired/);
   const b = await callTool(server(), 'bigint');
   assert.equal(b.isError, true);
   assert.match(b.content[0].text, /BigInt/);

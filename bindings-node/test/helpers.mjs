@@ -17,6 +17,32 @@ export async function rpc(server, method, params, id = nextId++) {
   return text === '' ? undefined : JSON.parse(text);
 }
 
+/** The 2026-07-28 revision. */
+export const V2026 = '2026-07-28';
+
+/** The `_meta` envelope of a 2026-07-28 request with these client capabilities. */
+export function envelope(caps = {}) {
+  return { 'io.modelcontextprotocol/protocolVersion': V2026, 'io.modelcontextprotocol/clientCapabilities': caps };
+}
+
+/** A 2026-07-28 request in-process (no initialize); returns the parsed response object. */
+export async function modern(server, method, params = {}, caps = {}, id = nextId++) {
+  const text = await server.handleRaw(
+    JSON.stringify({ jsonrpc: '2.0', id, method, params: { ...params, _meta: { ...params._meta, ...envelope(caps) } } }),
+  );
+  return JSON.parse(text);
+}
+
+/** A 2026-07-28 request in-process; returns its result (throws on a JSON-RPC error). */
+export async function modernOk(server, method, params, caps) {
+  const r = await modern(server, method, params, caps);
+  if (r.error) throw Object.assign(new Error(`${method}: ${r.error.message}`), { rpc: r.error });
+  return r.result;
+}
+
+/** The text of the first content block of a tool result. */
+export const textOf = (result) => result.content[0].text;
+
 /** `tools/call` in-process; returns the result (throws on a JSON-RPC error). */
 export async function callTool(server, name, args) {
   const r = await rpc(server, 'tools/call', args === undefined ? { name } : { name, arguments: args });

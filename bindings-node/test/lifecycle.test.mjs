@@ -29,6 +29,22 @@ test('after close() the stdio server process exits by itself although stdin stay
   assert.equal(client.child.stdin.writableEnded, false, 'stdin was still open');
 });
 
+test('a server with a skill, a custom method, an MRTR tool and a trigger exits by itself after close()', async () => {
+  const client = new StdioClient(`${fixtures}close-modern.mjs`);
+  await client.initialize();
+  assert.equal((await client.request('tools/call', { name: 'trigger', arguments: {} })).result.content[0].text, 'triggered 1, 1 listeners');
+  assert.equal((await client.request('tools/call', { name: 'dynamic', arguments: {} })).result.content[0].text, 'version 1');
+  assert.deepEqual((await client.request('com.example/echo', { x: 1 })).result, { echo: { x: 1 } });
+  const r = await client.request('tools/call', { name: 'close', arguments: {} });
+  assert.equal(r.result.content[0].text, 'closing');
+  const timer = setTimeout(() => client.child.kill('SIGKILL'), 10_000);
+  const [code, signal] = await once(client.child, 'exit');
+  clearTimeout(timer);
+  assert.equal(signal, null, 'the process had to be killed: it did not exit by itself');
+  assert.equal(code, 0, client.stderr);
+  assert.match(client.stderr, /connectStdio resolved/);
+});
+
 test('a stdio server exits when its stdin ends', async () => {
   const child = spawn(process.execPath, [`${fixtures}close-on-call.mjs`], { stdio: ['pipe', 'pipe', 'pipe'] });
   child.stdin.end();

@@ -2,7 +2,7 @@
 // (with no `any`) check the README quick-start and a typed usage file.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -31,17 +31,25 @@ test('a CommonJS script serves stdio and exits after Symbol.asyncDispose', async
 });
 
 test('the public type declarations contain no `any`', () => {
-  for (const f of ['lib/index.d.ts', 'lib/index.d.mts']) {
+  const files = readdirSync(`${root}lib`).filter((f) => f.endsWith('.d.ts') || f.endsWith('.d.mts'));
+  assert.ok(files.length >= 7, `the typings are split along lib/*.js: ${files}`);
+  for (const f of files.map((name) => `lib/${name}`)) {
     const text = readFileSync(`${root}${f}`, 'utf8').replace(/\/\/.*$/gm, '').replace(/\/\*[\s\S]*?\*\//g, '');
     assert.doesNotMatch(text, /\bany\b/, `${f} mentions any`);
   }
 });
 
-test('TypeScript type-checks the typed usage file and the README quick-start', { timeout: 120_000 }, async () => {
+test('TypeScript type-checks the typed usage files and every ```ts block of the README', { timeout: 120_000 }, async () => {
   const readme = readFileSync(`${root}README.md`, 'utf8');
-  const quickStart = /```ts\n([\s\S]*?)```/.exec(readme);
-  assert.ok(quickStart, 'README.md has a ```ts quick-start block');
-  writeFileSync(`${root}test/types/readme.generated.mts`, `// Generated from README.md by modules.test.mjs.\n${quickStart[1]}`);
+  const blocks = [...readme.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]);
+  assert.ok(blocks.length >= 2, 'README.md has the quick-start and MRTR ```ts blocks');
+  for (const f of readdirSync(`${root}test/types`).filter((name) => /^readme.*\.generated\.mts$/.test(name))) {
+    rmSync(`${root}test/types/${f}`);
+  }
+  blocks.forEach((code, i) => {
+    const name = i === 0 ? 'readme.generated.mts' : `readme-${i + 1}.generated.mts`;
+    writeFileSync(`${root}test/types/${name}`, `// Generated from README.md by modules.test.mjs.\n${code}`);
+  });
   const tsc = `${root}node_modules/typescript/bin/tsc`;
   try {
     await run(process.execPath, [tsc, '-p', `${root}test/types/tsconfig.json`], { cwd: root });

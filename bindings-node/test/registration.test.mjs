@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
 import { Server } from '../lib/index.mjs';
-import { callTool, rpc } from './helpers.mjs';
+import { callTool, modernOk, rpc } from './helpers.mjs';
 
 function server() {
   return new Server({ name: 'reg', version: '1.2.3', title: 'Registration' });
@@ -54,23 +54,17 @@ test('resources, templates and prompts are listed and capabilities follow regist
   assert.deepEqual(Object.keys(s.capabilities).sort(), ['completions', 'prompts', 'resources']);
 });
 
-test('server options reach the initialize result', async () => {
-  const s = new Server({
-    name: 'opts',
-    version: '9.9.9',
-    instructions: 'Be nice',
-    logging: true,
-    listChanged: { tools: true },
-  });
-  const { result } = await rpc(s, 'initialize', {
-    protocolVersion: '2025-06-18',
-    capabilities: {},
-    clientInfo: { name: 't', version: '0' },
-  });
+test('server options reach the initialize result (stateful; a stateless server offers no session features)', async () => {
+  const options = { name: 'opts', version: '9.9.9', instructions: 'Be nice', logging: true, listChanged: { tools: true } };
+  const init = (s) =>
+    rpc(s, 'initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '0' } });
+  const { result } = await init(new Server({ ...options, stateful: true }));
   assert.equal(result.protocolVersion, '2025-06-18');
   assert.deepEqual(result.serverInfo, { name: 'opts', version: '9.9.9' });
   assert.equal(result.instructions, 'Be nice');
   assert.deepEqual(result.capabilities, { logging: {}, tools: { listChanged: true } });
+  // No session to hold a log level or carry list changes to a handshake-era client.
+  assert.deepEqual((await init(new Server(options))).result.capabilities, { tools: {} });
 });
 
 test('removing a tool, resource, template or prompt unregisters it', async () => {
@@ -110,8 +104,11 @@ test('bad arguments to registration functions are TypeErrors', () => {
   assert.throws(() => s.completion({ type: 'ref/nothing' }, 'a', ['x']), /invalid completion reference/);
 });
 
-test('resource subscriptions need a stateful server', () => {
-  assert.throws(() => new Server({ name: 'x', version: '1', subscriptions: true }), /stateful/);
-  const s = new Server({ name: 'x', version: '1', stateful: true, subscriptions: true });
-  assert.deepEqual(s.capabilities, { resources: { subscribe: true } });
+test('resource subscriptions: handshake-era sessions of a stateful server, 2026-07-28 clients in any mode', async () => {
+  const stateful = new Server({ name: 'x', version: '1', stateful: true, subscriptions: true });
+  assert.deepEqual(stateful.capabilities, { resources: { subscribe: true } });
+  const stateless = new Server({ name: 'x', version: '1', subscriptions: true });
+  assert.deepEqual(stateless.capabilities, { resources: {} });
+  const discovered = await modernOk(stateless, 'server/discover');
+  assert.deepEqual(discovered.capabilities.resources, { subscribe: true });
 });

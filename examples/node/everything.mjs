@@ -1,10 +1,13 @@
 // The Node everything server: the whole conformance fixture surface (examples/SURFACE.md)
-// over stdio or Streamable HTTP, plus the `add` and `echo` tools the benchmarks call.
+// over stdio or Streamable HTTP, plus the `add` and `echo` tools the benchmarks call. Both
+// protocol eras are served: the handshake revisions and 2026-07-28 (its fixtures are in
+// everything_modern.mjs).
 //
 //   node examples/node/everything.mjs             # stateful, stdio
 //   node examples/node/everything.mjs --stateless # stateless
 //   node examples/node/everything.mjs --port 3000 # Streamable HTTP on 127.0.0.1:3000/mcp
 //
+// Any other argument prints a usage line on stderr and exits with status 2.
 // It imports the package from bindings-node/ (run `npm install` there first to build it).
 // Logs go to stderr (on stdio, stdout carries the protocol).
 
@@ -13,6 +16,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { pathToFileURL } from 'node:url';
 
 import { Server } from '../../bindings-node/lib/index.mjs';
+import * as modern from './everything_modern.mjs';
 
 /** A 1x1 PNG. */
 const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
@@ -40,6 +44,12 @@ function wavBase64() {
 const NO_ARGS = { type: 'object', additionalProperties: false };
 
 function registerTools(server) {
+  // test_simple_text first: clients may call the first tool listed without arguments.
+  server.tool(
+    'test_simple_text',
+    { description: 'Returns a simple text response', inputSchema: NO_ARGS },
+    () => 'This is a simple text response for testing.',
+  );
   server.tool(
     'add',
     {
@@ -68,11 +78,6 @@ function registerTools(server) {
       },
     },
     ({ text }) => text,
-  );
-  server.tool(
-    'test_simple_text',
-    { description: 'Returns a simple text response', inputSchema: NO_ARGS },
-    () => 'This is a simple text response for testing.',
   );
   server.tool('test_image_content', { description: 'Returns an image (PNG)', inputSchema: NO_ARGS }, () => ({
     content: [{ type: 'image', data: PNG, mimeType: 'image/png' }],
@@ -251,11 +256,13 @@ function registerTools(server) {
     'json_schema_2020_12_tool',
     {
       description: 'A tool whose input schema uses JSON Schema 2020-12 features',
+      // Verbatim from examples/SURFACE.md (the conformance fixture).
       inputSchema: {
         $schema: 'https://json-schema.org/draft/2020-12/schema',
         type: 'object',
         $defs: {
           address: {
+            $anchor: 'addressDef',
             type: 'object',
             properties: { street: { type: 'string' }, city: { type: 'string' } },
           },
@@ -263,7 +270,14 @@ function registerTools(server) {
         properties: {
           name: { type: 'string' },
           address: { $ref: '#/$defs/address' },
+          contactMethod: { type: 'string', enum: ['phone', 'email'] },
+          phone: { type: 'string' },
+          email: { type: 'string' },
         },
+        allOf: [{ anyOf: [{ required: ['phone'] }, { required: ['email'] }] }],
+        if: { properties: { contactMethod: { const: 'phone' } }, required: ['contactMethod'] },
+        then: { required: ['phone'] },
+        else: { required: ['email'] },
         additionalProperties: false,
       },
     },
@@ -385,25 +399,53 @@ export function build({ stateless = false } = {}) {
     instructions: "Ferrite's everything server: the MCP conformance fixture surface.",
     stateful: !stateless,
     logging: true,
-    subscriptions: !stateless,
+    // Both modes: handshake-era sessions of the stateful server subscribe with
+    // resources/subscribe and hear list changes; 2026-07-28 clients (either mode) through
+    // subscriptions/listen streams.
+    subscriptions: true,
+    listChanged: true,
   });
   registerTools(server);
   registerResources(server);
   registerPrompts(server);
+  modern.register(server);
+  modern.registerCacheHints(server);
   return server;
 }
 
-const args = process.argv.slice(2);
-if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(realpathSync(process.argv[1])).href) {
-  const server = build({ stateless: args.includes('--stateless') });
-  const portAt = args.indexOf('--port');
-  if (portAt >= 0) {
-    const port = Number(args[portAt + 1]);
-    if (!Number.isInteger(port) || port < 0 || port > 65535) {
-      console.error(`everything: --port needs a port number, got ${args[portAt + 1]}`);
-      process.exit(2);
+export const USAGE =
+  'usage: everything.mjs [--port N] [--stateless]\n  no --port: serve stdio; --port N: Streamable HTTP on 127.0.0.1:N at /mcp';
+
+/** The command line as `{ port, stateless }`; throws naming what is wrong. */
+export function parseArgs(argv) {
+  let port;
+  let stateless = false;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (arg === '--stateless') {
+      stateless = true;
+    } else if (arg === '--port') {
+      const value = argv[++i] ?? '';
+      if (!/^\d+$/.test(value) || Number(value) > 65535) throw new Error(`--port needs a port number, got ${JSON.stringify(value)}`);
+      port = Number(value);
+    } else {
+      throw new Error(`unknown argument ${JSON.stringify(arg)}`);
     }
-    const { url } = await server.listen({ port });
+  }
+  return { port, stateless };
+}
+
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(realpathSync(process.argv[1])).href) {
+  let args;
+  try {
+    args = parseArgs(process.argv.slice(2));
+  } catch (e) {
+    console.error(`everything: ${e.message}\n${USAGE}`);
+    process.exit(2);
+  }
+  const server = build({ stateless: args.stateless });
+  if (args.port !== undefined) {
+    const { url } = await server.listen({ port: args.port });
     console.error(`everything: Streamable HTTP on ${url}`);
     for (const signal of ['SIGINT', 'SIGTERM']) process.once(signal, () => server.close());
   } else {

@@ -1,0 +1,199 @@
+//! The request context, reached from JS by slot: what the JS `Context` reads and does.
+//!
+//! Each function looks the slot up in the running-request table; a finished request's slot
+//! is gone, so a stale context fails with a clear error. Values cross as JSON text.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use ferrite_core::{CreateMessageParams, CreateMessageResult, ElicitResult, ListRootsResult, LoggingLevel};
+use napi::bindgen_prelude::Object;
+use napi::{Env, Error, Result};
+use napi_derive::napi;
+use serde::de::DeserializeOwned;
+use serde_json::{json, Value};
+
+use crate::calls::{Call, Calls};
+use crate::envelope;
+use crate::server::{parse, NativeServer};
+
+/// The request table entry for `slot`, or an error naming the finished request.
+fn live(calls: &Calls, slot: i64) -> Result<Arc<Call>> {
+    calls
+        .get(slot)
+        .ok_or_else(|| Error::from_reason("this request has already completed: its context is no longer usable"))
+}
+
+#[napi]
+impl NativeServer {
+    /// `{requestId, protocolVersion, connectionId, progressToken, meta, stateless, modern,
+    /// resubmission, requestState}` (JSON).
+    #[napi]
+    pub fn ctx_info(&self, slot: i64) -> Result<String> {
+        let call = live(&self.calls, slot)?;
+        let c = &call.ctx;
+        Ok(json!({
+            "requestId": c.request_id(),
+            "protocolVersion": c.protocol_version(),
+            "connectionId": c.connection_id(),
+            "progressToken": c.progress_token(),
+            "meta": c.meta(),
+            "stateless": c.is_stateless(),
+            "modern": c.is_modern(),
+            "resubmission": c.is_resubmission(),
+            "requestState": c.request_state(),
+        })
+        .to_string())
+    }
+
+    /// The client's answers to this request's input requests (MRTR): a JSON object of key ->
+    /// the bare result the client returned; `{}` on a first call.
+    #[napi]
+    pub fn ctx_input_responses(&self, slot: i64) -> Result<String> {
+        Ok(Value::Object(live(&self.calls, slot)?.ctx.input_responses().clone()).to_string())
+    }
+
+    /// The answer to input request `key` decoded by the core as `kind` ("elicit":
+    /// `ElicitResult`, "sample": `CreateMessageResult`, "roots": `ListRootsResult`):
+    /// `{"ok": result}`, `{"error": {"kind": "invalidParams", "message"}}` when it has another
+    /// shape, or `null` when the client did not answer `key`.
+    #[napi]
+    pub fn ctx_input_response_as(&self, slot: i64, key: String, kind: String) -> Result<Option<String>> {
+        let call = live(&self.calls, slot)?;
+        let ctx = &call.ctx;
+        fn decoded<T: DeserializeOwned + serde::Serialize>(
+            r: Option<std::result::Result<T, String>>,
+        ) -> Option<String> {
+            r.map(|r| match r {
+                Ok(v) => envelope::ok(&v),
+                Err(e) => envelope::error("invalidParams", e),
+            })
+        }
+        Ok(match kind.as_str() {
+            "elicit" => decoded(ctx.input_response_as::<ElicitResult>(&key)),
+            "sample" => decoded(ctx.input_response_as::<CreateMessageResult>(&key)),
+            "roots" => decoded(ctx.input_response_as::<ListRootsResult>(&key)),
+            other => {
+                return Err(Error::from_reason(format!(
+                    "unknown input response kind {other:?}: use \"elicit\", \"sample\" or \"roots\""
+                )))
+            }
+        })
+    }
+
+    /// The settings the client declared for extension `id` on this request (JSON), or `null`.
+    #[napi]
+    pub fn ctx_client_extension(&self, slot: i64, id: String) -> Result<Option<String>> {
+        Ok(live(&self.calls, slot)?.ctx.client_extension(&id).map(|v| v.to_string()))
+    }
+
+    /// A request header by case-insensitive name (HTTP only), or `null`.
+    #[napi]
+    pub fn ctx_header(&self, slot: i64, name: String) -> Result<Option<String>> {
+        Ok(live(&self.calls, slot)?.ctx.header(&name).map(str::to_owned))
+    }
+
+    /// Whether the request was cancelled (false once it finished).
+    #[napi]
+    pub fn ctx_is_cancelled(&self, slot: i64) -> bool {
+        self.calls.get(slot).is_some_and(|c| c.ctx.is_cancelled())
+    }
+
+    /// Ask to be told (through the cancel callback) when the request is cancelled. Returns
+    /// whether it already is; `null` when the request finished.
+    #[napi]
+    pub fn ctx_watch_cancel(&self, slot: i64) -> Option<bool> {
+        self.calls.watch(slot)
+    }
+
+    /// Emit `notifications/message`; whether it was sent (logging enabled, level high enough).
+    #[napi]
+    pub fn ctx_log(&self, slot: i64, level: String, data_json: String, logger: Option<String>) -> Result<bool> {
+        let level =
+            LoggingLevel::parse(&level).ok_or_else(|| Error::from_reason(format!("unknown log level {level:?}")))?;
+        let data: Value = parse(&data_json, "log data")?;
+        Ok(live(&self.calls, slot)?.ctx.log(level, data, logger.as_deref()))
+    }
+
+    /// Emit `notifications/progress`; false when the request carried no progress token.
+    #[napi]
+    pub fn ctx_progress(&self, slot: i64, progress: f64, total: Option<f64>, message: Option<String>) -> Result<bool> {
+        Ok(live(&self.calls, slot)?.ctx.report_progress(progress, total, message.as_deref()))
+    }
+
+    /// Send a notification related to this request.
+    #[napi]
+    pub fn ctx_notify(&self, slot: i64, method: String, params_json: Option<String>) -> Result<()> {
+        let params = params_json.map(|p| parse::<Value>(&p, "notification params")).transpose()?;
+        live(&self.calls, slot)?.ctx.notify(&method, params);
+        Ok(())
+    }
+
+    /// Close the transport stream this request rides on (HTTP SSE) while it keeps running;
+    /// the client reconnects after `retryMs`. False where the transport cannot (stdio).
+    #[napi]
+    pub fn ctx_close_sse_stream(&self, slot: i64, retry_ms: Option<u32>) -> Result<bool> {
+        let retry = retry_ms.map(|ms| Duration::from_millis(u64::from(ms)));
+        Ok(live(&self.calls, slot)?.ctx.close_sse_stream(retry))
+    }
+
+    /// Whether the client declared a capability (dotted path, e.g. "elicitation.url").
+    #[napi]
+    pub fn ctx_client_supports(&self, slot: i64, capability: String) -> Result<bool> {
+        Ok(live(&self.calls, slot)?.ctx.client_supports(&capability))
+    }
+
+    /// The client's declared capabilities (JSON).
+    #[napi]
+    pub fn ctx_client_capabilities(&self, slot: i64) -> Result<String> {
+        Ok(json!(live(&self.calls, slot)?.ctx.client_capabilities()).to_string())
+    }
+
+    /// The client's `clientInfo` (JSON, `null` when unknown).
+    #[napi]
+    pub fn ctx_client_info(&self, slot: i64) -> Result<String> {
+        Ok(json!(live(&self.calls, slot)?.ctx.connection().client_info()).to_string())
+    }
+
+    /// A server-to-client request; resolves to an envelope (`{"ok": result}` or
+    /// `{"error": {kind, message, code?, data?}}`). `kind`: "sample" (`argsJson` =
+    /// CreateMessageParams), "elicit" (`{message, requestedSchema}`), "elicitUrl" (`{message,
+    /// url, elicitationId}`), "listRoots", or "request" (`{method, params?}`).
+    #[napi(ts_return_type = "Promise<string>")]
+    pub fn ctx_request<'env>(
+        &self,
+        env: &'env Env,
+        slot: i64,
+        kind: String,
+        args_json: String,
+    ) -> Result<Object<'env>> {
+        let call = live(&self.calls, slot)?;
+        let args: Value = parse(&args_json, "request arguments")?;
+        self.spawn_string(env, async move {
+            let ctx = &call.ctx;
+            let str_arg = |k: &str| args.get(k).and_then(Value::as_str).unwrap_or_default().to_owned();
+            match kind.as_str() {
+                "sample" => match serde_json::from_value::<CreateMessageParams>(args.clone()) {
+                    Ok(p) => ctx.sample(p).await.map_or_else(|e| envelope::peer_error(&e), |r| envelope::ok(&r)),
+                    Err(e) => envelope::error("invalidArguments", format!("invalid sampling request: {e}")),
+                },
+                "elicit" => {
+                    let schema = args.get("requestedSchema").cloned().unwrap_or_else(|| json!({"type": "object"}));
+                    ctx.elicit(&str_arg("message"), schema)
+                        .await
+                        .map_or_else(|e| envelope::peer_error(&e), |r| envelope::ok(&r))
+                }
+                "elicitUrl" => ctx
+                    .elicit_url(&str_arg("message"), &str_arg("url"), &str_arg("elicitationId"))
+                    .await
+                    .map_or_else(|e| envelope::peer_error(&e), |r| envelope::ok(&r)),
+                "listRoots" => ctx.list_roots().await.map_or_else(|e| envelope::peer_error(&e), |r| envelope::ok(&r)),
+                "request" => ctx
+                    .send_request(&str_arg("method"), args.get("params").cloned())
+                    .await
+                    .map_or_else(|e| envelope::peer_error(&e), |r| envelope::ok(&r)),
+                other => envelope::error("invalidArguments", format!("unknown request kind {other:?}")),
+            }
+        })
+    }
+}
