@@ -116,6 +116,48 @@ fn server(s: Server) -> Server {
             )),
         }
     });
+    // Each asks once, then shows the input it was called with (the second call must get the
+    // same input as the first).
+    let ask = || InputRequired::new().ask("go", InputRequest::elicit("Go?", json!({"type":"object","properties":{}})));
+    s.add_tool(
+        Tool::new("args_twice", json!({"type":"object"})).with_description("d"),
+        move |a: Value, ctx: RequestContext| async move {
+            if ctx.has_input_response("go") {
+                Ok(Reply::Complete(CallToolResult::text(a.to_string())))
+            } else {
+                Ok(Reply::InputRequired(ask()))
+            }
+        },
+    )
+    .unwrap();
+    s.add_prompt(
+        Prompt::new("args_twice").with_description("d"),
+        move |a: Map<String, Value>, ctx: RequestContext| async move {
+            if ctx.has_input_response("go") {
+                Ok(Reply::Complete(GetPromptResult {
+                    messages: vec![PromptMessage::user_text(Value::Object(a).to_string())],
+                    ..Default::default()
+                }))
+            } else {
+                Ok(Reply::InputRequired(ask()))
+            }
+        },
+    );
+    s.add_resource_template(
+        ferrite_core::ResourceTemplate::new("test://twice/{id}", "twice"),
+        move |uri: String, vars, ctx: RequestContext| async move {
+            if ctx.has_input_response("go") {
+                let text = format!("{uri} {vars:?}");
+                Ok(Reply::Complete(ReadResourceResult {
+                    contents: vec![ResourceContents::text(uri, None, text)],
+                    meta: None,
+                }))
+            } else {
+                Ok(Reply::InputRequired(ask()))
+            }
+        },
+    )
+    .unwrap();
     s
 }
 
@@ -315,6 +357,21 @@ async fn the_handshake_era_asks_the_client_for_real_and_runs_the_handler_again()
     let methods: Vec<&str> = sent.iter().map(|(m, _)| m.as_str()).collect();
     assert_eq!(methods, ["elicitation/create", "sampling/createMessage"]);
     assert_eq!(sent[0].1, Some(json!({"mode": "form", "message": "Name?", "requestedSchema": name_form()})));
+}
+
+#[tokio::test]
+async fn the_handshake_era_calls_the_handler_again_with_the_same_input() {
+    let h = Harness::new(server(stateful("m")));
+    h.recorder.replies.lock().unwrap().insert("elicitation/create".into(), json!({"action": "accept", "content": {}}));
+    h.initialize("2025-11-25", json!({"elicitation": {}})).await;
+    let args = json!({"a": [1, {"b": "c"}], "d": null});
+    let r = h.ok("tools/call", json!({"name": "args_twice", "arguments": args})).await;
+    assert_eq!(serde_json::from_str::<Value>(r["content"][0]["text"].as_str().unwrap()).unwrap(), args);
+    let r = h.ok("prompts/get", json!({"name": "args_twice", "arguments": {"x": "1", "y": "2"}})).await;
+    assert_eq!(r["messages"][0]["content"]["text"], r#"{"x":"1","y":"2"}"#);
+    let r = h.ok("resources/read", json!({"uri": "test://twice/42"})).await;
+    assert_eq!(r["contents"][0]["text"], r#"test://twice/42 {"id": "42"}"#);
+    assert_eq!(h.recorder.requests.lock().unwrap().len(), 3, "each asked once");
 }
 
 #[tokio::test]

@@ -13,7 +13,7 @@ use super::connection::Era;
 use super::dispatch::{empty_result, missing_capability, params_map, required_str, to_raw, Outcome};
 use super::handler::HandlerError;
 use super::pagination;
-use super::reply::Finished;
+use super::reply::{Finished, RoundInput};
 use super::{read, RequestContext, Server};
 use crate::protocol::model::{
     CacheHint, CallToolResult, CompleteRequest, CompleteResult, CompletionReference, ForVersion as _, LoggingLevel,
@@ -212,9 +212,12 @@ impl Server {
             }
         }
         let handler = entry.handler.clone();
-        let what = format!("tool {name}");
-        let call = move |c: RequestContext| handler.call(arguments.clone(), c);
-        let mut result = match self.reply_loop(&ctx, "tools/call", &name, &what, call).await {
+        let input = RoundInput::new(arguments, &ctx);
+        let call = move |c: RequestContext| match input.take() {
+            Ok(arguments) => handler.call(arguments, c),
+            Err(e) => Box::pin(std::future::ready(Err(e))),
+        };
+        let mut result = match self.reply_loop(&ctx, "tools/call", "tool", &name, call).await {
             Ok(Finished::Complete(r)) => r,
             Ok(Finished::InputRequired(raw)) => return Ok(raw),
             Err(HandlerError::Failed(m)) => CallToolResult::error(m),
@@ -256,10 +259,17 @@ impl Server {
             return Err(resource_not_found(&uri, version));
         };
         let hint = hint.unwrap_or(read(&self.inner.registry).cache.resource_read);
-        let what = format!("resource {uri}");
         let target = uri.clone();
-        let call = move |c: RequestContext| handler.read(uri.clone(), vars.clone(), c);
-        match self.reply_loop(&ctx, "resources/read", &target, &what, call).await.map_err(HandlerError::into_rpc)? {
+        let input = RoundInput::new((uri, vars), &ctx);
+        let call = move |c: RequestContext| match input.take() {
+            Ok((uri, vars)) => handler.read(uri, vars, c),
+            Err(e) => Box::pin(std::future::ready(Err(e))),
+        };
+        match self
+            .reply_loop(&ctx, "resources/read", "resource", &target, call)
+            .await
+            .map_err(HandlerError::into_rpc)?
+        {
             Finished::Complete(r) => self.finish(&ctx, r, Some(hint)),
             Finished::InputRequired(raw) => Ok(raw),
         }
@@ -287,9 +297,12 @@ impl Server {
             }
         }
         let handler = entry.handler.clone();
-        let what = format!("prompt {name}");
-        let call = move |c: RequestContext| handler.get(arguments.clone(), c);
-        match self.reply_loop(&ctx, "prompts/get", &name, &what, call).await.map_err(HandlerError::into_rpc)? {
+        let input = RoundInput::new(arguments, &ctx);
+        let call = move |c: RequestContext| match input.take() {
+            Ok(arguments) => handler.get(arguments, c),
+            Err(e) => Box::pin(std::future::ready(Err(e))),
+        };
+        match self.reply_loop(&ctx, "prompts/get", "prompt", &name, call).await.map_err(HandlerError::into_rpc)? {
             Finished::Complete(r) => self.finish(&ctx, r, None),
             Finished::InputRequired(raw) => Ok(raw),
         }

@@ -11,9 +11,11 @@
 //! before anything is sent (`-32021` on 2026-07-28, `-32602` before).
 
 use std::panic::AssertUnwindSafe;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use futures::FutureExt as _;
+use serde::de::DeserializeOwned;
+use serde::Serialize;
 use serde_json::{Map, Value};
 
 use super::context::{ContextInner, MrtrInput};
@@ -23,10 +25,46 @@ use super::{RequestContext, Server};
 use crate::protocol::model::{InputRequest, InputRequired, Reply, ResultType};
 use crate::protocol::{ErrorObject, RawJson};
 use crate::request_state::Binding;
+use crate::sync::lock;
 
 /// How many times one request may ask for input on a handshake-era connection before the
 /// core gives up (a handler that never completes).
 pub const MAX_INPUT_ROUNDS: usize = 16;
+
+/// A handler's input. The first round gets it as is; later rounds (a handshake-era connection
+/// answering input requests in place) get a copy rebuilt from a snapshot, taken only when such
+/// rounds can happen, so a request that cannot be asked about again pays for no copy.
+pub(crate) struct RoundInput<T> {
+    first: Mutex<Option<T>>,
+    snapshot: Option<String>,
+}
+
+impl<T: Serialize + DeserializeOwned> RoundInput<T> {
+    pub(crate) fn new(value: T, ctx: &RequestContext) -> Self {
+        // A serialized copy: one allocation, where cloning a JSON object is one per key and
+        // node. Rebuilding it is the rare path.
+        let snapshot = ctx.may_ask_in_place().then(|| serde_json::to_string(&value).ok()).flatten();
+        RoundInput { first: Mutex::new(Some(value)), snapshot }
+    }
+
+    /// The input for the next round.
+    pub(crate) fn take(&self) -> HandlerResult<T> {
+        if let Some(v) = lock(&self.first).take() {
+            return Ok(v);
+        }
+        self.snapshot.as_deref().and_then(|s| serde_json::from_str(s).ok()).ok_or_else(|| {
+            HandlerError::Rpc(ErrorObject::internal("the handler's input could not be handed to it again"))
+        })
+    }
+}
+
+impl RequestContext {
+    /// Whether input requests can be asked in place, on this connection (the handshake era
+    /// with a channel back to the client), so the handler may be called again.
+    fn may_ask_in_place(&self) -> bool {
+        !self.is_modern() && self.inner.peer.can_request()
+    }
+}
 
 /// A handler's final word.
 pub(crate) enum Finished<T> {
@@ -54,18 +92,20 @@ impl Server {
         &self,
         ctx: &RequestContext,
         method: &str,
+        kind: &str,
         target: &str,
-        what: &str,
         call: F,
     ) -> Result<Finished<T>, HandlerError>
     where
         F: Fn(RequestContext) -> BoxFuture<'static, HandlerResult<Reply<T>>>,
     {
+        // What the handler serves, for messages (made only when one is needed).
+        let what = || format!("{kind} {target}");
         let mut ctx = ctx.clone();
         for _ in 0..MAX_INPUT_ROUNDS {
             let reply = match AssertUnwindSafe(call(ctx.clone())).catch_unwind().await {
                 Ok(r) => r?,
-                Err(p) => return Err(HandlerError::Failed(format!("{what} failed: {}", panic_message(&*p)))),
+                Err(p) => return Err(HandlerError::Failed(format!("{} failed: {}", what(), panic_message(&*p)))),
             };
             let ir = match reply {
                 Reply::Complete(t) => return Ok(Finished::Complete(t)),
@@ -73,7 +113,8 @@ impl Server {
             };
             if ir.is_empty() {
                 return Err(HandlerError::Rpc(ErrorObject::internal(format!(
-                    "{what} replied input-required with neither input requests nor request state"
+                    "{} replied input-required with neither input requests nor request state",
+                    what()
                 ))));
             }
             let caps = ctx.client_capabilities();
@@ -82,7 +123,7 @@ impl Server {
                 merge(&mut required, r.required_capability().0);
             }
             if required.as_object().is_some_and(|m| !m.is_empty()) {
-                return Err(HandlerError::Rpc(missing_capability(ctx.is_modern(), what, required)));
+                return Err(HandlerError::Rpc(missing_capability(ctx.is_modern(), &what(), required)));
             }
             if ctx.is_modern() {
                 return Ok(Finished::InputRequired(self.input_required_result(&ctx, method, target, &ir)?));
@@ -103,7 +144,8 @@ impl Server {
             ctx = RequestContext { inner: Arc::new(ContextInner::with_mrtr(&ctx.inner, next)) };
         }
         Err(HandlerError::Rpc(ErrorObject::internal(format!(
-            "{what} asked for input more than {MAX_INPUT_ROUNDS} times"
+            "{} asked for input more than {MAX_INPUT_ROUNDS} times",
+            what()
         ))))
     }
 
