@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
 # The Streamable HTTP benchmark: `tools/call add` from 1 and 32 concurrent keep-alive clients against
 # several MCP servers, stateless JSON and stateful (sessions, SSE), RUNS runs each, medians and
-# target ratios. See bench/README.md.
+# target ratios. Servers that serve it are also measured at protocol revision 2026-07-28 (the
+# per-request envelope, stateless JSON only: the revision has no sessions). See bench/README.md.
 #
 # Environment (all optional):
-#   RUNS=3                  runs per server, mode and client count; the table shows medians
+#   RUNS=3                  runs per server, mode, protocol and client count; the table shows medians
 #   CLIENTS="1 32"          concurrent client counts
 #   MODES="stateless-json stateful-sse"
+#   PROTOCOLS="2025-11-25 2026-07-28"
+#                           revisions to measure; 2026-07-28 runs in stateless-json only, and a row
+#                           runs only the revisions it serves (ferrite and rmcp serve both)
 #   DURATION=2              seconds per measured window
 #   WARMUP=2                seconds of warm-up before each window (same clients, same connections;
 #                           Node's JIT needs it)
@@ -14,7 +18,9 @@
 #                           more rows; each command is run as `sh -c "exec COMMAND [--stateless] --port N"`
 #                           and must serve Streamable HTTP at http://127.0.0.1:N/mcp in that very
 #                           process (CPU time is read for that pid only)
-#   ONLY="name;name2"       run only these rows (by name)
+#   EXTRA_PROTOCOLS="2025-11-25"
+#                           the revisions the EXTRA_HTTP_SERVERS rows are measured at
+#   ONLY="name;name2"       run only these rows (by name; each at every revision it serves)
 #   FERRITE_CMD=...         command for the ferrite row instead of building the Rust everything example
 #   PYTHON=...              a python with mcp==2.3.0 for the Python SDK row (default: the first of
 #                           ~/.cache/ferrite/bench-venv and ~/.cache/ferrite/venv that has it; else
@@ -32,6 +38,17 @@ peers=$repo/bench/http-peers
 runs=${RUNS:-3}
 client_counts=${CLIENTS:-1 32}
 modes=${MODES:-stateless-json stateful-sse}
+protocols=${PROTOCOLS:-2025-11-25 2026-07-28}
+extra_protocols=${EXTRA_PROTOCOLS:-2025-11-25}
+for protocol in $protocols $extra_protocols; do
+    case $protocol in
+    2025-11-25 | 2026-07-28) ;;
+    *)
+        printf 'PROTOCOLS/EXTRA_PROTOCOLS: unknown revision %s (expected 2025-11-25 or 2026-07-28)\n' "$protocol" >&2
+        exit 2
+        ;;
+    esac
+done
 duration=${DURATION:-2}
 warmup=${WARMUP:-2}
 port_base=${PORT_BASE:-18700}
@@ -55,11 +72,12 @@ mkdir -p "$(dirname "$results")"
 : >"$log_file"
 
 # The rows: parallel arrays of names, the stateless and the stateful command (both without
-# `--port N`, which is appended), and extra http-loadgen options.
+# `--port N`, which is appended), extra http-loadgen options, and the protocol revisions served.
 names=()
 stateless_commands=()
 stateful_commands=()
 loadgen_options=()
+row_protocols=()
 IFS=';' read -r -a only <<<"${ONLY:-}"
 # Whether row NAME is selected by ONLY (every row is when ONLY is empty).
 wanted() {
@@ -70,33 +88,51 @@ wanted() {
     done
     return 1
 }
-# add_server NAME STATELESS_COMMAND STATEFUL_COMMAND [LOADGEN_OPTIONS]
+# add_server NAME STATELESS_COMMAND STATEFUL_COMMAND [LOADGEN_OPTIONS] [REVISIONS]
+# REVISIONS (default 2025-11-25) are the protocol revisions the server serves. 2026-07-28 is
+# measured against STATELESS_COMMAND only.
 add_server() {
     if wanted "$1"; then
         names+=("$1")
         stateless_commands+=("$2")
         stateful_commands+=("$3")
         loadgen_options+=("${4:-}")
+        row_protocols+=("${5:-2025-11-25}")
     fi
 }
-# add_everything NAME COMMAND: a server that takes `--stateless` like the everything servers.
+# add_everything NAME COMMAND [REVISIONS]: a server that takes `--stateless` like the everything
+# servers.
 add_everything() {
-    add_server "$1" "$2 --stateless" "$2"
+    add_server "$1" "$2 --stateless" "$2" "" "${3:-2025-11-25}"
 }
+# The revisions row I is measured at in MODE, in PROTOCOLS order.
+protocols_of() {
+    local p q out=()
+    for p in $protocols; do
+        [[ $p == 2026-07-28 && $2 != stateless-json ]] && continue
+        for q in ${row_protocols[$1]}; do
+            [[ $p == "$q" ]] && out+=("$p")
+        done
+    done
+    printf '%s\n' "${out[*]}"
+}
+both="2025-11-25 2026-07-28"
 
+# bare hyper answers the same bytes to everything (no resultType): handshake era only.
 baseline=$(printf '%q' "$bin/http-baseline")
 add_server "bare hyper" "$baseline" "$baseline --sse" "--fixed-reply"
+# rmcp 3.9.0's stateless JSON service serves 2026-07-28 requests as they come (see README.md).
 rmcp=$(printf '%q' "$bin/rmcp-server")
-add_server "rmcp" "$rmcp --driver http-json" "$rmcp --driver http-sse"
+add_server "rmcp" "$rmcp --driver http-json" "$rmcp --driver http-sse" "" "$both"
 
 if wanted "ferrite (rust)"; then
     if [[ -n ${FERRITE_CMD:-} ]]; then
-        add_everything "ferrite (rust)" "$FERRITE_CMD"
+        add_everything "ferrite (rust)" "$FERRITE_CMD" "$both"
     else
         say "== building Ferrite's everything example (release) into $ferrite_target"
         if (cd "$repo" && CARGO_TARGET_DIR=$ferrite_target cargo build --release --quiet --example everything) \
             >>"$log_file" 2>&1; then
-            add_everything "ferrite (rust)" "$(printf '%q' "$ferrite_target/release/examples/everything")"
+            add_everything "ferrite (rust)" "$(printf '%q' "$ferrite_target/release/examples/everything")" "$both"
         else
             say "   skipping the ferrite (rust) row: the everything example does not build (log: $log_file)"
         fi
@@ -149,7 +185,7 @@ if [[ -n ${EXTRA_HTTP_SERVERS:-} ]]; then
             say "EXTRA_HTTP_SERVERS: expected name=command, got: $extra"
             exit 2
         fi
-        add_everything "${extra%%=*}" "${extra#*=}"
+        add_everything "${extra%%=*}" "${extra#*=}" "$extra_protocols"
     done
 fi
 
@@ -157,46 +193,66 @@ if ((${#names[@]} == 0)); then
     say "ONLY=${ONLY:-} selects no server"
     exit 2
 fi
+measured=0
+for i in "${!names[@]}"; do
+    any=
+    for mode in $modes; do
+        [[ -n $(protocols_of "$i" "$mode") ]] && any=1
+    done
+    if [[ -z $any ]]; then
+        say "   the ${names[i]} row serves none of PROTOCOLS={$protocols} in MODES={$modes}; skipped"
+    else
+        measured=$((measured + 1))
+    fi
+done
+if ((measured == 0)); then
+    say "no selected server serves PROTOCOLS={$protocols} in MODES={$modes}"
+    exit 2
+fi
 
 say "== $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
-say "   $runs run(s) x ${#names[@]} server(s) x {$modes} x clients {$client_counts}; ${duration}s windows after ${warmup}s warm-up"
+say "   $runs run(s) x ${#names[@]} server(s) x {$modes} x protocols {$protocols} (2026-07-28: stateless-json only) x clients {$client_counts}; ${duration}s windows after ${warmup}s warm-up"
 say "   raw results: $results"
 
 # Runs are interleaved (run 1 of every row, then run 2, ...) so that a burst of background load
-# on this shared machine spreads over all rows instead of sinking one of them.
+# on this shared machine spreads over all rows instead of sinking one of them. A server's two
+# revisions in stateless-json run back to back, so the envelope/handshake ratio compares
+# neighbouring windows.
 failures=0
 port_offset=0
 for ((run = 1; run <= runs; run++)); do
     for i in "${!names[@]}"; do
         for mode in $modes; do
-            for clients in $client_counts; do
-                name=${names[i]}
-                if [[ $mode == stateless-json ]]; then
-                    command=${stateless_commands[i]}
-                else
-                    command=${stateful_commands[i]}
-                fi
-                # A fresh port for every run: no connection of the last run can reach this server.
-                port=$((port_base + port_offset % 100))
-                port_offset=$((port_offset + 1))
-                read -r -a options <<<"${loadgen_options[i]}"
-                if line=$("$bin/http-loadgen" --port "$port" --mode "$mode" --clients "$clients" \
-                    --duration "$duration" --warmup "$warmup" --label "$name" ${options[@]+"${options[@]}"} \
-                    -- sh -c "exec $command --port $port" 2>>"$log_file"); then
-                    status=0
-                else
-                    status=$?
-                fi
-                if [[ -n $line ]]; then
-                    printf '%s\n' "$line" >>"$results"
-                fi
-                if ((status != 0)); then
-                    failures=$((failures + 1))
-                    say "   [run $run/$runs] $name $mode @$clients FAILED (exit $status); last log lines:"
-                    tail -n 3 "$log_file" | sed 's/^/      /' >&2
-                else
-                    say "   [run $run/$runs] $name $mode @$clients: $(summarize "$line")"
-                fi
+            for protocol in $(protocols_of "$i" "$mode"); do
+                for clients in $client_counts; do
+                    name=${names[i]}
+                    if [[ $mode == stateless-json ]]; then
+                        command=${stateless_commands[i]}
+                    else
+                        command=${stateful_commands[i]}
+                    fi
+                    # A fresh port for every run: no connection of the last run can reach this server.
+                    port=$((port_base + port_offset % 100))
+                    port_offset=$((port_offset + 1))
+                    read -r -a options <<<"${loadgen_options[i]}"
+                    if line=$("$bin/http-loadgen" --port "$port" --mode "$mode" --protocol "$protocol" \
+                        --clients "$clients" --duration "$duration" --warmup "$warmup" --label "$name" \
+                        ${options[@]+"${options[@]}"} -- sh -c "exec $command --port $port" 2>>"$log_file"); then
+                        status=0
+                    else
+                        status=$?
+                    fi
+                    if [[ -n $line ]]; then
+                        printf '%s\n' "$line" >>"$results"
+                    fi
+                    if ((status != 0)); then
+                        failures=$((failures + 1))
+                        say "   [run $run/$runs] $name $mode $protocol @$clients FAILED (exit $status); last log lines:"
+                        tail -n 3 "$log_file" | sed 's/^/      /' >&2
+                    else
+                        say "   [run $run/$runs] $name $mode $protocol @$clients: $(summarize "$line")"
+                    fi
+                done
             done
         done
     done

@@ -1,9 +1,14 @@
 #!/usr/bin/env bash
 # The stdio benchmark: pipelined `tools/call add` against several MCP servers, 1 and 32 requests
-# in flight, RUNS runs each, medians and target ratios. See bench/README.md.
+# in flight, RUNS runs each, medians and target ratios. Servers that serve it are measured at both
+# protocol revisions: 2025-11-25 (the initialize handshake) and 2026-07-28 (the per-request
+# envelope). See bench/README.md.
 #
 # Environment (all optional):
-#   RUNS=3              runs per server and in-flight level; the table shows medians
+#   RUNS=3              runs per server, protocol and in-flight level; the table shows medians
+#   PROTOCOLS="2025-11-25 2026-07-28"
+#                       revisions to measure; a row runs only those it serves (the hand-written
+#                       loop: 2025-11-25 only)
 #   INFLIGHT="1 32"     in-flight levels
 #   DURATION=2          seconds per measured window (ignored when CALLS is set)
 #   CALLS=N             measure exactly N calls per run instead of DURATION seconds
@@ -12,7 +17,9 @@
 #                       more rows; each command is run as `sh -c "exec COMMAND"` (set variables
 #                       with `env VAR=value program`) and must serve MCP on stdio in that very
 #                       process: CPU time is read for that pid only
-#   ONLY="name;name2"   run only these rows (by name)
+#   EXTRA_PROTOCOLS="2025-11-25"
+#                       the revisions the EXTRA_SERVERS rows are measured at
+#   ONLY="name;name2"   run only these rows (by name; each at every revision it serves)
 #   FERRITE_CMD=...     command for the ferrite row instead of building the Rust everything example
 #   BENCH_TARGET_DIR    cargo target dir for bench/ (default ~/.cache/ferrite/bench-target)
 #   CARGO_TARGET_DIR    the repository's target dir, where the everything example is built
@@ -24,6 +31,17 @@ bench_target=${BENCH_TARGET_DIR:-$HOME/.cache/ferrite/bench-target}
 ferrite_target=${CARGO_TARGET_DIR:-$repo/target}
 runs=${RUNS:-3}
 inflight_levels=${INFLIGHT:-1 32}
+protocols=${PROTOCOLS:-2025-11-25 2026-07-28}
+extra_protocols=${EXTRA_PROTOCOLS:-2025-11-25}
+for protocol in $protocols $extra_protocols; do
+    case $protocol in
+    2025-11-25 | 2026-07-28) ;;
+    *)
+        printf 'PROTOCOLS/EXTRA_PROTOCOLS: unknown revision %s (expected 2025-11-25 or 2026-07-28)\n' "$protocol" >&2
+        exit 2
+        ;;
+    esac
+done
 warmup=${WARMUP:-2000}
 results=${RESULTS:-$bench_target/stdio-$(date +%Y%m%d-%H%M%S).jsonl}
 log_file=${results%.jsonl}.log
@@ -50,9 +68,10 @@ mkdir -p "$(dirname "$results")"
 : >"$results"
 : >"$log_file"
 
-# The rows: parallel arrays of names and shell commands.
+# The rows: parallel arrays of names, shell commands and the revisions each row serves.
 names=()
 commands=()
+row_protocols=()
 IFS=';' read -r -a only <<<"${ONLY:-}"
 # Whether row NAME is selected by ONLY (every row is when ONLY is empty).
 wanted() {
@@ -63,24 +82,40 @@ wanted() {
     done
     return 1
 }
+# add_server NAME COMMAND [REVISIONS]: REVISIONS (default 2025-11-25) are the protocol revisions
+# the server serves; the row runs at those of them that PROTOCOLS lists.
 add_server() {
     if wanted "$1"; then
         names+=("$1")
         commands+=("$2")
+        row_protocols+=("${3:-2025-11-25}")
     fi
 }
+# The revisions of row I that this invocation measures, in PROTOCOLS order.
+protocols_of() {
+    local p q out=()
+    for p in $protocols; do
+        for q in ${row_protocols[$1]}; do
+            [[ $p == "$q" ]] && out+=("$p")
+        done
+    done
+    printf '%s\n' "${out[*]}"
+}
+both="2025-11-25 2026-07-28"
+# The hand-written loop answers the handshake era only: it has no server/discover.
 add_server "hand-written loop" "$(printf '%q' "$bin/baseline-loop")"
-add_server "rmcp stdio()" "$(printf '%q' "$bin/rmcp-server") --driver stdio"
-add_server "rmcp stdio_pipes()" "$(printf '%q' "$bin/rmcp-server") --driver stdio-pipes"
+# rmcp 3.9.0 serves 2026-07-28 on stdio from the same binary (see README.md).
+add_server "rmcp stdio()" "$(printf '%q' "$bin/rmcp-server") --driver stdio" "$both"
+add_server "rmcp stdio_pipes()" "$(printf '%q' "$bin/rmcp-server") --driver stdio-pipes" "$both"
 
 if wanted "ferrite (rust)"; then
     if [[ -n ${FERRITE_CMD:-} ]]; then
-        add_server "ferrite (rust)" "$FERRITE_CMD"
+        add_server "ferrite (rust)" "$FERRITE_CMD" "$both"
     else
         say "== building Ferrite's everything example (release) into $ferrite_target"
         if (cd "$repo" && CARGO_TARGET_DIR=$ferrite_target cargo build --release --quiet --example everything) \
             >>"$log_file" 2>&1; then
-            add_server "ferrite (rust)" "$(printf '%q' "$ferrite_target/release/examples/everything")"
+            add_server "ferrite (rust)" "$(printf '%q' "$ferrite_target/release/examples/everything")" "$both"
         else
             say "   skipping the ferrite (rust) row: the everything example does not build (log: $log_file)"
         fi
@@ -95,7 +130,7 @@ if [[ -n ${EXTRA_SERVERS:-} ]]; then
             say "EXTRA_SERVERS: expected name=command, got: $extra"
             exit 2
         fi
-        add_server "${extra%%=*}" "${extra#*=}"
+        add_server "${extra%%=*}" "${extra#*=}" "$extra_protocols"
     done
 fi
 
@@ -103,34 +138,49 @@ if ((${#names[@]} == 0)); then
     say "ONLY=${ONLY:-} selects no server"
     exit 2
 fi
+measured=0
+for i in "${!names[@]}"; do
+    if [[ -z $(protocols_of "$i") ]]; then
+        say "   the ${names[i]} row serves none of PROTOCOLS={$protocols} (it serves {${row_protocols[i]}}); skipped"
+    else
+        measured=$((measured + 1))
+    fi
+done
+if ((measured == 0)); then
+    say "no selected server serves PROTOCOLS={$protocols}"
+    exit 2
+fi
 
 say "== $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
-say "   $runs run(s) x ${#names[@]} server(s) x in-flight {$inflight_levels}; ${plan[*]}"
+say "   $runs run(s) x ${#names[@]} server(s) x protocols {$protocols} x in-flight {$inflight_levels}; ${plan[*]}"
 say "   raw results: $results"
 
 # Runs are interleaved (run 1 of every row, then run 2, ...) so that a burst of background load
-# on this shared machine spreads over all rows instead of sinking one of them.
+# on this shared machine spreads over all rows instead of sinking one of them. A server's two
+# revisions run back to back, so the envelope/handshake ratio compares neighbouring windows.
 failures=0
 for ((run = 1; run <= runs; run++)); do
     for i in "${!names[@]}"; do
-        for inflight in $inflight_levels; do
-            name=${names[i]}
-            if line=$("$bin/loadgen" --inflight "$inflight" --warmup "$warmup" "${plan[@]}" \
-                --label "$name" -- sh -c "exec ${commands[i]}" 2>>"$log_file"); then
-                status=0
-            else
-                status=$?
-            fi
-            if [[ -n $line ]]; then
-                printf '%s\n' "$line" >>"$results"
-            fi
-            if ((status != 0)); then
-                failures=$((failures + 1))
-                say "   [run $run/$runs] $name @$inflight FAILED (exit $status); last log lines:"
-                tail -n 3 "$log_file" | sed 's/^/      /' >&2
-            else
-                say "   [run $run/$runs] $name @$inflight: $(summarize "$line")"
-            fi
+        for protocol in $(protocols_of "$i"); do
+            for inflight in $inflight_levels; do
+                name=${names[i]}
+                if line=$("$bin/loadgen" --protocol "$protocol" --inflight "$inflight" --warmup "$warmup" \
+                    "${plan[@]}" --label "$name" -- sh -c "exec ${commands[i]}" 2>>"$log_file"); then
+                    status=0
+                else
+                    status=$?
+                fi
+                if [[ -n $line ]]; then
+                    printf '%s\n' "$line" >>"$results"
+                fi
+                if ((status != 0)); then
+                    failures=$((failures + 1))
+                    say "   [run $run/$runs] $name $protocol @$inflight FAILED (exit $status); last log lines:"
+                    tail -n 3 "$log_file" | sed 's/^/      /' >&2
+                else
+                    say "   [run $run/$runs] $name $protocol @$inflight: $(summarize "$line")"
+                fi
+            done
         done
     done
 done

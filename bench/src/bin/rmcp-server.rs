@@ -20,6 +20,13 @@
 //!
 //! The tool returns what `examples/SURFACE.md` specifies: text `"<sum>"` and structured content
 //! `{"sum": <sum>}`, with an output schema.
+//!
+//! Every driver serves protocol revision 2026-07-28 (the per-request `_meta` envelope) as well as
+//! the `initialize` handshake, with no option: rmcp 3.9.0's default
+//! `supported_protocol_versions()` lists 2026-07-28. On stdio the first enveloped request other
+//! than `server/discover` pins the process to the inline lifecycle; over Streamable HTTP an
+//! enveloped request is always served statelessly (as JSON with `http-json`, as SSE with
+//! `http-sse`). See bench/README.md, "What rmcp 3.9.0 does with 2026-07-28".
 
 use std::net::{Ipv4Addr, SocketAddr};
 use std::process::ExitCode;

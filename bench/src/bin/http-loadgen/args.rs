@@ -16,6 +16,10 @@ options:
   --mode MODE           stateless-json (default): no session, plain POSTs;
                         stateful-sse: every client opens a session (initialize +
                         notifications/initialized) and sends Mcp-Session-Id
+  --protocol VERSION    2025-11-25 (default); 2026-07-28: no initialize, one
+                        server/discover, every call carries the envelope in params._meta
+                        and the headers MCP-Protocol-Version, Mcp-Method and Mcp-Name
+                        (stateless-json only: the revision has no sessions)
   --clients K           concurrent clients (default 1)
   --duration SECS       measured window (default 2)
   --warmup SECS         warm-up before the window, same clients (default 0.5)
@@ -24,6 +28,24 @@ options:
   --startup-timeout S   how long the port may take to open (default 30)
   --request-timeout S   abort the run when one answer takes longer (default 30)
   -h, --help            print this help";
+
+/// The protocol revision the clients speak.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Protocol {
+    /// `MCP-Protocol-Version: 2025-11-25`; `initialize` for identity and sessions.
+    V2025_11_25,
+    /// Every request carries the per-request envelope and the mirrored headers.
+    V2026_07_28,
+}
+
+impl Protocol {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::V2025_11_25 => "2025-11-25",
+            Self::V2026_07_28 => "2026-07-28",
+        }
+    }
+}
 
 /// Whether clients use sessions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -43,6 +65,7 @@ impl Mode {
 
 #[derive(Debug)]
 pub struct Args {
+    pub protocol: Protocol,
     pub port: u16,
     pub path: String,
     pub mode: Mode,
@@ -72,6 +95,7 @@ fn seconds(option: &str, value: &str) -> Result<Duration, String> {
 }
 
 pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Parsed, String> {
+    let mut protocol = Protocol::V2025_11_25;
     let mut port = None;
     let mut path = "/mcp".to_owned();
     let mut mode = Mode::StatelessJson;
@@ -114,6 +138,13 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Parsed, String>
                     _ => return Err(format!("--mode: expected stateless-json or stateful-sse, got {value:?}")),
                 }
             }
+            "--protocol" => {
+                protocol = match value.as_str() {
+                    "2025-11-25" => Protocol::V2025_11_25,
+                    "2026-07-28" => Protocol::V2026_07_28,
+                    _ => return Err(format!("--protocol: expected 2025-11-25 or 2026-07-28, got {value:?}")),
+                }
+            }
             "--clients" => {
                 clients =
                     value.parse().ok().filter(|k| *k > 0).ok_or_else(|| format!("--clients: bad count {value:?}"))?
@@ -130,12 +161,19 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Parsed, String>
     if command.is_empty() {
         return Err("no server command given after --".into());
     }
+    if protocol == Protocol::V2026_07_28 && mode != Mode::StatelessJson {
+        return Err("--protocol 2026-07-28 has no sessions: use --mode stateless-json".into());
+    }
+    if protocol == Protocol::V2026_07_28 && fixed_reply {
+        return Err("--fixed-reply answers carry no resultType: it cannot be used with --protocol 2026-07-28".into());
+    }
     if !path.starts_with('/') {
         return Err(format!("--path must start with '/', got {path:?}"));
     }
     let label =
         label.unwrap_or_else(|| command.iter().map(|part| part.to_string_lossy()).collect::<Vec<_>>().join(" "));
     Ok(Parsed::Run(Args {
+        protocol,
         port,
         path,
         mode,
@@ -148,4 +186,36 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Parsed, String>
         request_timeout,
         command,
     }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(args: &[&str]) -> Result<Args, String> {
+        match parse(args.iter().map(OsString::from))? {
+            Parsed::Run(args) => Ok(args),
+            Parsed::Help => Err("help".into()),
+        }
+    }
+
+    #[test]
+    fn protocol_defaults_to_the_handshake_revision() {
+        let args = run(&["--port", "1", "--", "srv"]).expect("valid");
+        assert_eq!(args.protocol, Protocol::V2025_11_25);
+        assert_eq!(args.mode, Mode::StatelessJson);
+        let modern = run(&["--port", "1", "--protocol", "2026-07-28", "--", "srv"]).expect("valid");
+        assert_eq!(modern.protocol, Protocol::V2026_07_28);
+        assert_eq!(modern.protocol.as_str(), "2026-07-28");
+        let legacy = run(&["--port", "1", "--protocol", "2025-11-25", "--mode", "stateful-sse", "--", "srv"]);
+        assert_eq!(legacy.expect("valid").protocol, Protocol::V2025_11_25);
+    }
+
+    #[test]
+    fn modern_protocol_rejects_what_it_cannot_measure() {
+        assert!(run(&["--port", "1", "--protocol", "2025-06-18", "--", "srv"]).is_err());
+        assert!(run(&["--port", "1", "--protocol", "2026-07-28", "--mode", "stateful-sse", "--", "srv"]).is_err());
+        assert!(run(&["--port", "1", "--protocol", "2026-07-28", "--fixed-reply", "--", "srv"]).is_err());
+        assert!(run(&["--port", "1", "--protocol"]).is_err());
+    }
 }

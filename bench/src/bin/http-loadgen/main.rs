@@ -9,6 +9,12 @@
 //! its `Mcp-Session-Id` afterwards; answers may be JSON or SSE streams, and either is parsed. In
 //! `stateless-json` mode there is no handshake: every POST is a bare `tools/call`.
 //!
+//! `--protocol 2026-07-28` (stateless-json only) speaks the per-request revision: no
+//! `initialize` (the first client sends one `server/discover` to learn the server's identity
+//! from its `_meta`), and every call carries the envelope in `params._meta` and the mirrored
+//! headers `MCP-Protocol-Version: 2026-07-28`, `Mcp-Method: tools/call` and `Mcp-Name: add`.
+//! Its answers must also say `"resultType":"complete"` and carry no `Mcp-Session-Id`.
+//!
 //! All clients run on one thread (a current-thread tokio runtime): the benchmark machine has 2
 //! cores, and the load generator should take as little of them as it can. The clients warm up
 //! for `--warmup` seconds, then run the measured window of `--duration` seconds; each client
@@ -232,6 +238,8 @@ async fn phase(clients: Vec<Client>, length: Duration) -> Result<(Tally, Vec<Cli
         total.calls += tally.calls;
         total.errors += tally.errors;
         total.sse_answers += tally.sse_answers;
+        total.request_bytes += tally.request_bytes;
+        total.response_bytes += tally.response_bytes;
         total.latencies.extend(tally.latencies);
         let room = 3usize.saturating_sub(total.error_samples.len());
         total.error_samples.extend(tally.error_samples.into_iter().take(room));
@@ -251,6 +259,7 @@ impl Summary {
         serde_json::json!({
             "label": args.label,
             "transport": "http",
+            "protocol": args.protocol.as_str(),
             "mode": args.mode.name(),
             "clients": args.clients,
             "inflight": args.clients,
@@ -268,6 +277,10 @@ impl Summary {
             "server_name": self.identity.server_name,
             "server_version": self.identity.server_version,
             "protocol_version": self.identity.protocol_version,
+            "supported_versions": (!self.identity.supported_versions.is_empty())
+                .then_some(&self.identity.supported_versions),
+            "request_bytes_per_call": m.request_bytes as f64 / calls,
+            "response_bytes_per_call": m.response_bytes as f64 / calls,
         })
     }
 }

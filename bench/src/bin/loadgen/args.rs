@@ -6,10 +6,14 @@ use std::time::Duration;
 pub const USAGE: &str = "\
 usage: loadgen [options] -- SERVER_COMMAND [ARGS...]
 
-Spawns SERVER_COMMAND with piped stdin/stdout, performs the MCP handshake, then keeps exactly
-K `tools/call add` requests in flight and prints one JSON line with the figures.
+Spawns SERVER_COMMAND with piped stdin/stdout, performs the MCP handshake (2025-11-25) or one
+`server/discover` (2026-07-28), then keeps exactly K `tools/call add` requests in flight and
+prints one JSON line with the figures.
 
 options:
+  --protocol VERSION  2025-11-25 (default): initialize + notifications/initialized, bare calls;
+                      2026-07-28: no handshake, one server/discover, and every call carries the
+                      per-request envelope in params._meta
   --inflight K        requests kept in flight (default 1)
   --calls N           measured calls (default 10000 for K=1, 50000 otherwise)
   --duration SECS     measure for SECS seconds instead of a fixed number of calls
@@ -18,6 +22,32 @@ options:
   --idle-timeout SECS kill the server if it answers nothing for SECS seconds (default 30)
   --quiet-server      send the server's stderr to /dev/null instead of inheriting it
   -h, --help          print this help";
+
+/// The protocol revision the load generator speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Protocol {
+    /// The `initialize` handshake; calls carry no `_meta`.
+    V2025_11_25,
+    /// No handshake; every request carries the per-request `_meta` envelope.
+    V2026_07_28,
+}
+
+impl Protocol {
+    pub fn parse(value: &str) -> Result<Self, String> {
+        match value {
+            "2025-11-25" => Ok(Self::V2025_11_25),
+            "2026-07-28" => Ok(Self::V2026_07_28),
+            _ => Err(format!("--protocol: expected 2025-11-25 or 2026-07-28, got {value:?}")),
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::V2025_11_25 => "2025-11-25",
+            Self::V2026_07_28 => "2026-07-28",
+        }
+    }
+}
 
 /// How long the measured window lasts.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -30,6 +60,7 @@ pub enum Plan {
 
 #[derive(Debug)]
 pub struct Args {
+    pub protocol: Protocol,
     pub inflight: u64,
     pub plan: Plan,
     pub warmup: u64,
@@ -46,6 +77,7 @@ pub enum Parsed {
 }
 
 pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Parsed, String> {
+    let mut protocol = Protocol::V2025_11_25;
     let mut inflight = 1u64;
     let mut calls = None;
     let mut duration = None;
@@ -78,6 +110,7 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Parsed, String>
                 break;
             }
             "-h" | "--help" => return Ok(Parsed::Help),
+            "--protocol" => protocol = Protocol::parse(&value()?)?,
             "--inflight" => inflight = number(&name, &value()?)?,
             "--calls" => calls = Some(number(&name, &value()?)?),
             "--warmup" => warmup = number(&name, &value()?)?,
@@ -105,7 +138,7 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Parsed, String>
     };
     let label =
         label.unwrap_or_else(|| command.iter().map(|part| part.to_string_lossy()).collect::<Vec<_>>().join(" "));
-    Ok(Parsed::Run(Args { inflight, plan, warmup, label, idle_timeout, quiet_server, command }))
+    Ok(Parsed::Run(Args { protocol, inflight, plan, warmup, label, idle_timeout, quiet_server, command }))
 }
 
 fn number(name: &str, value: &str) -> Result<u64, String> {
@@ -147,6 +180,18 @@ mod tests {
         assert!(run(&["--calls", "5", "--duration", "1", "--", "srv"]).is_err());
         assert!(run(&["--calls", "x", "--", "srv"]).is_err());
         assert!(run(&["--inflight", "2"]).is_err());
+    }
+
+    #[test]
+    fn protocol_defaults_to_the_handshake_revision() {
+        assert_eq!(run(&["--", "srv"]).expect("valid").protocol, Protocol::V2025_11_25);
+        let modern = run(&["--protocol", "2026-07-28", "--", "srv"]).expect("valid");
+        assert_eq!(modern.protocol, Protocol::V2026_07_28);
+        assert_eq!(modern.protocol.as_str(), "2026-07-28");
+        let inline = run(&["--protocol=2025-11-25", "--", "srv"]).expect("valid");
+        assert_eq!(inline.protocol, Protocol::V2025_11_25);
+        assert!(run(&["--protocol", "2025-06-18", "--", "srv"]).is_err());
+        assert!(run(&["--protocol", "--", "srv"]).is_err());
     }
 
     #[test]

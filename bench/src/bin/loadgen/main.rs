@@ -1,11 +1,16 @@
 //! `loadgen`: pipelined `tools/call` load over stdio against any MCP server.
 //!
-//! It spawns the server command given after `--` with piped stdin and stdout, performs the MCP
-//! handshake (`initialize` with protocol version 2025-11-25, then `notifications/initialized`),
-//! warms up, and then keeps exactly `--inflight` calls of the `add` tool outstanding for the
-//! measured window (see [`pipeline`] for how, on one thread). Every response is checked (id,
-//! result, the sum in the text and in `structuredContent`). The server's CPU time is read from
-//! `/proc/<pid>/stat` just before and just after the measured window.
+//! It spawns the server command given after `--` with piped stdin and stdout, opens the
+//! conversation, warms up, and then keeps exactly `--inflight` calls of the `add` tool
+//! outstanding for the measured window (see [`pipeline`] for how, on one thread). Every response
+//! is checked (id, result, the sum in the text and in `structuredContent`). The server's CPU time
+//! is read from `/proc/<pid>/stat` just before and just after the measured window.
+//!
+//! `--protocol` picks the revision. 2025-11-25 (the default) opens with the handshake
+//! (`initialize`, then `notifications/initialized`) and sends bare calls. 2026-07-28 sends no
+//! handshake: one `server/discover` first (whose `_meta` gives the server's identity), then
+//! calls that each carry the per-request envelope in `params._meta`; every result must also say
+//! `"resultType":"complete"`.
 //!
 //! The result is one JSON line on stdout:
 //!
@@ -122,13 +127,14 @@ type Measurement = (server::ServerIdentity, PhaseReport, Duration, Duration);
 
 /// Handshake, warm-up and the measured window.
 fn measure(server: &mut Server, args: &Args, progress: &AtomicU64) -> Result<Measurement, Error> {
-    let identity = server.handshake(progress)?;
+    let identity = server.open(args.protocol, progress)?;
     let pid = server.pid().to_string();
     let mut next_id = 1;
 
     if args.warmup > 0 {
         let (stdin, stdout) = server.pipes()?;
-        let warmup = pipeline::run(stdin, stdout, next_id, Plan::Calls(args.warmup), args.inflight, progress)?;
+        let warmup =
+            pipeline::run(args.protocol, stdin, stdout, next_id, Plan::Calls(args.warmup), args.inflight, progress)?;
         if warmup.errors > 0 {
             let first = warmup.error_samples.first().map_or("", String::as_str);
             return Err(Error::new(format!(
@@ -142,7 +148,7 @@ fn measure(server: &mut Server, args: &Args, progress: &AtomicU64) -> Result<Mea
     let server_before = server::cpu_time(&pid)?;
     let client_before = server::cpu_time("self")?;
     let (stdin, stdout) = server.pipes()?;
-    let measured = pipeline::run(stdin, stdout, next_id, args.plan, args.inflight, progress)?;
+    let measured = pipeline::run(args.protocol, stdin, stdout, next_id, args.plan, args.inflight, progress)?;
     let server_cpu = server::cpu_time(&pid)?.saturating_sub(server_before);
     let client_cpu = server::cpu_time("self")?.saturating_sub(client_before);
     Ok((identity, measured, server_cpu, client_cpu))
@@ -159,6 +165,7 @@ impl Summary<'_> {
         let server_info = self.identity.server_info.as_ref();
         serde_json::json!({
             "label": self.args.label,
+            "protocol": self.args.protocol.as_str(),
             "inflight": self.args.inflight,
             "calls": m.calls,
             "errors": m.errors,
@@ -173,6 +180,10 @@ impl Summary<'_> {
             "server_name": server_info.map(|info| info.name.as_str()),
             "server_version": server_info.map(|info| info.version.as_str()),
             "protocol_version": self.identity.protocol_version,
+            "supported_versions": (!self.identity.supported_versions.is_empty())
+                .then_some(&self.identity.supported_versions),
+            "request_bytes_per_call": m.request_bytes as f64 / calls,
+            "response_bytes_per_call": m.response_bytes as f64 / calls,
             "server_killed_at_exit": self.killed,
         })
     }

@@ -20,8 +20,8 @@ use std::time::{Duration, Instant};
 
 use serde::Deserialize;
 
-use crate::args::Plan;
-use crate::server::{self, Incoming, LineReader};
+use crate::args::{Plan, Protocol};
+use crate::server::{self, Incoming, LineReader, ENVELOPE};
 use crate::Error;
 
 /// Error messages kept for the report; the rest are only counted.
@@ -41,6 +41,10 @@ pub struct PhaseReport {
     pub latencies: Vec<Duration>,
     /// From the first write to the last response.
     pub elapsed: Duration,
+    /// Bytes of all request lines written, newlines included.
+    pub request_bytes: u64,
+    /// Bytes of all response lines read (answers to calls only), newlines included.
+    pub response_bytes: u64,
 }
 
 /// The operands of the call with JSON-RPC id `id`, so that every response can be checked.
@@ -49,8 +53,11 @@ pub fn operands(id: u64) -> (i64, i64) {
     ((id % 1_000_000) as i64, (id % 997) as i64)
 }
 
-/// Runs one phase on an initialized connection. Request ids are `first_id`, `first_id + 1`, ...
+/// Runs one phase on an opened connection (after `initialize` or `server/discover`). Request
+/// ids are `first_id`, `first_id + 1`, ... With 2026-07-28 every request carries the envelope
+/// and every result must say `"resultType":"complete"`.
 pub fn run(
+    protocol: Protocol,
     stdin: &mut ChildStdin,
     stdout: &mut LineReader<ChildStdout>,
     first_id: u64,
@@ -82,9 +89,11 @@ pub fn run(
             let count = free.min(remaining);
             if count > 0 {
                 let first = ledger.sent();
+                let before = out.len();
                 for index in first..first + count {
-                    write_request(&mut out, first_id + index)?;
+                    write_request(&mut out, protocol, first_id + index)?;
                 }
+                report.request_bytes += (out.len() - before) as u64;
                 ledger.record_sent(count, Instant::now());
                 free -= count;
             }
@@ -136,9 +145,10 @@ pub fn run(
                 .ok_or_else(|| Error::new(format!("response for id {id}, which is not outstanding")))?;
 
             report.calls += 1;
+            report.response_bytes += line.len() as u64 + 1;
             report.latencies.push(received.saturating_duration_since(sent_at));
             free += 1;
-            if let Err(problem) = check(id, &message) {
+            if let Err(problem) = check(protocol, id, &message) {
                 report.errors += 1;
                 if report.error_samples.len() < KEPT_ERRORS {
                     report.error_samples.push(format!("id {id}: {problem}"));
@@ -153,12 +163,20 @@ pub fn run(
     Ok(report)
 }
 
-fn write_request(out: &mut impl Write, id: u64) -> io::Result<()> {
+/// Writes the request line of call `id`: a preformatted template with the id and the operands
+/// filled in; for 2026-07-28 the constant [`ENVELOPE`] follows the arguments as `params._meta`.
+fn write_request(out: &mut impl Write, protocol: Protocol, id: u64) -> io::Result<()> {
     let (a, b) = operands(id);
-    writeln!(
-        out,
-        r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"add","arguments":{{"a":{a},"b":{b}}}}}}}"#
-    )
+    match protocol {
+        Protocol::V2025_11_25 => writeln!(
+            out,
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"add","arguments":{{"a":{a},"b":{b}}}}}}}"#
+        ),
+        Protocol::V2026_07_28 => writeln!(
+            out,
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"add","arguments":{{"a":{a},"b":{b}}},"_meta":{ENVELOPE}}}}}"#
+        ),
+    }
 }
 
 /// Writes as much of `bytes` as the pipe takes without blocking.
@@ -241,6 +259,8 @@ impl Ledger {
 
 #[derive(Deserialize)]
 struct ToolResult<'a> {
+    #[serde(rename = "resultType", borrow, default)]
+    result_type: Option<std::borrow::Cow<'a, str>>,
     #[serde(borrow)]
     content: Vec<Content<'a>>,
     #[serde(rename = "structuredContent", default)]
@@ -263,8 +283,9 @@ struct StructuredSum {
 }
 
 /// Checks that the response to call `id` is the right sum: a text block holding exactly the sum
-/// and, when present, structured content `{"sum": <sum>}`.
-fn check(id: u64, message: &Incoming<'_>) -> Result<(), String> {
+/// and, when present, structured content `{"sum": <sum>}`. On 2026-07-28 the result must also
+/// say `"resultType":"complete"`.
+fn check(protocol: Protocol, id: u64, message: &Incoming<'_>) -> Result<(), String> {
     if let Some(error) = message.error {
         return Err(format!("JSON-RPC error {}", error.get()));
     }
@@ -273,6 +294,9 @@ fn check(id: u64, message: &Incoming<'_>) -> Result<(), String> {
         serde_json::from_str(result.get()).map_err(|e| format!("not a CallToolResult ({e}): {}", result.get()))?;
     if result.is_error == Some(true) {
         return Err("the tool reported isError".into());
+    }
+    if protocol == Protocol::V2026_07_28 && result.result_type.as_deref() != Some("complete") {
+        return Err(format!("resultType {:?}, expected \"complete\"", result.result_type));
     }
     let (a, b) = operands(id);
     let expected = a + b;
@@ -298,18 +322,69 @@ mod tests {
     use super::*;
 
     fn check_line(id: u64, line: &str) -> Result<(), String> {
+        check_line_at(Protocol::V2025_11_25, id, line)
+    }
+
+    fn check_line_at(protocol: Protocol, id: u64, line: &str) -> Result<(), String> {
         let message: Incoming<'_> = serde_json::from_str(line).expect("valid JSON");
-        check(id, &message)
+        check(protocol, id, &message)
+    }
+
+    fn request_line(protocol: Protocol, id: u64) -> Vec<u8> {
+        let mut out = Vec::new();
+        write_request(&mut out, protocol, id).expect("writing to a Vec cannot fail");
+        out
     }
 
     #[test]
     fn request_lines_carry_their_operands() {
-        let mut out = Vec::new();
-        write_request(&mut out, 1_000).expect("writing to a Vec cannot fail");
+        let out = request_line(Protocol::V2025_11_25, 1_000);
         let value: serde_json::Value = serde_json::from_slice(&out).expect("valid JSON");
         assert_eq!(value["params"]["arguments"]["a"], 1_000);
         assert_eq!(value["params"]["arguments"]["b"], 3);
+        assert!(value["params"].get("_meta").is_none());
         assert!(out.ends_with(b"}\n"));
+        assert_eq!(out.iter().filter(|&&b| b == b'\n').count(), 1);
+    }
+
+    #[test]
+    fn modern_request_lines_carry_the_envelope() {
+        let out = request_line(Protocol::V2026_07_28, 1_000);
+        assert!(out.ends_with(b"}\n"));
+        assert_eq!(out.iter().filter(|&&b| b == b'\n').count(), 1, "one line");
+        let value: serde_json::Value = serde_json::from_slice(&out).expect("valid JSON");
+        assert_eq!(value["jsonrpc"], "2.0");
+        assert_eq!(value["id"], 1_000);
+        assert_eq!(value["method"], "tools/call");
+        assert_eq!(value["params"]["name"], "add");
+        assert_eq!(value["params"]["arguments"], serde_json::json!({"a": 1_000, "b": 3}));
+        let meta = &value["params"]["_meta"];
+        assert_eq!(meta["io.modelcontextprotocol/protocolVersion"], "2026-07-28");
+        assert_eq!(meta["io.modelcontextprotocol/clientCapabilities"], serde_json::json!({}));
+        assert_eq!(meta["io.modelcontextprotocol/clientInfo"]["name"], "ferrite-bench-loadgen");
+        assert_eq!(meta["io.modelcontextprotocol/clientInfo"]["version"], env!("CARGO_PKG_VERSION"));
+        assert_eq!(meta.as_object().map(|m| m.len()), Some(3), "nothing else in the envelope");
+        // The envelope is the only difference: a constant number of bytes per request.
+        let legacy = request_line(Protocol::V2025_11_25, 1_000);
+        assert_eq!(out.len() - legacy.len(), ",\"_meta\":".len() + ENVELOPE.len());
+        assert_eq!(
+            request_line(Protocol::V2026_07_28, 7).len() - request_line(Protocol::V2025_11_25, 7).len(),
+            out.len() - legacy.len()
+        );
+    }
+
+    #[test]
+    fn modern_results_must_be_complete() {
+        let complete = r#"{"id":1000,"result":{"resultType":"complete","content":[{"type":"text","text":"1003"}],"structuredContent":{"sum":1003},"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"s","version":"1"}}}}"#;
+        assert_eq!(check_line_at(Protocol::V2026_07_28, 1_000, complete), Ok(()));
+        let untyped = r#"{"id":1000,"result":{"content":[{"type":"text","text":"1003"}]}}"#;
+        assert!(check_line_at(Protocol::V2026_07_28, 1_000, untyped).is_err());
+        assert_eq!(check_line_at(Protocol::V2025_11_25, 1_000, untyped), Ok(()));
+        let input_required =
+            r#"{"id":1000,"result":{"resultType":"input_required","content":[{"type":"text","text":"1003"}]}}"#;
+        assert!(check_line_at(Protocol::V2026_07_28, 1_000, input_required).is_err());
+        let wrong_sum = r#"{"id":1000,"result":{"resultType":"complete","content":[{"type":"text","text":"1"}]}}"#;
+        assert!(check_line_at(Protocol::V2026_07_28, 1_000, wrong_sum).is_err());
     }
 
     #[test]

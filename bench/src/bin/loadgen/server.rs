@@ -14,13 +14,30 @@ use std::time::{Duration, Instant};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use crate::args::Args;
+use crate::args::{Args, Protocol};
 use crate::Error;
 
-/// The protocol version the load generator asks for.
+/// The protocol version the load generator asks for in `initialize` (2025-11-25 runs).
 pub const PROTOCOL_VERSION: &str = "2025-11-25";
-/// The id of the `initialize` request; `tools/call` ids start after it.
-const INITIALIZE_ID: u64 = 0;
+/// The per-request revision of 2026-07-28 runs.
+pub const MODERN_PROTOCOL_VERSION: &str = "2026-07-28";
+/// The id of the opening request (`initialize` or `server/discover`); `tools/call` ids start
+/// after it.
+const OPENING_ID: u64 = 0;
+/// The `clientInfo` name sent in `initialize` and in the envelope.
+const CLIENT_NAME: &str = "ferrite-bench-loadgen";
+
+/// The `params._meta` value of every 2026-07-28 request: the protocol version, no client
+/// capabilities, and the client's identity (optional in the spec, but real clients send it).
+/// One constant string, so that a modern request costs the load generator no more work than a
+/// handshake-era one besides copying these bytes.
+pub const ENVELOPE: &str = concat!(
+    r#"{"io.modelcontextprotocol/protocolVersion":"2026-07-28","#,
+    r#""io.modelcontextprotocol/clientCapabilities":{},"#,
+    r#""io.modelcontextprotocol/clientInfo":{"name":"ferrite-bench-loadgen","version":""#,
+    env!("CARGO_PKG_VERSION"),
+    r#""}}"#,
+);
 
 /// A running server and the two pipes to it.
 ///
@@ -33,13 +50,69 @@ pub struct Server {
     stdout: LineReader<ChildStdout>,
 }
 
-/// What the server said about itself in its `initialize` result.
+/// What the server said about itself in its `initialize` result (or, for 2026-07-28, in its
+/// `server/discover` result).
 #[derive(Debug, Default, Deserialize)]
 pub struct ServerIdentity {
     #[serde(rename = "protocolVersion", default)]
     pub protocol_version: String,
     #[serde(rename = "serverInfo", default)]
     pub server_info: Option<ServerInfo>,
+    /// `supportedVersions` of a `DiscoverResult`; empty after `initialize`.
+    #[serde(skip)]
+    pub supported_versions: Vec<String>,
+}
+
+/// The parts of a `DiscoverResult` the load generator checks.
+#[derive(Deserialize)]
+struct DiscoverResult {
+    #[serde(rename = "resultType", default)]
+    result_type: Option<String>,
+    #[serde(rename = "supportedVersions", default)]
+    supported_versions: Option<Vec<String>>,
+    #[serde(rename = "_meta", default)]
+    meta: Option<DiscoverMeta>,
+}
+
+#[derive(Deserialize)]
+struct DiscoverMeta {
+    #[serde(rename = "io.modelcontextprotocol/serverInfo", default)]
+    server_info: Option<ServerInfo>,
+}
+
+/// The `server/discover` request line (without its newline).
+pub fn discover_line() -> String {
+    format!(r#"{{"jsonrpc":"2.0","id":{OPENING_ID},"method":"server/discover","params":{{"_meta":{ENVELOPE}}}}}"#)
+}
+
+/// Checks a `DiscoverResult` and returns the identity it gives: `serverInfo` from its `_meta`,
+/// the protocol version of the run, and the versions the server lists.
+pub fn parse_discover_result(result: &str) -> Result<ServerIdentity, Error> {
+    let discover: DiscoverResult = serde_json::from_str(result)
+        .map_err(|e| Error::new(format!("server/discover: not a DiscoverResult ({e}): {result}")))?;
+    if discover.result_type.as_deref() != Some("complete") {
+        return Err(Error::new(format!(
+            "server/discover: resultType is {:?}, expected \"complete\": {result}",
+            discover.result_type
+        )));
+    }
+    let supported = discover
+        .supported_versions
+        .ok_or_else(|| Error::new(format!("server/discover: the result has no supportedVersions: {result}")))?;
+    if !supported.iter().any(|v| v == MODERN_PROTOCOL_VERSION) {
+        return Err(Error::new(format!(
+            "server/discover: the server does not serve {MODERN_PROTOCOL_VERSION} (supportedVersions {supported:?})"
+        )));
+    }
+    let server_info = discover.meta.and_then(|meta| meta.server_info);
+    if server_info.is_none() {
+        eprintln!("loadgen: the server/discover result has no _meta[\"io.modelcontextprotocol/serverInfo\"]");
+    }
+    Ok(ServerIdentity {
+        protocol_version: MODERN_PROTOCOL_VERSION.to_owned(),
+        server_info,
+        supported_versions: supported,
+    })
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -93,24 +166,54 @@ impl Server {
         Ok((stdin, &mut self.stdout))
     }
 
+    /// Opens the conversation the way `protocol` does: the `initialize` handshake for
+    /// 2025-11-25, one `server/discover` for 2026-07-28.
+    pub fn open(&mut self, protocol: Protocol, progress: &AtomicU64) -> Result<ServerIdentity, Error> {
+        match protocol {
+            Protocol::V2025_11_25 => self.handshake(progress),
+            Protocol::V2026_07_28 => self.discover(progress),
+        }
+    }
+
     /// Sends `initialize`, waits for its result, then sends `notifications/initialized`.
     pub fn handshake(&mut self, progress: &AtomicU64) -> Result<ServerIdentity, Error> {
         let initialize = serde_json::json!({
             "jsonrpc": "2.0",
-            "id": INITIALIZE_ID,
+            "id": OPENING_ID,
             "method": "initialize",
             "params": {
                 "protocolVersion": PROTOCOL_VERSION,
                 "capabilities": {},
-                "clientInfo": {"name": "ferrite-bench-loadgen", "version": env!("CARGO_PKG_VERSION")},
+                "clientInfo": {"name": CLIENT_NAME, "version": env!("CARGO_PKG_VERSION")},
             },
         });
-        send_line(self.pipes()?.0, &initialize)?;
+        send_line(self.pipes()?.0, initialize.to_string().as_bytes())?;
+        let result = self.await_opening_answer("initialize", progress)?;
+        let identity = serde_json::from_str::<ServerIdentity>(&result)
+            .map_err(|e| Error::new(format!("bad initialize result ({e}): {result}")))?;
 
-        let identity = loop {
+        let initialized = serde_json::json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+        send_line(self.pipes()?.0, initialized.to_string().as_bytes())?;
+        Ok(identity)
+    }
+
+    /// Sends one enveloped `server/discover` (2026-07-28) and reads the server's identity from
+    /// its result's `_meta["io.modelcontextprotocol/serverInfo"]`. Fails when the server answers
+    /// with an error, or with a result that is not a complete `DiscoverResult` listing
+    /// 2026-07-28: such a server does not serve the revision, and the run would measure errors.
+    pub fn discover(&mut self, progress: &AtomicU64) -> Result<ServerIdentity, Error> {
+        send_line(self.pipes()?.0, discover_line().as_bytes())?;
+        let result = self.await_opening_answer("server/discover", progress)?;
+        parse_discover_result(&result)
+    }
+
+    /// Reads until the answer to the opening request (id [`OPENING_ID`]) arrives and returns its
+    /// raw `result`. Notifications and server requests before it are skipped.
+    fn await_opening_answer(&mut self, what: &str, progress: &AtomicU64) -> Result<String, Error> {
+        loop {
             let Some(line) = self.stdout.next_line() else {
                 if self.stdout.fill()? == 0 {
-                    return Err(Error::new("the server closed stdout during initialize"));
+                    return Err(Error::new(format!("the server closed stdout during {what}")));
                 }
                 progress.fetch_add(1, Ordering::Relaxed);
                 continue;
@@ -120,23 +223,18 @@ impl Server {
                 continue;
             }
             let message: Incoming<'_> = serde_json::from_slice(text).map_err(|e| {
-                Error::new(format!("unparsable line during initialize ({e}): {}", String::from_utf8_lossy(text)))
+                Error::new(format!("unparsable line during {what} ({e}): {}", String::from_utf8_lossy(text)))
             })?;
             let id = message.id.as_ref().and_then(serde_json::Value::as_u64);
-            if message.method.is_some() || id != Some(INITIALIZE_ID) {
+            if message.method.is_some() || id != Some(OPENING_ID) {
                 continue; // a notification or a server request: not the answer we wait for
             }
             if let Some(error) = message.error {
-                return Err(Error::new(format!("initialize failed: {}", error.get())));
+                return Err(Error::new(format!("{what} failed: {}", error.get())));
             }
-            let result = message.result.ok_or_else(|| Error::new("the initialize response has no result"))?;
-            break serde_json::from_str::<ServerIdentity>(result.get())
-                .map_err(|e| Error::new(format!("bad initialize result ({e}): {}", result.get())))?;
-        };
-
-        let initialized = serde_json::json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
-        send_line(self.pipes()?.0, &initialized)?;
-        Ok(identity)
+            let result = message.result.ok_or_else(|| Error::new(format!("the {what} response has no result")))?;
+            return Ok(result.get().to_owned());
+        }
     }
 
     /// Closes the server's stdin and waits for it to exit, killing it after `grace`.
@@ -253,8 +351,9 @@ impl<R: Read> LineReader<R> {
     }
 }
 
-fn send_line(out: &mut impl Write, message: &serde_json::Value) -> io::Result<()> {
-    let mut bytes = serde_json::to_vec(message)?;
+fn send_line(out: &mut impl Write, line: &[u8]) -> io::Result<()> {
+    let mut bytes = Vec::with_capacity(line.len() + 1);
+    bytes.extend_from_slice(line);
     bytes.push(b'\n');
     out.write_all(&bytes)?;
     out.flush()
@@ -371,6 +470,36 @@ mod tests {
         assert!(reader.fill().is_ok());
         assert_eq!(reader.next_line(), Some(&b"two"[..]));
         assert_eq!(reader.next_line(), None);
+    }
+
+    #[test]
+    fn discover_carries_the_envelope() {
+        let line = discover_line();
+        assert!(!line.contains('\n'));
+        let value: serde_json::Value = serde_json::from_str(&line).expect("valid JSON");
+        assert_eq!(value["method"], "server/discover");
+        assert_eq!(value["id"], OPENING_ID);
+        let meta = &value["params"]["_meta"];
+        assert_eq!(meta["io.modelcontextprotocol/protocolVersion"], "2026-07-28");
+        assert_eq!(meta["io.modelcontextprotocol/clientCapabilities"], serde_json::json!({}));
+        assert_eq!(meta["io.modelcontextprotocol/clientInfo"]["name"], CLIENT_NAME);
+        assert_eq!(meta["io.modelcontextprotocol/clientInfo"]["version"], env!("CARGO_PKG_VERSION"));
+    }
+
+    #[test]
+    fn discover_results_are_checked() {
+        let good = r#"{"resultType":"complete","supportedVersions":["2026-07-28","2025-11-25"],"capabilities":{},
+            "_meta":{"io.modelcontextprotocol/serverInfo":{"name":"srv","version":"1.2"}}}"#;
+        let identity = parse_discover_result(good).expect("valid");
+        assert_eq!(identity.protocol_version, "2026-07-28");
+        let info = identity.server_info.expect("serverInfo");
+        assert_eq!((info.name.as_str(), info.version.as_str()), ("srv", "1.2"));
+        assert_eq!(identity.supported_versions, ["2026-07-28", "2025-11-25"]);
+        // Legacy-only, incomplete or shapeless results fail the run.
+        assert!(parse_discover_result(r#"{"resultType":"complete","supportedVersions":["2025-11-25"]}"#).is_err());
+        assert!(parse_discover_result(r#"{"supportedVersions":["2026-07-28"]}"#).is_err());
+        assert!(parse_discover_result(r#"{"resultType":"complete"}"#).is_err());
+        assert!(parse_discover_result("[]").is_err());
     }
 
     #[test]
