@@ -11,11 +11,12 @@
 
 #![warn(missing_docs)]
 
+mod inline;
 pub mod protocol;
 pub mod request_state;
 pub mod server;
 pub mod skills;
-mod sync;
+pub mod sync;
 pub mod transport;
 
 pub use protocol::model::*;

@@ -85,8 +85,26 @@ async fn ping_answers_an_empty_object() {
 }
 
 #[tokio::test]
+async fn the_defaults_are_stateful_with_logging_and_input_validation() {
+    let s = ferrite_core::Server::new("s", "1");
+    assert_eq!(s.mode(), ferrite_core::ServerMode::Stateful);
+    s.add_tool_fn(ferrite_core::Tool::new("t", json!({"type":"object","properties":{"n":{"type":"integer"}}})), |_| {
+        Ok(ferrite_core::CallToolResult::text("ran"))
+    })
+    .unwrap();
+    let h = Harness::new(s);
+    let r = h.initialize("2025-11-25", json!({})).await;
+    assert_eq!(r["capabilities"], json!({"logging": {}, "tools": {}}));
+    assert_eq!(h.ok("logging/setLevel", json!({"level": "debug"})).await, json!({}));
+    let v = h.ok("tools/call", json!({"name": "t", "arguments": {"n": "x"}})).await;
+    assert_eq!(v["isError"], true, "arguments are checked against the input schema: {v}");
+}
+
+#[tokio::test]
 async fn capabilities_follow_registrations() {
-    let h = Harness::new(stateful("s"));
+    let s = stateful("s");
+    s.disable_logging();
+    let h = Harness::new(s);
     let r = h.initialize("2025-11-25", json!({})).await;
     assert_eq!(r["capabilities"], json!({}), "nothing registered, nothing declared");
     assert_eq!(h.err_code("tools/list", Value::Null).await, -32601);

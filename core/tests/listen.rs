@@ -15,7 +15,7 @@ use serde_json::{json, Value};
 const SUB: &str = "io.modelcontextprotocol/subscriptionId";
 
 fn server() -> Server {
-    let s = Server::new("listen", "1");
+    let s = common::stateless("listen");
     s.add_tool_fn(Tool::new("t", json!({"type":"object"})).with_description("d"), |_| Ok(CallToolResult::text("")))
         .unwrap();
     s.add_text_resource(Resource::new("test://a", "a"), "A");

@@ -8,8 +8,8 @@ use serde_json::{json, Value};
 
 fn server(logging: bool) -> Server {
     let s = stateful("log");
-    if logging {
-        s.enable_logging();
+    if !logging {
+        s.disable_logging();
     }
     s.add_tool(
         Tool::new("talk", json!({"type":"object"})).with_description("logs"),

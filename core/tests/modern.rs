@@ -82,7 +82,7 @@ fn server(s: Server) -> Server {
 }
 
 fn stateless_server() -> Server {
-    server(Server::builder(Implementation::new("modern", "2")).build())
+    server(Server::builder(Implementation::new("modern", "2")).stateless().build())
 }
 
 fn stateful_server() -> Server {
@@ -242,7 +242,7 @@ async fn removed_and_unknown_methods_are_method_not_found() {
 
 #[tokio::test]
 async fn discover_lists_revisions_capabilities_instructions_and_server_info() {
-    let s = Server::builder(Implementation::new("d", "1")).instructions("use it well").build();
+    let s = Server::builder(Implementation::new("d", "1")).instructions("use it well").stateless().build();
     s.add_tool_fn(Tool::new("t", json!({"type":"object"})).with_description("d"), |_| Ok(CallToolResult::text("")))
         .unwrap();
     s.enable_logging();

@@ -8,7 +8,7 @@ mod common;
 
 use std::time::Duration;
 
-use common::{stateful, Harness};
+use common::{stateful, stateless, Harness};
 use ferrite_core::request_state::SealingKey;
 use ferrite_core::server::RequestInfo;
 use ferrite_core::{
@@ -176,7 +176,7 @@ async fn round_one(h: &Harness, tool: &str) -> Value {
 
 #[tokio::test]
 async fn a_tool_asks_then_completes_with_the_answer_and_its_own_state() {
-    let h = Harness::new(server(Server::new("m", "1")));
+    let h = Harness::new(server(stateless("m")));
     let r = round_one(&h, "greet").await;
     assert_eq!(
         r["inputRequests"],
@@ -198,7 +198,7 @@ async fn a_tool_asks_then_completes_with_the_answer_and_its_own_state() {
 
 #[tokio::test]
 async fn a_retry_without_the_answer_is_asked_again() {
-    let h = Harness::new(server(Server::new("m", "1")));
+    let h = Harness::new(server(stateless("m")));
     let r = h
         .modern_ok(
             "tools/call",
@@ -212,7 +212,7 @@ async fn a_retry_without_the_answer_is_asked_again() {
 
 #[tokio::test]
 async fn altered_or_misplaced_state_is_refused() {
-    let h = Harness::new(server(Server::new("m", "1")));
+    let h = Harness::new(server(stateless("m")));
     let sealed = round_one(&h, "greet").await["requestState"].as_str().unwrap().to_owned();
     let answer = json!({"who": {"action": "accept", "content": {"name": "Ada"}}});
     for (tool, state, why) in [
@@ -236,7 +236,7 @@ async fn altered_or_misplaced_state_is_refused() {
 
 #[tokio::test]
 async fn state_sealed_for_one_subject_is_refused_for_another() {
-    let h = Harness::new(server(Server::new("m", "1")));
+    let h = Harness::new(server(stateless("m")));
     let alice = RequestInfo::default().with_subject("alice");
     let bob = RequestInfo::default().with_subject("bob");
     let r = h.modern_with("tools/call", json!({"name": "greet"}), caps(ELICIT), &alice).await;
@@ -251,7 +251,7 @@ async fn state_sealed_for_one_subject_is_refused_for_another() {
 
 #[tokio::test]
 async fn an_expired_state_is_refused() {
-    let s = server(Server::new("m", "1"));
+    let s = server(stateless("m"));
     s.set_request_state_ttl(Duration::from_millis(1));
     let h = Harness::new(s);
     let sealed = round_one(&h, "greet").await["requestState"].as_str().unwrap().to_owned();
@@ -264,7 +264,7 @@ async fn an_expired_state_is_refused() {
 
 #[tokio::test]
 async fn a_rotated_key_still_opens_until_it_is_retired() {
-    let s = server(Server::new("m", "1"));
+    let s = server(stateless("m"));
     let old = SealingKey::from_bytes([1; 32]);
     let new = SealingKey::from_bytes([2; 32]);
     s.set_request_state_keys(old.clone(), vec![]);
@@ -281,7 +281,7 @@ async fn a_rotated_key_still_opens_until_it_is_retired() {
 
 #[tokio::test]
 async fn input_responses_must_be_result_objects() {
-    let h = Harness::new(server(Server::new("m", "1")));
+    let h = Harness::new(server(stateless("m")));
     for bad in [json!(null), json!([]), json!({"who": 12345}), json!({"who": "yes"})] {
         let e = h.modern_err("tools/call", json!({"name": "greet", "inputResponses": bad}), caps(ELICIT)).await;
         assert_eq!(e["code"], -32602, "{bad}: {e}");
@@ -290,7 +290,7 @@ async fn input_responses_must_be_result_objects() {
 
 #[tokio::test]
 async fn an_input_request_the_client_did_not_declare_is_refused_with_the_capability() {
-    let h = Harness::new(server(Server::new("m", "1")));
+    let h = Harness::new(server(stateless("m")));
     let e = h.modern_err("tools/call", json!({"name": "greet"}), json!({"sampling": {}})).await;
     assert_eq!(e["code"], -32021);
     assert_eq!(e["data"], json!({"requiredCapabilities": {"elicitation": {}}}));
@@ -298,7 +298,7 @@ async fn an_input_request_the_client_did_not_declare_is_refused_with_the_capabil
 
 #[tokio::test]
 async fn prompts_and_resources_ask_too() {
-    let h = Harness::new(server(Server::new("m", "1")));
+    let h = Harness::new(server(stateless("m")));
     let r = h.modern_ok("prompts/get", json!({"name": "ctx_prompt"}), caps(ELICIT)).await;
     assert_eq!(r["resultType"], "input_required");
     let r = h
@@ -334,7 +334,7 @@ async fn blocking_calls_fail_fast_on_a_modern_request() {
 
 #[tokio::test]
 async fn an_empty_input_required_is_an_internal_error() {
-    let h = Harness::new(server(Server::new("m", "1")));
+    let h = Harness::new(server(stateless("m")));
     assert_eq!(h.modern_err("tools/call", json!({"name": "empty"}), caps(ELICIT)).await["code"], -32603);
 }
 
@@ -407,7 +407,7 @@ async fn a_handler_that_never_stops_asking_is_cut_off() {
 
 #[tokio::test]
 async fn a_stateless_handshake_era_request_cannot_ask() {
-    let h = Harness::new(server(Server::new("m", "1")));
+    let h = Harness::new(server(stateless("m")));
     h.initialize("2025-11-25", json!({"elicitation": {}})).await;
     let r = h.ok("tools/call", json!({"name": "greet"})).await;
     assert_eq!(r["isError"], true);

@@ -76,7 +76,7 @@ async fn remove_resource_and_template() {
 
 #[tokio::test]
 async fn a_stateless_server_subscribes_only_through_listen_streams() {
-    let s = Server::new("stateless", "1");
+    let s = common::stateless("stateless");
     s.enable_resource_subscriptions().expect("listen streams carry updates on a stateless server");
     s.add_text_resource(Resource::new("test://a", "a"), "x");
     assert_eq!(s.modern_capabilities().resources.and_then(|r| r.subscribe), Some(true));

@@ -13,7 +13,7 @@ const SKILL_MD: &str = "---\nname: add-numbers\ndescription: Add two integers\n-
 const EXAMPLE: &str = "# Examples\n";
 
 fn server() -> Server {
-    let s = Server::new("skills", "1");
+    let s = common::stateless("skills");
     let files = vec![
         ("SKILL.md".to_owned(), SKILL_MD.as_bytes().to_vec()),
         ("references/EXAMPLES.md".to_owned(), EXAMPLE.as_bytes().to_vec()),

@@ -7,7 +7,7 @@ use ferrite_core::{CallToolResult, Implementation, RequestContext, Server, Serve
 use serde_json::{json, Value};
 
 fn server() -> Server {
-    let s = Server::builder(Implementation::new("sl", "1")).build();
+    let s = Server::builder(Implementation::new("sl", "1")).stateless().build();
     assert_eq!(s.mode(), ServerMode::Stateless, "stateless is the default");
     s.enable_logging();
     s.add_tool(

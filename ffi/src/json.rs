@@ -28,7 +28,7 @@ impl<'de> Deserialize<'de> for Key<'de> {
         struct KeyVisitor;
         impl<'de> Visitor<'de> for KeyVisitor {
             type Value = Key<'de>;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 f.write_str("an object key")
             }
             fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Key<'de>, E> {
@@ -49,7 +49,7 @@ struct Step<'t>(&'t str);
 impl<'de> Visitor<'de> for Step<'_> {
     type Value = Option<&'de RawValue>;
 
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("a JSON value")
     }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
@@ -124,7 +124,7 @@ unsafe fn lookup<'a>(
     };
     let not_found = || Error::new(ferrite_result::NotFound, format!("nothing at JSON Pointer {pointer:?}"));
     for raw_token in tokens.split('/') {
-        let token: Cow<str> = if raw_token.contains('~') {
+        let token: Cow<'_, str> = if raw_token.contains('~') {
             raw_token.replace("~1", "/").replace("~0", "~").into()
         } else {
             raw_token.into()

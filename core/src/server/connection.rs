@@ -8,7 +8,7 @@
 
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use tokio_util::sync::CancellationToken;
 
@@ -17,6 +17,7 @@ use serde_json::value::RawValue;
 use crate::protocol::classifier::{parse_client_info, RequestEnvelope};
 use crate::protocol::model::{ClientCapabilities, Implementation, LoggingLevel};
 use crate::protocol::{ProtocolVersion, RequestId};
+use crate::sync::lock;
 
 /// Which generation of the protocol a request (or a connection) speaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -56,11 +57,6 @@ pub struct ConnectionState {
     modern_log_level: Option<LoggingLevel>,
     /// The `clientInfo` of a modern request, parsed only if someone asks for it.
     modern_client_info: Option<Box<RawValue>>,
-}
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    // A panic while holding one of these short critical sections leaves consistent data.
-    m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 static NEXT_CONNECTION: AtomicU64 = AtomicU64::new(1);

@@ -22,6 +22,7 @@ mod methods;
 mod modern;
 mod offer;
 mod options;
+pub mod outbound;
 pub mod pagination;
 mod registration;
 mod registry;
@@ -53,10 +54,11 @@ pub(crate) use crate::sync::{lock, read, write};
 /// Where per-peer state lives (see `shared/design/modes.md`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum ServerMode {
-    /// No sessions: state is built per request and dropped. The default.
-    #[default]
+    /// No sessions: state is built per request and dropped.
     Stateless,
     /// One [`ConnectionState`] per session (per stdio process), created at `initialize`.
+    /// The default.
+    #[default]
     Stateful,
 }
 
@@ -201,13 +203,15 @@ impl ServerBuilder {
         self.instructions = Some(text.into());
         self
     }
-    /// Use stateful mode: one connection state per session, server-to-client requests,
-    /// subscriptions and `logging/setLevel` available.
+    /// Use stateful mode (the default): one connection state per session, server-to-client
+    /// requests, subscriptions and `logging/setLevel` available.
     pub fn stateful(mut self) -> Self {
         self.mode = ServerMode::Stateful;
         self
     }
-    /// Use stateless mode (the default).
+    /// Use stateless mode: every request gets a transient connection state; no
+    /// server-to-client requests, subscriptions or per-session log level on the handshake
+    /// path (the 2026-07-28 path is stateless in either mode).
     pub fn stateless(mut self) -> Self {
         self.mode = ServerMode::Stateless;
         self
@@ -228,7 +232,7 @@ impl ServerBuilder {
                 instructions: self.instructions,
                 mode: self.mode,
                 registry: RwLock::new(Registry::default()),
-                flags: Flags::default(),
+                flags: Flags { logging: AtomicBool::new(true), ..Flags::default() },
                 observer: RwLock::new(None),
                 roots_observer: RwLock::new(None),
                 listeners: Mutex::new(Vec::new()),
@@ -242,12 +246,14 @@ impl ServerBuilder {
 }
 
 impl Server {
-    /// Start building a server with this identity.
+    /// Start building a server with this identity. The defaults, the same on every surface:
+    /// stateful, the `logging` capability on, tool arguments validated against their input
+    /// schema.
     pub fn builder(info: Implementation) -> ServerBuilder {
-        ServerBuilder { info, instructions: None, mode: ServerMode::Stateless }
+        ServerBuilder { info, instructions: None, mode: ServerMode::Stateful }
     }
 
-    /// A stateless server named `name` at `version`.
+    /// A server named `name` at `version`, with the defaults of [`Server::builder`].
     pub fn new(name: &str, version: &str) -> Server {
         Self::builder(Implementation::new(name, version)).build()
     }

@@ -28,9 +28,15 @@ impl Server {
         self.inner.flags.validate_output.store(true, Ordering::Relaxed);
     }
 
-    /// Advertise `logging` and accept `logging/setLevel` (stateful).
+    /// Advertise `logging` and accept `logging/setLevel` (stateful). On by default.
     pub fn enable_logging(&self) {
         self.inner.flags.logging.store(true, Ordering::Relaxed);
+    }
+
+    /// Stop advertising `logging`: `logging/setLevel` answers `-32601` and handlers' log
+    /// messages are dropped.
+    pub fn disable_logging(&self) {
+        self.inner.flags.logging.store(false, Ordering::Relaxed);
     }
 
     /// Advertise `resources.subscribe`: `resources/subscribe` on handshake-era sessions of a

@@ -12,21 +12,19 @@
 //! server-to-client requests, ends listen streams gracefully, lets in-flight requests
 //! finish, and returns.
 
-use std::collections::HashMap;
-use std::future::Future as _;
 use std::io;
-use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
-use std::sync::{Arc, Mutex};
-use std::task::{Context, Poll, Waker};
+use std::sync::Arc;
 
 use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::mpsc;
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
+use crate::inline::poll_once;
 use crate::protocol::jsonrpc::{parse_payload, request_text, Payload};
-use crate::protocol::{ErrorObject, Message, OutboundResponse, RequestId, Response};
+use crate::protocol::{ErrorObject, Message, OutboundResponse, Response};
+use crate::server::outbound::PendingRequests;
 use crate::server::{BoxFuture, ConnectionState, Peer, PeerError, Server};
 
 /// Options of the stdio transport.
@@ -46,22 +44,17 @@ impl Default for StdioOptions {
     }
 }
 
-type Pending = Mutex<HashMap<RequestId, oneshot::Sender<Result<Value, ErrorObject>>>>;
-
 /// The stdio side of a connection: one output queue, and the table of server-to-client
 /// requests awaiting the client's answer.
 struct StdioPeer {
     out: mpsc::UnboundedSender<String>,
-    pending: Pending,
-    next_id: AtomicI64,
-    closed: AtomicBool,
+    pending: PendingRequests,
 }
 
 impl StdioPeer {
     fn close(&self) {
-        self.closed.store(true, Ordering::SeqCst);
-        // Dropping the senders fails every waiter with `Closed`.
-        self.pending.lock().unwrap_or_else(|p| p.into_inner()).clear();
+        // Every waiter fails with `Closed`; no new request is sent.
+        self.pending.close();
     }
 }
 
@@ -72,29 +65,15 @@ impl Peer for StdioPeer {
     }
 
     fn can_request(&self) -> bool {
-        !self.closed.load(Ordering::SeqCst)
+        self.pending.is_open()
     }
 
     fn request(&self, method: &str, params: Option<Value>) -> BoxFuture<'static, Result<Value, PeerError>> {
-        let id = RequestId::String(format!("ferrite-{}", self.next_id.fetch_add(1, Ordering::Relaxed)));
-        let (tx, rx) = oneshot::channel();
-        let frame = request_text(&id, method, params.as_ref());
-        let accepted = {
-            let mut pending = self.pending.lock().unwrap_or_else(|p| p.into_inner());
-            if self.closed.load(Ordering::SeqCst) {
-                false
-            } else {
-                pending.insert(id, tx);
-                true
-            }
+        let Some((id, rx)) = self.pending.register() else {
+            return Box::pin(async { Err(PeerError::Closed) });
         };
-        if accepted {
-            let _ = self.out.send(frame);
-        }
+        let _ = self.out.send(request_text(&id, method, params.as_ref()));
         Box::pin(async move {
-            if !accepted {
-                return Err(PeerError::Closed);
-            }
             match rx.await {
                 Ok(Ok(v)) => Ok(v),
                 Ok(Err(e)) => Err(PeerError::Rpc(e)),
@@ -104,14 +83,7 @@ impl Peer for StdioPeer {
     }
 
     fn on_response(&self, response: Response) -> bool {
-        let waiter = self.pending.lock().unwrap_or_else(|p| p.into_inner()).remove(&response.id);
-        match waiter {
-            Some(tx) => {
-                let _ = tx.send(response.outcome);
-                true
-            }
-            None => false,
-        }
+        self.pending.resolve(&response.id, response.outcome)
     }
 }
 
@@ -217,12 +189,7 @@ where
     W: AsyncWrite + Unpin + Send + 'static,
 {
     let (tx, mut rx) = mpsc::unbounded_channel::<String>();
-    let stdio_peer = Arc::new(StdioPeer {
-        out: tx.clone(),
-        pending: Mutex::new(HashMap::new()),
-        next_id: AtomicI64::new(0),
-        closed: AtomicBool::new(false),
-    });
+    let stdio_peer = Arc::new(StdioPeer { out: tx.clone(), pending: PendingRequests::new() });
     let peer: Arc<dyn Peer> = stdio_peer.clone();
     // The process speaks one era: the first request (initialize, or one with the 2026-07-28
     // envelope) fixes it.
@@ -283,15 +250,14 @@ where
                     let server = server.clone();
                     let conn = conn.clone();
                     let peer = peer.clone();
-                    let mut work = Box::pin(async move {
+                    let work = Box::pin(async move {
                         server.handle(Message::Request(req), &conn, &peer).await.map(|r| r.to_json_string())
                     });
-                    // Fast path: most handlers finish without waiting on anything, so poll
-                    // once here and spawn a task only for a request that has to wait. (A
-                    // spawned task is polled again at once, registering its real waker.)
-                    match work.as_mut().poll(&mut Context::from_waker(Waker::noop())) {
-                        Poll::Ready(answer) => answer,
-                        Poll::Pending => {
+                    // Most handlers finish without waiting: answer those inline and spawn a
+                    // task only for a request that has to wait.
+                    match poll_once(work) {
+                        Ok(answer) => answer,
+                        Err(work) => {
                             let tx = tx.clone();
                             tasks.spawn(async move {
                                 if let Some(answer) = work.await {

@@ -170,3 +170,9 @@ impl Harness {
 pub fn stateful(name: &str) -> Server {
     Server::builder(ferrite_core::Implementation::new(name, "1.0")).stateful().build()
 }
+
+/// A stateless server named `name`.
+#[allow(dead_code)]
+pub fn stateless(name: &str) -> Server {
+    Server::builder(ferrite_core::Implementation::new(name, "1.0")).stateless().build()
+}

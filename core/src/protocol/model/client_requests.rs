@@ -67,6 +67,9 @@ pub struct CreateMessageParams {
 }
 
 impl CreateMessageParams {
+    /// The `maxTokens` every surface uses when the caller names none.
+    pub const DEFAULT_MAX_TOKENS: u32 = 1000;
+
     /// One user text message.
     pub fn user_text(text: impl Into<String>, max_tokens: u32) -> Self {
         CreateMessageParams {

@@ -34,6 +34,30 @@ pub struct CompleteRequest {
     pub context_arguments: Map<String, Value>,
 }
 
+/// The request as it is on the wire (`ref`, `argument`, and `context` when there are
+/// resolved arguments): what a host language's completer is handed.
+impl Serialize for CompleteRequest {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap as _;
+        #[derive(Serialize)]
+        struct Argument<'a> {
+            name: &'a str,
+            value: &'a str,
+        }
+        #[derive(Serialize)]
+        struct Context<'a> {
+            arguments: &'a Map<String, Value>,
+        }
+        let mut m = s.serialize_map(None)?;
+        m.serialize_entry("ref", &self.reference)?;
+        m.serialize_entry("argument", &Argument { name: &self.argument_name, value: &self.argument_value })?;
+        if !self.context_arguments.is_empty() {
+            m.serialize_entry("context", &Context { arguments: &self.context_arguments })?;
+        }
+        m.end()
+    }
+}
+
 /// The completion values.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "camelCase")]
@@ -77,6 +101,23 @@ impl CompleteResult {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_request_serializes_to_its_wire_shape() {
+        let r = CompleteRequest {
+            reference: CompletionReference::Prompt { name: "p".into() },
+            argument_name: "a".into(),
+            argument_value: "x".into(),
+            context_arguments: Map::new(),
+        };
+        assert_eq!(
+            serde_json::to_value(&r).unwrap(),
+            serde_json::json!({"ref": {"type": "ref/prompt", "name": "p"}, "argument": {"name": "a", "value": "x"}})
+        );
+        let mut with = r.clone();
+        with.context_arguments.insert("b".into(), serde_json::json!("y"));
+        assert_eq!(serde_json::to_value(&with).unwrap()["context"], serde_json::json!({"arguments": {"b": "y"}}));
+    }
 
     #[test]
     fn completion_caps_at_100() {

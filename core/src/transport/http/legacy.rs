@@ -20,6 +20,7 @@ use super::{accepted, check_host, read_body, reject, sse_response, HttpState};
 use crate::protocol::jsonrpc::{parse_payload, Payload};
 use crate::protocol::{Message, OutboundResponse};
 use crate::server::Peer;
+use crate::sync::lock;
 
 pub(super) async fn handle_sse(State(st): State<Arc<HttpState>>, req: Request<Body>) -> Response {
     let h = req.headers();
@@ -35,7 +36,7 @@ pub(super) async fn handle_sse(State(st): State<Arc<HttpState>>, req: Request<Bo
     let _ = tx.try_send(Bytes::from(format!("event: endpoint\ndata: {endpoint}\n\n")));
     let hub = Arc::new(StreamHub::new(st.new_stream_id(), None));
     hub.start(tx, false, None);
-    *session.get_stream.lock().unwrap_or_else(|p| p.into_inner()) = Some(Arc::downgrade(&hub));
+    *lock(&session.get_stream) = Some(Arc::downgrade(&hub));
     let peer: Arc<dyn Peer> = Arc::new(StreamPeer::new(hub.clone(), Some(session.clone()), None, true));
     let listener = st.server.attach_listener(&session.conn, &peer);
     let state = st.clone();
@@ -74,8 +75,7 @@ pub(super) async fn handle_messages(
         Ok(s) => s,
         Err(_) => return reject(StatusCode::NOT_FOUND, "Session not found: open GET /sse first"),
     };
-    let Some(hub) = session.get_stream.lock().unwrap_or_else(|p| p.into_inner()).as_ref().and_then(|w| w.upgrade())
-    else {
+    let Some(hub) = lock(&session.get_stream).as_ref().and_then(|w| w.upgrade()) else {
         return reject(StatusCode::NOT_FOUND, "Session not found: its SSE stream is closed");
     };
     let bytes = match read_body(&st, body, &parts.headers).await {

@@ -15,6 +15,7 @@
 // request, so its size does not matter.
 #![allow(clippy::result_large_err)]
 
+pub mod config;
 mod legacy;
 mod peer;
 mod post;
@@ -39,6 +40,7 @@ use http_body_util::BodyExt as _;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
+pub use self::config::{HttpConfig, HttpConfigError};
 use self::peer::{SseBody, StreamPeer};
 use self::security::HostPolicy;
 use self::session::{InMemorySessionStore, Lookup, Session, SessionManager, SessionStore};

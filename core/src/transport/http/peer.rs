@@ -60,7 +60,9 @@ impl Peer for StreamPeer {
         let Some(session) = self.session.clone().filter(|_| self.sse) else {
             return Box::pin(async { Err(PeerError::NoChannel) });
         };
-        let (id, rx) = session.register_request();
+        let Some((id, rx)) = session.register_request() else {
+            return Box::pin(async { Err(PeerError::Closed) });
+        };
         self.push(request_text(&id, method, params.as_ref()));
         Box::pin(async move {
             let forget = ForgetOnDrop { session: session.clone(), id: Some(id) };

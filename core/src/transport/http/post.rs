@@ -11,7 +11,6 @@
 
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
-use std::task::{Context, Poll, Waker};
 
 use axum::body::Body;
 use axum::extract::State;
@@ -27,6 +26,7 @@ use super::{
     accepted, accepts, check_host, error_response, find_session, header_str, header_version, json_response, reject,
     sse_response, HttpState, ResponseMode, SESSION_HEADER,
 };
+use crate::inline::poll_once;
 use crate::protocol::classifier::http_status;
 use crate::protocol::jsonrpc::{parse_payload, Invalid, Payload};
 use crate::protocol::model::carries_envelope;
@@ -314,24 +314,26 @@ where
     let first = Arc::new(Notify::new());
     let peer: Arc<dyn Peer> =
         Arc::new(StreamPeer::new(hub.clone(), session.clone(), Some(first.clone()), sse_possible));
-    let mut work = Box::pin(dispatch(conn.clone(), peer));
+    let work = Box::pin(dispatch(conn.clone(), peer));
     let session_id = session.as_ref().filter(|_| new_session).map(|s| s.id().to_owned());
     let priming = !modern && hub.resumable() && conn.effective_version() >= ProtocolVersion::V2025_11_25;
-    // Fast path: a handler that completes without waiting and sent nothing is answered as
-    // JSON right here, with no task. (A spawned task is polled again at once, registering
-    // its real waker.)
-    if let Poll::Ready(out) = work.as_mut().poll(&mut Context::from_waker(Waker::noop())) {
-        if mode == ResponseMode::Json || (mode == ResponseMode::Auto && hub.message_count() == 0) {
-            return finish_json(st, out, session.as_ref(), new_session);
+    // A handler that completes without waiting and sent nothing is answered as JSON right
+    // here, with no task.
+    let work = match poll_once(work) {
+        Err(work) => work,
+        Ok(out) => {
+            if mode == ResponseMode::Json || (mode == ResponseMode::Auto && hub.message_count() == 0) {
+                return finish_json(st, out, session.as_ref(), new_session);
+            }
+            // It talked before answering (or the client takes only SSE): everything goes out as
+            // one finished SSE stream.
+            hub.finish(out.map(Answer::into_text));
+            let room = usize::try_from(hub.message_count()).unwrap_or(usize::MAX).saturating_add(2);
+            let (tx, rx) = mpsc::channel(st.opts.stream_buffer.max(room));
+            hub.start(tx, priming, Some(st.opts.sse_retry));
+            return sse_response(st.sse_body(rx), session_id.as_deref());
         }
-        // It talked before answering (or the client takes only SSE): everything goes out as
-        // one finished SSE stream.
-        hub.finish(out.map(Answer::into_text));
-        let room = usize::try_from(hub.message_count()).unwrap_or(usize::MAX).saturating_add(2);
-        let (tx, rx) = mpsc::channel(st.opts.stream_buffer.max(room));
-        hub.start(tx, priming, Some(st.opts.sse_retry));
-        return sse_response(st.sse_body(rx), session_id.as_deref());
-    }
+    };
     let mut work = tokio::spawn(work);
     // Until the answer is on its way, a dropped connection cancels the requests.
     let mut guard = peer::CancelOnDrop::new(conn.clone(), request_ids.clone());

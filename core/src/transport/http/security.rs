@@ -3,7 +3,7 @@
 //! bound to 127.0.0.1; a real deployment configures its own names.
 
 /// Which `Host` and `Origin` values are accepted.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HostPolicy {
     /// Accepted host names (without port; IPv6 in brackets). `None` disables the check.
     pub allowed_hosts: Option<Vec<String>>,

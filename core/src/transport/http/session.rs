@@ -5,21 +5,17 @@
 //! [`SessionStore`], in memory by default, so a shared store can be plugged in later.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, Weak};
+use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, Instant};
 
-use serde_json::Value;
 use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
 
 use super::sse::StreamHub;
-use crate::protocol::{ErrorObject, RequestId};
+use crate::protocol::RequestId;
+use crate::server::outbound::{Answer, PendingRequests};
 use crate::server::ConnectionState;
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
-}
+use crate::sync::lock;
 
 /// A fresh session id: 128 random bits from the OS, as 32 lowercase hex characters.
 pub fn new_session_id() -> Result<String, getrandom::Error> {
@@ -32,8 +28,7 @@ pub fn new_session_id() -> Result<String, getrandom::Error> {
 pub struct Session {
     id: String,
     pub(crate) conn: Arc<ConnectionState>,
-    pending: Mutex<HashMap<RequestId, oneshot::Sender<Result<Value, ErrorObject>>>>,
-    next_request: AtomicU64,
+    pending: PendingRequests,
     last_seen: Mutex<Instant>,
     streams: Mutex<HashMap<String, Weak<StreamHub>>>,
     pub(crate) get_stream: Mutex<Option<Weak<StreamHub>>>,
@@ -51,8 +46,7 @@ impl Session {
         Session {
             conn: Arc::new(ConnectionState::new(id.clone())),
             id,
-            pending: Mutex::new(HashMap::new()),
-            next_request: AtomicU64::new(0),
+            pending: PendingRequests::new(),
             last_seen: Mutex::new(Instant::now()),
             streams: Mutex::new(HashMap::new()),
             get_stream: Mutex::new(None),
@@ -82,24 +76,19 @@ impl Session {
         lock(&self.get_stream).as_ref().and_then(Weak::upgrade).is_some_and(|h| !h.is_finished())
     }
 
-    /// Register a server-to-client request; the id to send and the receiver of the answer.
-    pub(crate) fn register_request(&self) -> (RequestId, oneshot::Receiver<Result<Value, ErrorObject>>) {
-        let id = RequestId::String(format!("ferrite-{}", self.next_request.fetch_add(1, Ordering::Relaxed)));
-        let (tx, rx) = oneshot::channel();
-        lock(&self.pending).insert(id.clone(), tx);
-        (id, rx)
+    /// Register a server-to-client request; the id to send and the receiver of the answer
+    /// (`None` once the session ended).
+    pub(crate) fn register_request(&self) -> Option<(RequestId, oneshot::Receiver<Answer>)> {
+        self.pending.register()
     }
 
     pub(crate) fn forget_request(&self, id: &RequestId) {
-        lock(&self.pending).remove(id);
+        self.pending.forget(id);
     }
 
     /// Deliver a client's answer; whether a request was waiting for it.
-    pub(crate) fn resolve(&self, id: &RequestId, outcome: Result<Value, ErrorObject>) -> bool {
-        match lock(&self.pending).remove(id) {
-            Some(tx) => tx.send(outcome).is_ok(),
-            None => false,
-        }
+    pub(crate) fn resolve(&self, id: &RequestId, outcome: Answer) -> bool {
+        self.pending.resolve(id, outcome)
     }
 
     pub(crate) fn track_stream(&self, hub: &Arc<StreamHub>) {
@@ -117,7 +106,7 @@ impl Session {
     pub(crate) fn end(&self) {
         self.ended.cancel();
         self.conn.cancel_all();
-        lock(&self.pending).clear();
+        self.pending.close();
         for hub in lock(&self.streams).values().filter_map(Weak::upgrade) {
             hub.close();
         }

@@ -8,15 +8,13 @@
 //! than letting memory grow.
 
 use std::collections::{HashMap, VecDeque};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use bytes::Bytes;
 use tokio::sync::mpsc;
 
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
-}
+use crate::sync::lock;
 
 /// Encode one SSE event. `data` is a compact JSON text (no newlines), or empty.
 pub fn encode_event(id: Option<&str>, data: &str, retry: Option<Duration>) -> Bytes {
