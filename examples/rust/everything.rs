@@ -4,7 +4,10 @@
 //! Run it from the repository root with `cargo run --release --example everything`
 //! (stdio). `--port N` serves Streamable HTTP on 127.0.0.1:N at `/mcp` instead
 //! (`--legacy-sse` adds the deprecated 2024-11-05 HTTP+SSE endpoints `/sse` and
-//! `/messages`); `--stateless` builds a stateless server. Both eras are served: the
+//! `/messages`); `--stateless` builds a stateless server. `--mount` (with `--port`) serves the
+//! endpoint the way an application embeds it: mounted at `/mcp` in an axum app that also
+//! answers `GET /health` and runs an auth-like middleware (an `x-user` header becomes the host
+//! value `user`, which the `test_host_value` tool reads). Both eras are served: the
 //! handshake revisions and 2026-07-28 (fixtures in `everything/modern.rs`).
 
 #[path = "everything/modern.rs"]
@@ -440,29 +443,35 @@ fn build(stateless: bool) -> Result<Server, Box<dyn std::error::Error>> {
     Ok(server)
 }
 
-const USAGE: &str = "usage: everything [--port N] [--stateless] [--legacy-sse]\n  \
-    no --port: serve stdio; --port N: Streamable HTTP on 127.0.0.1:N at /mcp";
+const USAGE: &str = "usage: everything [--port N [--mount]] [--stateless] [--legacy-sse]\n  \
+    no --port: serve stdio; --port N: Streamable HTTP on 127.0.0.1:N at /mcp;\n  \
+    --mount: the endpoint mounted in an axum app (GET /health, an x-user middleware)";
 
 /// The command line.
 struct Args {
     port: Option<u16>,
     stateless: bool,
     legacy_sse: bool,
+    mount: bool,
 }
 
 fn parse_args() -> Result<Args, String> {
-    let mut args = Args { port: None, stateless: false, legacy_sse: false };
+    let mut args = Args { port: None, stateless: false, legacy_sse: false, mount: false };
     let mut it = std::env::args().skip(1);
     while let Some(a) = it.next() {
         match a.as_str() {
             "--stateless" => args.stateless = true,
             "--legacy-sse" => args.legacy_sse = true,
+            "--mount" => args.mount = true,
             "--port" => {
                 let p = it.next().and_then(|p| p.parse::<u16>().ok()).ok_or("--port needs a port number")?;
                 args.port = Some(p);
             }
             other => return Err(format!("unknown argument {other:?}")),
         }
+    }
+    if args.mount && args.port.is_none() {
+        return Err("--mount needs --port".to_owned());
     }
     Ok(args)
 }
@@ -477,6 +486,16 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     };
     let (stateless, port) = (args.stateless, args.port);
     let server = build(stateless)?;
+    if args.mount {
+        server.add_tool(
+            Tool::new("test_host_value", json!({"type": "object", "additionalProperties": false}))
+                .with_description("Reads the user the host app's middleware attached"),
+            |_args: Value, ctx: RequestContext| async move {
+                let user = ctx.host_value("user").and_then(Value::as_str).unwrap_or("nobody").to_owned();
+                Ok(CallToolResult::text(format!("user: {user}")))
+            },
+        )?;
+    }
     let runtime = if std::env::var_os("FERRITE_CURRENT_THREAD").is_some() {
         tokio::runtime::Builder::new_current_thread().enable_all().build()?
     } else {
@@ -487,6 +506,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         None => {
             runtime.block_on(async move { tokio::spawn(async move { stdio::serve_stdio(&server).await }).await })??
         }
+        Some(port) if args.mount => runtime.block_on(mounted(server, port))?,
         Some(port) => runtime.block_on(async {
             let shutdown = http::HttpOptions::default().shutdown;
             let legacy_sse = args.legacy_sse;
@@ -501,4 +521,28 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         })?,
     }
     Ok(())
+}
+
+/// The host application's middleware: who the caller is, for handlers to read.
+async fn identify(mut req: axum::extract::Request, next: axum::middleware::Next) -> axum::response::Response {
+    if let Some(user) = req.headers().get("x-user").and_then(|v| v.to_str().ok()).map(str::to_owned) {
+        let values = serde_json::Map::from_iter([("user".to_owned(), Value::String(user))]);
+        req.extensions_mut().insert(ferrite_core::server::HostValues(values));
+    }
+    next.run(req).await
+}
+
+/// Serve the endpoint mounted in an axum app of the host's, beside a route of its own.
+async fn mounted(server: Server, port: u16) -> std::io::Result<()> {
+    let app = axum::Router::new()
+        .route("/health", axum::routing::get(|| async { "ok" }))
+        .merge(http::router(&server, http::HttpOptions::default()))
+        .layer(axum::middleware::from_fn(identify));
+    let listener = tokio::net::TcpListener::bind(("127.0.0.1", port)).await?;
+    eprintln!("everything: mounted in an axum app on http://{}/mcp", listener.local_addr()?);
+    axum::serve(listener, app.into_make_service_with_connect_info::<std::net::SocketAddr>())
+        .with_graceful_shutdown(async {
+            let _ = tokio::signal::ctrl_c().await;
+        })
+        .await
 }

@@ -17,71 +17,13 @@ use tokio_util::sync::CancellationToken;
 
 use super::connection::ConnectionState;
 use super::handler::BoxFuture;
+use super::request_info::RequestInfo;
 use crate::protocol::jsonrpc::notification_text;
 use crate::protocol::model::{
     decode_response, ClientCapabilities, CreateMessageParams, CreateMessageResult, ElicitRequestParams, ElicitResult,
     InputResponses, ListRootsResult, LoggingLevel, RequestMeta,
 };
 use crate::protocol::{ErrorObject, ProtocolVersion, RequestId, Response};
-
-/// What the transport knows about a request besides its JSON: the HTTP request head
-/// (method, URI, headers, extensions an outer middleware inserted) when it came over HTTP,
-/// and the caller's verified subject when the transport authenticated it. Empty for stdio
-/// and in-process calls.
-#[derive(Clone, Default)]
-pub struct RequestInfo {
-    http: Option<Arc<http::request::Parts>>,
-    subject: Option<Arc<str>>,
-}
-
-/// Headers never shown by `Debug` (credentials).
-const SENSITIVE_HEADERS: [&str; 4] = ["authorization", "cookie", "proxy-authorization", "set-cookie"];
-
-impl std::fmt::Debug for RequestInfo {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let mut d = f.debug_struct("RequestInfo");
-        if let Some(p) = &self.http {
-            let headers: Vec<(&str, &str)> = p
-                .headers
-                .iter()
-                .map(|(n, v)| {
-                    let shown = if SENSITIVE_HEADERS.contains(&n.as_str()) {
-                        "<redacted>"
-                    } else {
-                        v.to_str().unwrap_or("<binary>")
-                    };
-                    (n.as_str(), shown)
-                })
-                .collect();
-            d.field("method", &p.method).field("uri", &p.uri).field("headers", &headers);
-        }
-        d.field("subject", &self.subject).finish()
-    }
-}
-
-impl RequestInfo {
-    /// Info for a request that came over HTTP with this head.
-    pub fn from_http(parts: Arc<http::request::Parts>) -> Self {
-        RequestInfo { http: Some(parts), subject: None }
-    }
-    /// The same info with the caller's verified subject.
-    pub fn with_subject(mut self, subject: impl Into<Arc<str>>) -> Self {
-        self.subject = Some(subject.into());
-        self
-    }
-    /// The HTTP request head, when the request came over HTTP.
-    pub fn http(&self) -> Option<&http::request::Parts> {
-        self.http.as_deref()
-    }
-    /// The HTTP headers, when the request came over HTTP.
-    pub fn headers(&self) -> Option<&http::HeaderMap> {
-        self.http.as_deref().map(|p| &p.headers)
-    }
-    /// The caller's verified subject, when the transport authenticated it.
-    pub fn subject(&self) -> Option<&str> {
-        self.subject.as_deref()
-    }
-}
 
 /// A request's `_meta`, as read at parse time, assembled into a map on first use (most
 /// handlers never read it).
@@ -329,7 +271,17 @@ impl RequestContext {
 
     /// A request header (HTTP only), by case-insensitive name.
     pub fn header(&self, name: &str) -> Option<&str> {
-        self.inner.info.headers().and_then(|h| h.get(name)).and_then(|v| v.to_str().ok())
+        self.inner.info.header(name)
+    }
+
+    /// A value the host application attached to the HTTP request ([`super::HostValues`]).
+    pub fn host_value(&self, name: &str) -> Option<&Value> {
+        self.inner.info.host_value(name)
+    }
+
+    /// A request extension an outer middleware inserted (HTTP only).
+    pub fn extension<T: Send + Sync + 'static>(&self) -> Option<&T> {
+        self.inner.info.extension::<T>()
     }
 
     /// The caller's verified subject, when the transport authenticated it.

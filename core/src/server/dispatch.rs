@@ -20,7 +20,8 @@ use serde::Serialize;
 use serde_json::{json, Map, Value};
 
 use super::connection::Era;
-use super::context::{ContextInner, MetaField, MrtrInput, NullPeer, RequestInfo};
+use super::context::{ContextInner, MetaField, MrtrInput, NullPeer};
+use super::request_info::RequestInfo;
 use super::{read, ConnectionState, Peer, RequestContext, Server};
 use crate::protocol::classifier::unsupported_version;
 use crate::protocol::headers;

@@ -27,6 +27,7 @@ pub mod pagination;
 mod registration;
 mod registry;
 mod reply;
+mod request_info;
 pub mod typed;
 pub mod uri_template;
 
@@ -34,7 +35,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize};
 use std::sync::{Arc, Mutex, RwLock};
 
 pub use connection::{ConnectionState, Era};
-pub use context::{NullPeer, Peer, PeerError, RequestContext, RequestInfo};
+pub use context::{NullPeer, Peer, PeerError, RequestContext};
 pub use handler::{
     BoxFuture, CompletionHandler, HandlerError, HandlerResult, MethodHandler, NotificationObserver, PromptHandler,
     ResourceHandler, TemplateVariables, ToolHandler,
@@ -45,6 +46,7 @@ pub use modern::MODERN_VERSIONS;
 pub use registry::CacheHints;
 use registry::Registry;
 pub use reply::MAX_INPUT_ROUNDS;
+pub use request_info::{HostValues, RemoteAddr, RequestInfo, SENSITIVE_HEADERS};
 
 use crate::protocol::model::{ForVersion as _, Implementation};
 use crate::protocol::ProtocolVersion;

@@ -18,7 +18,8 @@ use serde::Serialize;
 use crate::protocol::{ErrorObject, OutboundResponse, ProtocolVersion, RawJson, Request};
 use crate::request_state::Binding;
 
-use super::context::{MrtrInput, RequestInfo};
+use super::context::MrtrInput;
+use super::request_info::RequestInfo;
 
 /// The modern revisions this server serves.
 pub const MODERN_VERSIONS: [ProtocolVersion; 1] = [ProtocolVersion::V2026_07_28];

@@ -30,10 +30,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::body::Body;
-use axum::extract::State;
+use axum::extract::{ConnectInfo, State};
 use axum::http::{header, HeaderMap, HeaderValue, Request, StatusCode};
 use axum::response::Response;
-use axum::routing::post;
+use axum::routing::{post, MethodRouter};
 use axum::Router;
 use bytes::Bytes;
 use http_body_util::BodyExt as _;
@@ -46,7 +46,7 @@ use self::security::HostPolicy;
 use self::session::{InMemorySessionStore, Lookup, Session, SessionManager, SessionStore};
 use self::sse::{encode_event, EventStore, InMemoryEventStore, StreamHub};
 use crate::protocol::{ErrorObject, OutboundResponse, ProtocolVersion, RequestId};
-use crate::server::{Peer, Server};
+use crate::server::{Peer, RemoteAddr, RequestInfo, Server};
 
 /// The header carrying the session id.
 pub const SESSION_HEADER: &str = "mcp-session-id";
@@ -165,21 +165,118 @@ impl HttpState {
     }
 }
 
-/// The axum router serving the endpoint at `options.path`. Merge or nest it into an app.
+/// The axum router serving the endpoint at `options.path`. Merge or nest it into an app;
+/// what an outer middleware inserts into the request's extensions reaches handlers through
+/// [`RequestInfo`]. Sessions idle past `options.session_idle_timeout` are swept by a task
+/// on the current tokio runtime (when there is one) until `options.shutdown` is cancelled.
 pub fn router(server: &Server, options: HttpOptions) -> Router {
     let path = options.path.clone();
     let state = HttpState::new(server, options);
+    if tokio::runtime::Handle::try_current().is_ok() {
+        spawn_sweeper(&state);
+    }
     router_for(state, &path)
 }
 
 fn router_for(state: Arc<HttpState>, path: &str) -> Router {
-    let mut r = Router::new().route(path, post(post::handle_post).get(handle_get).delete(handle_delete));
+    let mut r = Router::new().route(path, endpoint(&state));
     if state.opts.legacy_sse {
         r = r
             .route(&state.opts.legacy_sse_path, axum::routing::get(legacy::handle_sse))
             .route(&state.opts.legacy_messages_path, post(legacy::handle_messages));
     }
     r.with_state(state)
+}
+
+/// POST, GET and DELETE of the endpoint.
+fn endpoint(_: &Arc<HttpState>) -> MethodRouter<Arc<HttpState>> {
+    post(post::handle_post).get(handle_get).delete(handle_delete)
+}
+
+/// Sweep idle sessions every quarter of the idle timeout until shutdown or until the state
+/// is dropped.
+fn spawn_sweeper(state: &Arc<HttpState>) {
+    let Some(timeout) = state.opts.session_idle_timeout else { return };
+    let every = (timeout / 4).clamp(Duration::from_millis(100), Duration::from_secs(30));
+    let shutdown = state.opts.shutdown.clone();
+    let weak = Arc::downgrade(state);
+    tokio::spawn(async move {
+        loop {
+            tokio::select! {
+                _ = shutdown.cancelled() => return,
+                _ = tokio::time::sleep(every) => match weak.upgrade() {
+                    Some(state) => {
+                        state.sessions.expire_idle();
+                    }
+                    None => return,
+                },
+            }
+        }
+    });
+}
+
+/// What handlers may read about an HTTP request: its head, with the peer address our own
+/// listener knows turned into a [`RemoteAddr`].
+fn request_info(mut parts: http::request::Parts) -> RequestInfo {
+    if parts.extensions.get::<RemoteAddr>().is_none() {
+        if let Some(ConnectInfo(addr)) = parts.extensions.get::<ConnectInfo<SocketAddr>>().cloned() {
+            parts.extensions.insert(RemoteAddr(addr));
+        }
+    }
+    RequestInfo::from_http(Arc::new(parts))
+}
+
+/// The Streamable HTTP endpoint as a service that any HTTP server can drive: a request head
+/// and a streaming body in, a response head and a streaming body out. The host's router has
+/// already chosen this endpoint, so any path is served (legacy HTTP+SSE, which needs two
+/// paths, is only in [`router`]). Dropping the response body, as a host does when the client
+/// goes away, cancels the requests it was carrying. Values the host wants handlers to see go
+/// in the request's extensions ([`RemoteAddr`], [`HostValues`], or any type).
+#[derive(Clone)]
+pub struct HttpService {
+    state: Arc<HttpState>,
+    service: MethodRouter,
+}
+
+impl HttpService {
+    /// The service for `server`. Must be called inside a tokio runtime: idle sessions are
+    /// swept by a task on it until `options.shutdown` is cancelled or the service dropped.
+    pub fn new(server: &Server, options: HttpOptions) -> Self {
+        let state = HttpState::new(server, options);
+        spawn_sweeper(&state);
+        let service = endpoint(&state).with_state(state.clone());
+        HttpService { state, service }
+    }
+
+    /// Serve one request.
+    pub async fn handle<B>(&self, req: Request<B>) -> Response
+    where
+        B: axum::body::HttpBody<Data = Bytes> + Send + 'static,
+        B::Error: Into<axum::BoxError>,
+    {
+        use tower::ServiceExt as _;
+        let req = req.map(Body::new);
+        match self.service.clone().oneshot(req).await {
+            Ok(r) => r,
+            Err(never) => match never {},
+        }
+    }
+
+    /// The endpoint path of the options (informational: [`HttpService::handle`] serves any).
+    pub fn path(&self) -> &str {
+        &self.state.opts.path
+    }
+
+    /// The ids of the live sessions.
+    pub fn session_ids(&self) -> Vec<String> {
+        self.state.sessions.session_ids()
+    }
+
+    /// End every session and its streams, as at shutdown (a host stopping its app).
+    pub fn close(&self) {
+        self.state.opts.shutdown.cancel();
+        self.state.sessions.terminate_all();
+    }
 }
 
 /// A bound, not yet running, HTTP server.
@@ -215,22 +312,7 @@ impl HttpServer {
         use axum::serve::ListenerExt as _;
         let state = self.state;
         let shutdown = state.opts.shutdown.clone();
-        let sweeper = {
-            let state = state.clone();
-            let every = state
-                .opts
-                .session_idle_timeout
-                .map(|t| (t / 4).clamp(Duration::from_millis(100), Duration::from_secs(30)));
-            tokio::spawn(async move {
-                let Some(every) = every else { return };
-                loop {
-                    tokio::select! {
-                        _ = state.opts.shutdown.cancelled() => return,
-                        _ = tokio::time::sleep(every) => { state.sessions.expire_idle(); }
-                    }
-                }
-            })
-        };
+        spawn_sweeper(&state);
         let path = state.opts.path.clone();
         let app = router_for(state.clone(), &path);
         let listener = self.listener.tap_io(|tcp| {
@@ -244,9 +326,9 @@ impl HttpServer {
                 state.sessions.terminate_all();
             }
         };
-        let result = axum::serve(listener, app).with_graceful_shutdown(on_shutdown).await;
-        sweeper.abort();
-        result
+        axum::serve(listener, app.into_make_service_with_connect_info::<SocketAddr>())
+            .with_graceful_shutdown(on_shutdown)
+            .await
     }
 }
 

@@ -31,7 +31,7 @@ use crate::protocol::classifier::http_status;
 use crate::protocol::jsonrpc::{parse_payload, Invalid, Payload};
 use crate::protocol::model::carries_envelope;
 use crate::protocol::{ErrorObject, Message, OutboundResponse, ProtocolVersion, RequestId};
-use crate::server::{ConnectionState, Era, Peer, RequestInfo};
+use crate::server::{ConnectionState, Era, Peer};
 
 /// What the client's `Accept` allows.
 #[derive(Debug, Clone, Copy)]
@@ -152,7 +152,7 @@ async fn post_modern(st: &Arc<HttpState>, parts: Parts, payload: Payload, accept
     }
     let id = format!("modern-{}", st.next_transient.fetch_add(1, Ordering::Relaxed));
     let conn = Arc::new(ConnectionState::new(id).with_closing(st.opts.shutdown.child_token()));
-    let info = RequestInfo::from_http(Arc::new(parts));
+    let info = super::request_info(parts);
     let request_ids = vec![req.id.clone()];
     let mode = response_mode(st, accepts);
     let target = Target { conn, session: None, new_session: false };
@@ -232,7 +232,7 @@ async fn post_handshake(st: &Arc<HttpState>, parts: Parts, payload: Payload, acc
         Err(r) => return r,
     };
     let request_ids = payload_requests(&payload);
-    let info = RequestInfo::from_http(Arc::new(parts));
+    let info = super::request_info(parts);
     if request_ids.is_empty() {
         // Only notifications and responses: process them, answer 202.
         let hub = Arc::new(StreamHub::new(String::new(), None));

@@ -1,0 +1,186 @@
+//! The endpoint mounted in a host's app: an axum app with its own route and an auth-like
+//! middleware whose value a tool reads, and the transport-neutral `HttpService` driven by
+//! hand (any path, a streamed body, a client that goes away mid-stream).
+
+mod common;
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use axum::body::Body;
+use axum::middleware::{self, Next};
+use axum::routing::get;
+use axum::Router;
+use bytes::Bytes;
+use common::http::*;
+use ferrite_core::server::{HostValues, RemoteAddr};
+use ferrite_core::transport::http::{router, HttpOptions, HttpService};
+use ferrite_core::{CallToolResult, Implementation, RequestContext, Server, Tool};
+use http_body_util::BodyExt as _;
+use serde_json::{json, Map, Value};
+use tokio::sync::mpsc;
+
+/// What the host's auth middleware decided, as a request extension.
+#[derive(Clone)]
+struct Principal(&'static str);
+
+fn server(cancelled: mpsc::UnboundedSender<()>) -> Server {
+    let s = Server::builder(Implementation::new("mounted", "1")).stateless().build();
+    s.add_tool(
+        Tool::new("whoami", json!({"type":"object"})).with_description("d"),
+        |_a: Value, ctx: RequestContext| async move {
+            let info = ctx.request_info();
+            Ok(CallToolResult::text(
+                json!({
+                    "tenant": ctx.header("x-tenant"),
+                    "user": ctx.host_value("user"),
+                    "principal": ctx.extension::<Principal>().map(|p| p.0),
+                    "loopback": info.remote_addr().map(|a| a.ip().is_loopback()),
+                    "method": info.method(),
+                    "path": info.path(),
+                })
+                .to_string(),
+            ))
+        },
+    )
+    .unwrap();
+    s.add_tool(
+        Tool::new("slow", json!({"type":"object"})).with_description("d"),
+        move |_a: Value, ctx: RequestContext| {
+            let cancelled = cancelled.clone();
+            async move {
+                ctx.report_progress(1.0, None, Some("started"));
+                ctx.cancelled().await;
+                let _ = cancelled.send(());
+                Ok(CallToolResult::text("cancelled"))
+            }
+        },
+    )
+    .unwrap();
+    s
+}
+
+async fn auth(mut req: axum::extract::Request, next: Next) -> axum::response::Response {
+    if req.headers().get("authorization").and_then(|v| v.to_str().ok()) == Some("Bearer ok") {
+        req.extensions_mut().insert(Principal("alice"));
+        req.extensions_mut().insert(HostValues(Map::from_iter([("user".to_owned(), json!("ada"))])));
+    }
+    next.run(req).await
+}
+
+fn call(name: &str) -> String {
+    json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":name,"arguments":{}}}).to_string()
+}
+
+fn tool_text(v: &Value) -> Value {
+    serde_json::from_str(v["result"]["content"][0]["text"].as_str().expect("a text result")).unwrap()
+}
+
+#[tokio::test]
+async fn mounted_in_an_axum_app_beside_its_routes_with_its_middleware() {
+    let (tx, _rx) = mpsc::unbounded_channel();
+    let app = Router::new()
+        .route("/health", get(|| async { "ok" }))
+        .nest("/api", router(&server(tx), HttpOptions::default()))
+        .layer(middleware::from_fn(auth));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move {
+        axum::serve(listener, app.into_make_service_with_connect_info::<SocketAddr>()).await.unwrap();
+    });
+
+    let health = request_at(addr, "/health", "GET", &[], "").await;
+    assert_eq!((health.status, health.text().await.as_str()), (200, "ok"));
+
+    let headers = [JSON, ACCEPT, ("authorization", "Bearer ok"), ("x-tenant", "acme")];
+    let r = request_at(addr, "/api/mcp", "POST", &headers, &call("whoami")).await;
+    assert_eq!(r.status, 200);
+    let seen = tool_text(&r.json().await);
+    // The app serves with axum's ConnectInfo, which the endpoint reads as the remote address;
+    // the path is what the endpoint sees (axum's `nest` strips its prefix).
+    assert_eq!(
+        seen,
+        json!({"tenant":"acme","user":"ada","principal":"alice","loopback":true,"method":"POST","path":"/mcp"})
+    );
+
+    let r = request_at(addr, "/api/mcp", "POST", &[JSON, ACCEPT], &call("whoami")).await;
+    let seen = tool_text(&r.json().await);
+    assert_eq!(
+        (seen["principal"].clone(), seen["user"].clone(), seen["tenant"].clone()),
+        (Value::Null, Value::Null, Value::Null)
+    );
+}
+
+#[tokio::test]
+async fn ferrites_own_listener_gives_the_remote_address() {
+    let (tx, _rx) = mpsc::unbounded_channel();
+    let bound =
+        ferrite_core::transport::http::bind(&server(tx), "127.0.0.1:0".parse().unwrap(), HttpOptions::default())
+            .await
+            .unwrap();
+    let addr = bound.local_addr().unwrap();
+    tokio::spawn(bound.run());
+    let r = request(addr, "POST", &[JSON, ACCEPT], &call("whoami")).await;
+    assert_eq!(tool_text(&r.json().await)["loopback"], true);
+}
+
+fn post(path: &str, body: Body) -> http::Request<Body> {
+    http::Request::builder()
+        .method("POST")
+        .uri(path)
+        .header("host", "localhost")
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("x-tenant", "t1")
+        .body(body)
+        .unwrap()
+}
+
+#[tokio::test]
+async fn the_service_serves_any_path_with_a_streamed_body_and_host_values() {
+    let (tx, _rx) = mpsc::unbounded_channel();
+    let service = HttpService::new(&server(tx), HttpOptions::default());
+    let text = call("whoami");
+    let (a, b) = text.split_at(10);
+    let chunks = vec![Ok::<_, std::io::Error>(Bytes::from(a.to_owned())), Ok(Bytes::from(b.to_owned()))];
+    let mut req = post("/somewhere/else", Body::from_stream(futures::stream::iter(chunks)));
+    req.extensions_mut().insert(RemoteAddr("192.0.2.7:4000".parse().unwrap()));
+    req.extensions_mut().insert(HostValues(Map::from_iter([("user".to_owned(), json!("bob"))])));
+    let resp = service.handle(req).await;
+    assert_eq!(resp.status(), 200);
+    let body = resp.into_body().collect().await.unwrap().to_bytes();
+    let seen = tool_text(&serde_json::from_slice(&body).unwrap());
+    assert_eq!(seen["tenant"], "t1");
+    assert_eq!(seen["user"], "bob");
+    assert_eq!(seen["loopback"], false);
+    assert_eq!(seen["path"], "/somewhere/else");
+}
+
+#[tokio::test]
+async fn a_client_that_goes_away_mid_stream_cancels_the_handler() {
+    let (tx, mut cancelled) = mpsc::unbounded_channel();
+    let service = HttpService::new(&server(tx), HttpOptions::default());
+    let slow = json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","arguments":{},"_meta":{"progressToken":"p"}}});
+    let resp = service.handle(post("/mcp", Body::from(slow.to_string()))).await;
+    assert_eq!(resp.status(), 200);
+    assert_eq!(resp.headers()["content-type"], "text/event-stream", "the progress made it a stream");
+    let mut body = resp.into_body();
+    // Read the progress, then go away.
+    let first = tokio::time::timeout(Duration::from_secs(10), body.frame()).await.unwrap().unwrap().unwrap();
+    assert!(String::from_utf8_lossy(first.data_ref().unwrap()).contains("notifications/progress"));
+    drop(body);
+    let seen = tokio::time::timeout(Duration::from_secs(10), cancelled.recv()).await;
+    assert_eq!(seen.expect("the handler saw the cancellation"), Some(()));
+}
+
+#[tokio::test]
+async fn closing_the_service_ends_its_sessions() {
+    let s = Server::builder(Implementation::new("mounted", "1")).build();
+    let service = HttpService::new(&s, HttpOptions::default());
+    let init = json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}});
+    let resp = service.handle(post("/mcp", Body::from(init.to_string()))).await;
+    assert_eq!(resp.status(), 200);
+    assert_eq!(service.session_ids().len(), 1);
+    service.close();
+    assert!(service.session_ids().is_empty());
+}
