@@ -11,7 +11,9 @@
 
 #![warn(missing_docs)]
 
+pub mod auth;
 mod inline;
+pub mod naming;
 pub mod protocol;
 pub mod request_state;
 pub mod server;

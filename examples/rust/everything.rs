@@ -7,7 +7,11 @@
 //! `/messages`); `--stateless` builds a stateless server. `--mount` (with `--port`) serves the
 //! endpoint the way an application embeds it: mounted at `/mcp` in an axum app that also
 //! answers `GET /health` and runs an auth-like middleware (an `x-user` header becomes the host
-//! value `user`, which the `test_host_value` tool reads). Both eras are served: the
+//! value `user`, which the `test_host_value` tool reads). `--auth` (HTTP) protects the server
+//! as an OAuth resource server: tokens are JWTs of `FERRITE_AUTH_ISSUER` for the audience
+//! `FERRITE_AUTH_AUDIENCE` (the server's URL), keys from `FERRITE_AUTH_JWKS_URL`; every MCP
+//! request needs one, and the `whoami` tool (scope `mcp:whoami`) answers the token's subject.
+//! Both eras are served: the
 //! handshake revisions and 2026-07-28 (fixtures in `everything/modern.rs`).
 
 #[path = "everything/modern.rs"]
@@ -18,6 +22,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use base64::Engine as _;
+use ferrite_core::auth::{AuthConfig, ResourceServer};
 use ferrite_core::server::TemplateVariables;
 use ferrite_core::transport::{http, stdio};
 use ferrite_core::{
@@ -425,15 +430,28 @@ fn register_prompts(server: &Server) {
 }
 
 /// Build the everything server.
-fn build(stateless: bool) -> Result<Server, Box<dyn std::error::Error>> {
+fn build(stateless: bool, auth: Option<ResourceServer>) -> Result<Server, Box<dyn std::error::Error>> {
     let info = Implementation::new("ferrite-everything", "0.1.0");
-    let builder =
+    let mut builder =
         Server::builder(info).instructions("Ferrite's everything server: the MCP conformance fixture surface.");
+    let protected = auth.is_some();
+    if let Some(rs) = auth {
+        builder = builder.auth(rs);
+    }
     let server = if stateless { builder.stateless() } else { builder.stateful() }.build();
     register_tools(&server)?;
     register_resources(&server)?;
     register_prompts(&server);
     modern::register(&server)?;
+    if protected {
+        server.add_tool(
+            Tool::new("whoami", json!({"type": "object", "additionalProperties": false}))
+                .with_description("Answers the subject of the caller's access token (needs scope mcp:whoami)"),
+            |_args: Value, ctx: RequestContext| async move {
+                Ok(CallToolResult::text(ctx.subject().unwrap_or_default().to_owned()))
+            },
+        )?;
+    }
     server.enable_logging();
     // Handshake-era sessions subscribe with resources/subscribe; 2026-07-28 clients (any
     // mode) through listen streams.
@@ -443,9 +461,25 @@ fn build(stateless: bool) -> Result<Server, Box<dyn std::error::Error>> {
     Ok(server)
 }
 
-const USAGE: &str = "usage: everything [--port N [--mount]] [--stateless] [--legacy-sse]\n  \
+/// The resource-server configuration of `--auth`, from the environment.
+fn auth_from_env() -> Result<ResourceServer, String> {
+    let var = |n: &str| std::env::var(n).map_err(|_| format!("--auth needs {n} in the environment"));
+    let (issuer, audience, jwks) =
+        (var("FERRITE_AUTH_ISSUER")?, var("FERRITE_AUTH_AUDIENCE")?, var("FERRITE_AUTH_JWKS_URL")?);
+    let config = AuthConfig::from_value(json!({
+        "resource": audience,
+        "authorization_servers": [issuer],
+        "tool_scopes": {"whoami": ["mcp:whoami"]},
+        "jwt": {"issuer": issuer, "jwks_url": jwks},
+    }))
+    .map_err(|e| e.to_string())?;
+    ResourceServer::from_config(config).map_err(|e| e.to_string())
+}
+
+const USAGE: &str = "usage: everything [--port N [--mount]] [--stateless] [--legacy-sse] [--auth]\n  \
     no --port: serve stdio; --port N: Streamable HTTP on 127.0.0.1:N at /mcp;\n  \
-    --mount: the endpoint mounted in an axum app (GET /health, an x-user middleware)";
+    --mount: the endpoint mounted in an axum app (GET /health, an x-user middleware);\n  \
+    --auth: require bearer JWTs (FERRITE_AUTH_ISSUER, FERRITE_AUTH_AUDIENCE, FERRITE_AUTH_JWKS_URL)";
 
 /// The command line.
 struct Args {
@@ -453,16 +487,18 @@ struct Args {
     stateless: bool,
     legacy_sse: bool,
     mount: bool,
+    auth: bool,
 }
 
 fn parse_args() -> Result<Args, String> {
-    let mut args = Args { port: None, stateless: false, legacy_sse: false, mount: false };
+    let mut args = Args { port: None, stateless: false, legacy_sse: false, mount: false, auth: false };
     let mut it = std::env::args().skip(1);
     while let Some(a) = it.next() {
         match a.as_str() {
             "--stateless" => args.stateless = true,
             "--legacy-sse" => args.legacy_sse = true,
             "--mount" => args.mount = true,
+            "--auth" => args.auth = true,
             "--port" => {
                 let p = it.next().and_then(|p| p.parse::<u16>().ok()).ok_or("--port needs a port number")?;
                 args.port = Some(p);
@@ -472,6 +508,9 @@ fn parse_args() -> Result<Args, String> {
     }
     if args.mount && args.port.is_none() {
         return Err("--mount needs --port".to_owned());
+    }
+    if args.auth && args.port.is_none() {
+        return Err("--auth needs --port (tokens travel in HTTP headers)".to_owned());
     }
     Ok(args)
 }
@@ -485,7 +524,18 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
     };
     let (stateless, port) = (args.stateless, args.port);
-    let server = build(stateless)?;
+    let auth = if args.auth {
+        match auth_from_env() {
+            Ok(rs) => Some(rs),
+            Err(e) => {
+                eprintln!("everything: {e}");
+                std::process::exit(2);
+            }
+        }
+    } else {
+        None
+    };
+    let server = build(stateless, auth)?;
     if args.mount {
         server.add_tool(
             Tool::new("test_host_value", json!({"type": "object", "additionalProperties": false}))

@@ -284,7 +284,13 @@ impl RequestContext {
         self.inner.info.extension::<T>()
     }
 
-    /// The caller's verified subject, when the transport authenticated it.
+    /// The caller's verified identity (subject, client, scopes, expiry, claims), when the
+    /// request was authenticated.
+    pub fn identity(&self) -> Option<&crate::auth::Identity> {
+        self.inner.info.identity()
+    }
+
+    /// The caller's verified subject, when the request was authenticated.
     pub fn subject(&self) -> Option<&str> {
         self.inner.info.subject()
     }

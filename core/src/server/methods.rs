@@ -15,6 +15,7 @@ use super::handler::HandlerError;
 use super::pagination;
 use super::reply::{Finished, RoundInput};
 use super::{read, RequestContext, Server};
+use crate::auth::{self, Target};
 use crate::protocol::model::{
     CacheHint, CallToolResult, CompleteRequest, CompleteResult, CompletionReference, ForVersion as _, LoggingLevel,
     Meta, Prompt, Resource, ResourceTemplate, Tool,
@@ -110,8 +111,9 @@ impl Server {
         match method {
             "tools/list" => {
                 let p = params_map(params, method)?;
-                let tools: Vec<Tool> =
+                let mut tools: Vec<Tool> =
                     read(&self.inner.registry).tools.values().map(|e| e.tool.for_version(version)).collect();
+                self.hide_unauthorized(&ctx, &mut tools, Target::Tool, |t| &t.name);
                 let (items, next_cursor) = pagination::page(&tools, cursor_of(&p)?, page_size)?;
                 let page = ListPage { items: ListItems { key: "tools", items }, next_cursor };
                 self.finish(&ctx, page, Some(hints.tools_list))
@@ -119,8 +121,9 @@ impl Server {
             "tools/call" => self.call_tool(params, ctx).await,
             "resources/list" => {
                 let p = params_map(params, method)?;
-                let list: Vec<Resource> =
+                let mut list: Vec<Resource> =
                     read(&self.inner.registry).resources.values().map(|e| e.resource.for_version(version)).collect();
+                self.hide_unauthorized(&ctx, &mut list, Target::Resource, |r| &r.uri);
                 let (items, next_cursor) = pagination::page(&list, cursor_of(&p)?, page_size)?;
                 let page = ListPage { items: ListItems { key: "resources", items }, next_cursor };
                 self.finish(&ctx, page, Some(hints.resources_list))
@@ -136,8 +139,9 @@ impl Server {
             "resources/read" => self.read_resource(params, ctx).await,
             "prompts/list" => {
                 let p = params_map(params, method)?;
-                let list: Vec<Prompt> =
+                let mut list: Vec<Prompt> =
                     read(&self.inner.registry).prompts.values().map(|e| e.prompt.for_version(version)).collect();
+                self.hide_unauthorized(&ctx, &mut list, Target::Prompt, |p| &p.name);
                 let (items, next_cursor) = pagination::page(&list, cursor_of(&p)?, page_size)?;
                 let page = ListPage { items: ListItems { key: "prompts", items }, next_cursor };
                 self.finish(&ctx, page, Some(hints.prompts_list))
@@ -188,9 +192,43 @@ impl Server {
         self.decorate_value(value)
     }
 
+    /// Leave out of a list what the caller lacks a scope for, when the server hides such
+    /// things.
+    fn hide_unauthorized<T>(
+        &self,
+        ctx: &RequestContext,
+        items: &mut Vec<T>,
+        target: Target,
+        name: impl Fn(&T) -> &str,
+    ) {
+        if let (Some(auth), Some(id)) = (&self.inner.auth, ctx.identity()) {
+            items.retain(|item| auth.visible(id, target, name(item)));
+        }
+    }
+
+    /// Refuse a request whose caller lacks a scope the target needs. Over HTTP the transport
+    /// has already answered such a request with 403 and the step-up challenge; this is for a
+    /// host that drives the server with an identity of its own.
+    fn check_scopes(&self, ctx: &RequestContext, target: Target, name: &str) -> Result<(), ErrorObject> {
+        let (Some(auth), Some(id)) = (&self.inner.auth, ctx.identity()) else { return Ok(()) };
+        let missing = auth.missing_scopes(id, target, name);
+        if missing.is_empty() {
+            return Ok(());
+        }
+        Err(ErrorObject::new(
+            auth::INSUFFICIENT_SCOPE,
+            format!("Insufficient scope: {name} needs {}", missing.join(" ")),
+        )
+        .with_data(serde_json::json!({
+            "requiredScopes": auth.required_scopes(target, name),
+            "missingScopes": missing,
+        })))
+    }
+
     async fn call_tool(&self, params: Option<Value>, ctx: RequestContext) -> Outcome {
         let mut p = params_map(params, "tools/call")?;
         let name = required_str(&mut p, "name", "tools/call")?;
+        self.check_scopes(&ctx, Target::Tool, &name)?;
         let arguments = match p.remove("arguments") {
             None | Some(Value::Null) => Value::Object(Map::new()),
             Some(v @ Value::Object(_)) => v,
@@ -244,6 +282,7 @@ impl Server {
     async fn read_resource(&self, params: Option<Value>, ctx: RequestContext) -> Outcome {
         let mut p = params_map(params, "resources/read")?;
         let uri = required_str(&mut p, "uri", "resources/read")?;
+        self.check_scopes(&ctx, Target::Resource, &uri)?;
         let found = {
             let reg = read(&self.inner.registry);
             match reg.resources.get(&uri) {
@@ -278,6 +317,7 @@ impl Server {
     async fn get_prompt(&self, params: Option<Value>, ctx: RequestContext) -> Outcome {
         let mut p = params_map(params, "prompts/get")?;
         let name = required_str(&mut p, "name", "prompts/get")?;
+        self.check_scopes(&ctx, Target::Prompt, &name)?;
         let arguments = match p.remove("arguments") {
             None | Some(Value::Null) => Map::new(),
             Some(Value::Object(m)) => m,

@@ -48,6 +48,7 @@ use registry::Registry;
 pub use reply::MAX_INPUT_ROUNDS;
 pub use request_info::{HostValues, RemoteAddr, RequestInfo, SENSITIVE_HEADERS};
 
+use crate::auth::ResourceServer;
 use crate::protocol::model::{ForVersion as _, Implementation};
 use crate::protocol::ProtocolVersion;
 use crate::request_state::{RequestStateSealer, SealingKey};
@@ -139,6 +140,8 @@ pub(crate) struct ServerInner {
     sealer: RwLock<Arc<RequestStateSealer>>,
     /// The server info carried in `_meta` of 2026-07-28 results, serialized once.
     modern_server_info: String,
+    /// The resource-server configuration, when requests must carry a bearer token.
+    auth: Option<Arc<ResourceServer>>,
 }
 
 /// The core methods a custom method may not replace.
@@ -197,6 +200,7 @@ pub struct ServerBuilder {
     info: Implementation,
     instructions: Option<String>,
     mode: ServerMode,
+    auth: Option<Arc<ResourceServer>>,
 }
 
 impl ServerBuilder {
@@ -223,6 +227,13 @@ impl ServerBuilder {
         self.mode = mode;
         self
     }
+    /// Protect the server as an OAuth resource server: over HTTP every request needs a bearer
+    /// token the configuration's verifier accepts, the metadata is served, and tools,
+    /// prompts and resources need their configured scopes.
+    pub fn auth(mut self, auth: impl Into<Arc<ResourceServer>>) -> Self {
+        self.auth = Some(auth.into());
+        self
+    }
     /// Build the server. Request states are sealed with a key generated now; a fleet of
     /// instances shares one with [`Server::set_request_state_keys`].
     pub fn build(self) -> Server {
@@ -242,6 +253,7 @@ impl ServerBuilder {
                 next_listen: AtomicU64::new(0),
                 in_process: Arc::new(ConnectionState::new("in-process")),
                 sealer: RwLock::new(Arc::new(RequestStateSealer::new(fresh_key()))),
+                auth: self.auth,
             }),
         }
     }
@@ -252,7 +264,7 @@ impl Server {
     /// stateful, the `logging` capability on, tool arguments validated against their input
     /// schema.
     pub fn builder(info: Implementation) -> ServerBuilder {
-        ServerBuilder { info, instructions: None, mode: ServerMode::Stateful }
+        ServerBuilder { info, instructions: None, mode: ServerMode::Stateful, auth: None }
     }
 
     /// A server named `name` at `version`, with the defaults of [`Server::builder`].
@@ -268,6 +280,11 @@ impl Server {
     /// The instructions, if any.
     pub fn instructions(&self) -> Option<&str> {
         self.inner.instructions.as_deref()
+    }
+
+    /// The resource-server configuration, when the server is protected.
+    pub fn auth(&self) -> Option<&Arc<ResourceServer>> {
+        self.inner.auth.as_ref()
     }
 
     /// The mode the server was built with.

@@ -12,6 +12,8 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
+use crate::auth::Identity;
+
 /// The peer address of an HTTP request, as a request extension. Ferrite's own listener inserts
 /// it; a host server that mounts the endpoint inserts it when it knows the address.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -26,7 +28,7 @@ pub struct HostValues(pub Map<String, Value>);
 #[derive(Clone, Default)]
 pub struct RequestInfo {
     http: Option<Arc<http::request::Parts>>,
-    subject: Option<Arc<str>>,
+    identity: Option<Arc<Identity>>,
 }
 
 /// Headers never shown by `Debug` (credentials).
@@ -53,19 +55,24 @@ impl std::fmt::Debug for RequestInfo {
                 d.field("remote_addr", &addr);
             }
         }
-        d.field("subject", &self.subject.as_ref().map(|_| "<set>")).finish()
+        d.field("identity", &self.identity).finish()
     }
 }
 
 impl RequestInfo {
     /// Info for a request that came over HTTP with this head.
     pub fn from_http(parts: Arc<http::request::Parts>) -> Self {
-        RequestInfo { http: Some(parts), subject: None }
+        RequestInfo { http: Some(parts), identity: None }
     }
-    /// The same info with the caller's verified subject.
-    pub fn with_subject(mut self, subject: impl Into<Arc<str>>) -> Self {
-        self.subject = Some(subject.into());
+    /// The same info with the caller's verified identity (what the HTTP transport sets after
+    /// verifying a bearer token; a host that authenticates by other means may set its own).
+    pub fn with_identity(mut self, identity: impl Into<Arc<Identity>>) -> Self {
+        self.identity = Some(identity.into());
         self
+    }
+    /// The same info with an identity that has only this subject.
+    pub fn with_subject(self, subject: impl Into<Arc<str>>) -> Self {
+        self.with_identity(Identity::new(subject))
     }
     /// The HTTP request head, when the request came over HTTP.
     pub fn http(&self) -> Option<&http::request::Parts> {
@@ -104,13 +111,18 @@ impl RequestInfo {
     pub fn extension<T: Send + Sync + 'static>(&self) -> Option<&T> {
         self.http.as_deref().and_then(|p| p.extensions.get::<T>())
     }
-    /// The caller's verified subject, when the transport authenticated it.
+    /// The caller's verified identity, when the request was authenticated.
+    pub fn identity(&self) -> Option<&Identity> {
+        self.identity.as_deref()
+    }
+    /// The caller's verified subject (the identity's), when the request was authenticated.
     pub fn subject(&self) -> Option<&str> {
-        self.subject.as_deref()
+        self.identity.as_deref().map(Identity::subject)
     }
     /// The request head as JSON for a host language: `{"method", "path", "headers": {name:
     /// value, ...} (sensitive ones included: the handler is trusted), "remoteAddr",
-    /// "hostValues"}`; `null` for stdio and in-process calls.
+    /// "hostValues", "identity"}` (the identity as [`Identity::to_json`], or `null`; never the
+    /// token); `null` for stdio and in-process calls.
     pub fn to_json(&self) -> Value {
         let Some(p) = self.http.as_deref() else { return Value::Null };
         let mut headers = Map::new();
@@ -134,6 +146,7 @@ impl RequestInfo {
         m.insert("headers".into(), Value::Object(headers));
         m.insert("remoteAddr".into(), self.remote_addr().map_or(Value::Null, |a| Value::String(a.to_string())));
         m.insert("hostValues".into(), Value::Object(self.host_values().cloned().unwrap_or_default()));
+        m.insert("identity".into(), self.identity.as_deref().map_or(Value::Null, Identity::to_json));
         Value::Object(m)
     }
 }
@@ -168,7 +181,10 @@ mod tests {
         assert_eq!(j["headers"]["accept"], "a, b");
         assert_eq!(j["remoteAddr"], "10.0.0.1:5000");
         assert_eq!(j["hostValues"], json!({"user": "ada"}));
+        assert_eq!(j["identity"], Value::Null);
         assert_eq!(RequestInfo::default().to_json(), Value::Null);
+        let with = i.with_identity(Identity::new("ada").with_scopes(["s"]));
+        assert_eq!((with.subject(), with.to_json()["identity"]["scopes"].clone()), (Some("ada"), json!(["s"])));
     }
 
     #[test]

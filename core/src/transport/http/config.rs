@@ -41,36 +41,7 @@ impl HttpConfigError {
     }
 }
 
-/// `max_body_bytes` → `maxBodyBytes`.
-pub fn camel_case(snake: &str) -> String {
-    let mut out = String::with_capacity(snake.len());
-    let mut upper = false;
-    for c in snake.chars() {
-        if c == '_' {
-            upper = true;
-        } else if upper {
-            out.extend(c.to_uppercase());
-            upper = false;
-        } else {
-            out.push(c);
-        }
-    }
-    out
-}
-
-/// `maxBodyBytes` → `max_body_bytes` (snake_case keys are returned as they are).
-pub fn snake_case(key: &str) -> String {
-    let mut out = String::with_capacity(key.len() + 4);
-    for c in key.chars() {
-        if c.is_ascii_uppercase() {
-            out.push('_');
-            out.push(c.to_ascii_lowercase());
-        } else {
-            out.push(c);
-        }
-    }
-    out
-}
+pub use crate::naming::{camel_case, snake_case};
 
 /// How a POST carrying requests is answered, by name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]

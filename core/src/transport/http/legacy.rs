@@ -23,11 +23,15 @@ use crate::server::Peer;
 use crate::sync::lock;
 
 pub(super) async fn handle_sse(State(st): State<Arc<HttpState>>, req: Request<Body>) -> Response {
-    let h = req.headers();
-    if let Err(r) = check_host(&st, h) {
+    let (mut parts, _) = req.into_parts();
+    if let Err(r) = check_host(&st, &parts.headers) {
         return r;
     }
-    let session = match st.sessions.create() {
+    if let Err(r) = super::auth::authenticate(&st, &mut parts).await {
+        return r;
+    }
+    let owner = parts.extensions.get::<crate::auth::Identity>().map(|i| i.subject().to_owned());
+    let session = match st.sessions.create(owner.as_deref()) {
         Ok(s) => s,
         Err(e) => return reject(StatusCode::INTERNAL_SERVER_ERROR, &format!("no randomness for a session id: {e}")),
     };
@@ -60,8 +64,11 @@ pub(super) async fn handle_messages(
     Query(q): Query<MessagesQuery>,
     req: Request<Body>,
 ) -> Response {
-    let (parts, body) = req.into_parts();
+    let (mut parts, body) = req.into_parts();
     if let Err(r) = check_host(&st, &parts.headers) {
+        return r;
+    }
+    if let Err(r) = super::auth::authenticate(&st, &mut parts).await {
         return r;
     }
     let content_type = parts.headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("");
@@ -71,7 +78,8 @@ pub(super) async fn handle_messages(
             "Unsupported Media Type: Content-Type must be application/json",
         );
     }
-    let session = match st.sessions.lookup(q.session_id.as_deref()) {
+    let subject = parts.extensions.get::<crate::auth::Identity>().map(|i| i.subject());
+    let session = match st.sessions.lookup(q.session_id.as_deref(), subject) {
         Ok(s) => s,
         Err(_) => return reject(StatusCode::NOT_FOUND, "Session not found: open GET /sse first"),
     };

@@ -15,6 +15,7 @@
 // request, so its size does not matter.
 #![allow(clippy::result_large_err)]
 
+mod auth;
 pub mod config;
 mod legacy;
 mod peer;
@@ -45,6 +46,7 @@ use self::peer::{SseBody, StreamPeer};
 use self::security::HostPolicy;
 use self::session::{InMemorySessionStore, Lookup, Session, SessionManager, SessionStore};
 use self::sse::{encode_event, EventStore, InMemoryEventStore, StreamHub};
+use crate::auth::Identity;
 use crate::protocol::{ErrorObject, OutboundResponse, ProtocolVersion, RequestId};
 use crate::server::{Peer, RemoteAddr, RequestInfo, Server};
 
@@ -180,12 +182,24 @@ pub fn router(server: &Server, options: HttpOptions) -> Router {
 
 fn router_for(state: Arc<HttpState>, path: &str) -> Router {
     let mut r = Router::new().route(path, endpoint(&state));
+    if let Some(rs) = state.server.auth() {
+        for p in rs.metadata_paths() {
+            if p != path {
+                r = r.route(&p, axum::routing::any(serve_metadata));
+            }
+        }
+    }
     if state.opts.legacy_sse {
         r = r
             .route(&state.opts.legacy_sse_path, axum::routing::get(legacy::handle_sse))
             .route(&state.opts.legacy_messages_path, post(legacy::handle_messages));
     }
     r.with_state(state)
+}
+
+async fn serve_metadata(State(st): State<Arc<HttpState>>, req: Request<Body>) -> Response {
+    auth::metadata_response(&st, req.method(), req.uri().path())
+        .unwrap_or_else(|| reject(StatusCode::NOT_FOUND, "Not Found"))
 }
 
 /// POST, GET and DELETE of the endpoint.
@@ -223,7 +237,12 @@ fn request_info(mut parts: http::request::Parts) -> RequestInfo {
             parts.extensions.insert(RemoteAddr(addr));
         }
     }
-    RequestInfo::from_http(Arc::new(parts))
+    let identity = parts.extensions.get::<Identity>().cloned();
+    let info = RequestInfo::from_http(Arc::new(parts));
+    match identity {
+        Some(id) => info.with_identity(id),
+        None => info,
+    }
 }
 
 /// The Streamable HTTP endpoint as a service that any HTTP server can drive: a request head
@@ -255,11 +274,22 @@ impl HttpService {
         B::Error: Into<axum::BoxError>,
     {
         use tower::ServiceExt as _;
+        if let Some(r) = auth::metadata_response(&self.state, req.method(), req.uri().path()) {
+            return r;
+        }
         let req = req.map(Body::new);
         match self.service.clone().oneshot(req).await {
             Ok(r) => r,
             Err(never) => match never {},
         }
+    }
+
+    /// The Protected Resource Metadata of a protected server: where it must be served (the
+    /// URL every challenge names) and the document. [`HttpService::handle`] answers a GET for
+    /// its paths itself, so a host routes `/.well-known/oauth-protected-resource*` to the
+    /// service too (or serves the document on its own).
+    pub fn protected_resource_metadata(&self) -> Option<(&str, &serde_json::Value)> {
+        self.state.server.auth().map(|rs| (rs.metadata_url(), rs.metadata()))
     }
 
     /// The endpoint path of the options (informational: [`HttpService::handle`] serves any).
@@ -440,8 +470,12 @@ fn header_version(h: &HeaderMap) -> Result<Option<ProtocolVersion>, Response> {
     }
 }
 
-fn find_session(st: &HttpState, h: &HeaderMap) -> Result<Arc<Session>, Response> {
-    st.sessions.lookup(header_str(h, SESSION_HEADER)).map_err(|e| match e {
+/// The session a request names. A session belongs to the subject that created it: another
+/// subject's request on it is answered as for an unknown session (404), so session ids cannot
+/// be probed across users.
+fn find_session(st: &HttpState, parts: &http::request::Parts) -> Result<Arc<Session>, Response> {
+    let subject = parts.extensions.get::<Identity>().map(Identity::subject);
+    st.sessions.lookup(header_str(&parts.headers, SESSION_HEADER), subject).map_err(|e| match e {
         Lookup::Missing => reject(StatusCode::BAD_REQUEST, "Bad Request: Mcp-Session-Id header is required"),
         Lookup::Unknown => error_response(
             StatusCode::NOT_FOUND,
@@ -469,10 +503,14 @@ pub(super) async fn read_body(st: &HttpState, body: Body, headers: &HeaderMap) -
 // ----- GET -----
 
 async fn handle_get(State(st): State<Arc<HttpState>>, req: Request<Body>) -> Response {
-    let h = req.headers();
-    if let Err(r) = check_host(&st, h) {
+    let (mut parts, _) = req.into_parts();
+    if let Err(r) = check_host(&st, &parts.headers) {
         return r;
     }
+    if let Err(r) = auth::authenticate(&st, &mut parts).await {
+        return r;
+    }
+    let h = &parts.headers;
     if st.server.is_stateless() {
         return method_not_allowed("this server is stateless");
     }
@@ -486,7 +524,7 @@ async fn handle_get(State(st): State<Arc<HttpState>>, req: Request<Body>) -> Res
     if let Err(r) = header_version(h) {
         return r;
     }
-    let session = match find_session(&st, h) {
+    let session = match find_session(&st, &parts) {
         Ok(s) => s,
         Err(r) => return r,
     };
@@ -530,10 +568,14 @@ async fn handle_get(State(st): State<Arc<HttpState>>, req: Request<Body>) -> Res
 // ----- DELETE -----
 
 async fn handle_delete(State(st): State<Arc<HttpState>>, req: Request<Body>) -> Response {
-    let h = req.headers();
-    if let Err(r) = check_host(&st, h) {
+    let (mut parts, _) = req.into_parts();
+    if let Err(r) = check_host(&st, &parts.headers) {
         return r;
     }
+    if let Err(r) = auth::authenticate(&st, &mut parts).await {
+        return r;
+    }
+    let h = &parts.headers;
     if st.server.is_stateless() {
         return method_not_allowed("this server is stateless");
     }
@@ -543,7 +585,7 @@ async fn handle_delete(State(st): State<Arc<HttpState>>, req: Request<Body>) -> 
     if let Err(r) = header_version(h) {
         return r;
     }
-    match find_session(&st, h) {
+    match find_session(&st, &parts) {
         Ok(s) => {
             st.sessions.terminate(s.id());
             let mut r = Response::new(Body::empty());

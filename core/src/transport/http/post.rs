@@ -41,15 +41,21 @@ struct Accepts {
 }
 
 pub(super) async fn handle_post(State(st): State<Arc<HttpState>>, req: Request<Body>) -> Response {
-    let (parts, body) = req.into_parts();
+    let (mut parts, body) = req.into_parts();
     let accepts = match check_request(&st, &parts.headers) {
         Ok(a) => a,
         Err(r) => return r,
     };
+    if let Err(r) = super::auth::authenticate(&st, &mut parts).await {
+        return r;
+    }
     let payload = match read_payload(&st, body, &parts.headers).await {
         Ok(p) => p,
         Err(r) => return r,
     };
+    if let Err(r) = super::auth::check_scopes(&st, &parts, &payload) {
+        return r;
+    }
     match era_of(&payload, &parts.headers) {
         Era::Modern => post_modern(&st, parts, payload, accepts).await,
         Era::Handshake => post_handshake(&st, parts, payload, accepts).await,
@@ -193,7 +199,8 @@ fn payload_requests(p: &Payload) -> Vec<RequestId> {
 
 /// The connection a handshake-era POST runs against: a transient one (stateless), a new
 /// session (`initialize` without a session id), or the session it names.
-fn handshake_target(st: &HttpState, h: &HeaderMap, init: bool) -> Result<Target, Response> {
+fn handshake_target(st: &HttpState, parts: &Parts, init: bool) -> Result<Target, Response> {
+    let h = &parts.headers;
     if st.server.is_stateless() {
         let version = if init {
             ProtocolVersion::LATEST_HANDSHAKE
@@ -209,7 +216,8 @@ fn handshake_target(st: &HttpState, h: &HeaderMap, init: bool) -> Result<Target,
         return Ok(Target { conn, session: None, new_session: false });
     }
     if init && h.get(SESSION_HEADER).is_none() {
-        return match st.sessions.create() {
+        let owner = parts.extensions.get::<crate::auth::Identity>().map(|i| i.subject());
+        return match st.sessions.create(owner) {
             Ok(s) => Ok(Target { conn: s.conn.clone(), session: Some(s), new_session: true }),
             Err(e) => Err(error_response(
                 StatusCode::INTERNAL_SERVER_ERROR,
@@ -221,13 +229,13 @@ fn handshake_target(st: &HttpState, h: &HeaderMap, init: bool) -> Result<Target,
     if !init {
         header_version(h)?;
     }
-    let s = find_session(st, h)?;
+    let s = find_session(st, parts)?;
     Ok(Target { conn: s.conn.clone(), session: Some(s), new_session: false })
 }
 
 async fn post_handshake(st: &Arc<HttpState>, parts: Parts, payload: Payload, accepts: Accepts) -> Response {
     let init = is_initialize(&payload);
-    let target = match handshake_target(st, &parts.headers, init) {
+    let target = match handshake_target(st, &parts, init) {
         Ok(t) => t,
         Err(r) => return r,
     };

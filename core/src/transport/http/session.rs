@@ -33,6 +33,8 @@ pub struct Session {
     streams: Mutex<HashMap<String, Weak<StreamHub>>>,
     pub(crate) get_stream: Mutex<Option<Weak<StreamHub>>>,
     pub(crate) ended: CancellationToken,
+    /// The subject that created the session (protected servers); only it may use it.
+    owner: Option<Arc<str>>,
 }
 
 impl std::fmt::Debug for Session {
@@ -42,8 +44,9 @@ impl std::fmt::Debug for Session {
 }
 
 impl Session {
-    pub(crate) fn new(id: String) -> Self {
+    pub(crate) fn new(id: String, owner: Option<&str>) -> Self {
         Session {
+            owner: owner.map(Arc::from),
             conn: Arc::new(ConnectionState::new(id.clone())),
             id,
             pending: PendingRequests::new(),
@@ -168,8 +171,9 @@ impl SessionManager {
         SessionManager { store, idle_timeout }
     }
 
-    pub(crate) fn create(&self) -> Result<Arc<Session>, getrandom::Error> {
-        let s = Arc::new(Session::new(new_session_id()?));
+    /// A new session, owned by `owner` (the creating request's subject) when there is one.
+    pub(crate) fn create(&self, owner: Option<&str>) -> Result<Arc<Session>, getrandom::Error> {
+        let s = Arc::new(Session::new(new_session_id()?, owner));
         self.store.insert(s.clone());
         Ok(s)
     }
@@ -180,10 +184,14 @@ impl SessionManager {
         }
     }
 
-    /// Find the session named by a header value; expired sessions are ended on sight.
-    pub(crate) fn lookup(&self, header: Option<&str>) -> Result<Arc<Session>, Lookup> {
+    /// Find the session named by a header value, for a request by `subject`; expired sessions
+    /// are ended on sight, and another subject's session is not found.
+    pub(crate) fn lookup(&self, header: Option<&str>, subject: Option<&str>) -> Result<Arc<Session>, Lookup> {
         let id = header.ok_or(Lookup::Missing)?;
         let s = self.store.get(id).ok_or(Lookup::Unknown)?;
+        if s.owner.as_deref() != subject {
+            return Err(Lookup::Unknown);
+        }
         if self.is_expired(&s) {
             self.discard(id);
             return Err(Lookup::Unknown);
@@ -248,21 +256,21 @@ mod tests {
     #[test]
     fn lookup_distinguishes_missing_and_unknown_and_expires() {
         let m = SessionManager::new(Arc::new(InMemorySessionStore::default()), Some(Duration::from_millis(0)));
-        assert_eq!(m.lookup(None).unwrap_err(), Lookup::Missing);
-        assert_eq!(m.lookup(Some("nope")).unwrap_err(), Lookup::Unknown);
-        let s = m.create().unwrap();
+        assert_eq!(m.lookup(None, None).unwrap_err(), Lookup::Missing);
+        assert_eq!(m.lookup(Some("nope"), None).unwrap_err(), Lookup::Unknown);
+        let s = m.create(None).unwrap();
         std::thread::sleep(Duration::from_millis(5));
-        assert_eq!(m.lookup(Some(s.id())).unwrap_err(), Lookup::Unknown, "expired");
+        assert_eq!(m.lookup(Some(s.id()), None).unwrap_err(), Lookup::Unknown, "expired");
         assert!(s.ended.is_cancelled());
     }
 
     #[test]
     fn terminate_ends_the_session() {
         let m = SessionManager::new(Arc::new(InMemorySessionStore::default()), None);
-        let s = m.create().unwrap();
-        assert!(m.lookup(Some(s.id())).is_ok());
+        let s = m.create(None).unwrap();
+        assert!(m.lookup(Some(s.id()), None).is_ok());
         assert!(m.terminate(s.id()));
         assert!(!m.terminate(s.id()));
-        assert_eq!(m.lookup(Some(s.id())).unwrap_err(), Lookup::Unknown);
+        assert_eq!(m.lookup(Some(s.id()), None).unwrap_err(), Lookup::Unknown);
     }
 }
