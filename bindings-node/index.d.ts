@@ -9,8 +9,31 @@
  */
 export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-wasip1'
 
+/** A connection to the server held by JS (`server.connection()`). */
+export declare class NativeConnection {
+  /** The connection's id (what `ctx.connectionId` reads and `pingClient` takes). */
+  get id(): string
+  /**
+   * Handle raw wire text (a message or a batch, or the client's answer to a server request)
+   * against this connection; resolves to the response text ("" for none).
+   */
+  handleRaw(text: string): Promise<string>
+  /**
+   * Close the connection: requests waiting for the client's answer fail, and it no longer
+   * receives server-wide notifications. Idempotent.
+   */
+  close(): void
+}
+
 /** The core server, owned by a JS `Server`. */
 export declare class NativeServer {
+  /**
+   * A new connection with its own state. `onMessage(text)`, when given, receives what the
+   * server sends on it (notifications and server-to-client requests, as wire text), and
+   * the connection is registered for server-wide notifications; without it the
+   * connection has no channel back (like `handleRaw`).
+   */
+  connection(onMessage?: ((message: string) => void) | undefined | null): NativeConnection
   /**
    * `{requestId, protocolVersion, connectionId, progressToken, meta, stateless, modern,
    * resubmission, requestState}` (JSON).
@@ -30,6 +53,11 @@ export declare class NativeServer {
   ctxInputResponseAs(slot: number, key: string, kind: string): string | null
   /** The settings the client declared for extension `id` on this request (JSON), or `null`. */
   ctxClientExtension(slot: number, id: string): string | null
+  /**
+   * The HTTP request head (`{method, path, headers, remoteAddr, hostValues}`, the core's
+   * `RequestInfo::to_json`), or `null` for stdio and in-process requests.
+   */
+  ctxRequestInfo(slot: number): string
   /** A request header by case-insensitive name (HTTP only), or `null`. */
   ctxHeader(slot: number, name: string): string | null
   /** Whether the request was cancelled (false once it finished). */
@@ -59,17 +87,18 @@ export declare class NativeServer {
   /**
    * A server-to-client request; resolves to an envelope (`{"ok": result}` or
    * `{"error": {kind, message, code?, data?}}`). `kind`: "sample" (`argsJson` =
-   * CreateMessageParams), "elicit" (`{message, requestedSchema}`), "elicitUrl" (`{message,
-   * url, elicitationId}`), "listRoots", or "request" (`{method, params?}`).
+   * `CreateMessageParams`, `maxTokens` defaulting to the core's
+   * `CreateMessageParams::DEFAULT_MAX_TOKENS`), "elicit" (`argsJson` = the core's
+   * `ElicitRequestParams`: `{message, requestedSchema}`, or `{mode: "url", message, url,
+   * elicitationId}`), "listRoots", or "request" (`{method, params?}`).
    */
   ctxRequest(slot: number, kind: string, argsJson: string): Promise<string>
   /**
-   * Serve Streamable HTTP. `optionsJson`: `{host?, port?, path?, responseMode?,
-   * maxBodyBytes?, sessionIdleTimeoutSecs?, legacySse?, allowedHosts?, allowedOrigins?,
-   * allowAnyHost?, sseRetryMs?, resumable?}` (default 127.0.0.1, port 0 = any free port,
-   * `/mcp`, loopback hosts and origins only). `onListening(addressJson)` is called once bound with
-   * `{host, port}`; the returned promise settles when serving ends (after `close()`), or
-   * rejects when binding fails. While it is pending it keeps Node alive.
+   * Serve Streamable HTTP. `optionsJson` is the core's `HttpConfig` (camelCase or
+   * snake_case keys; see the README's table); a bad option throws a `TypeError` naming it.
+   * `onListening(addressJson)` is called once bound with `{host, port, path}`; the returned
+   * promise settles when serving ends (after `close()`), or rejects when binding fails.
+   * While it is pending it keeps Node alive.
    */
   listen(optionsJson: string, onListening: (addressJson: string) => void): Promise<void>
   /**
@@ -117,7 +146,9 @@ export declare class NativeServer {
   addSkillDir(root: string, dir: string): void
   /**
    * `optionsJson`: `{name, version, title?, description?, websiteUrl?, icons?,
-   * instructions?, stateful?, workerThreads?}`.
+   * instructions?, stateless?, stateful?, workerThreads?}`. The server has the core's
+   * defaults (stateful, logging on, input validation on) unless `stateless: true` (or
+   * `stateful: false`).
    */
   constructor(optionsJson: string)
   /** Register (or replace) a tool. `toolJson` is the MCP `Tool` descriptor. */
@@ -147,8 +178,8 @@ export declare class NativeServer {
   setArgumentCompleter(refJson: string, argument: string, handler: (slot: number, payload: string) => string | Promise<string>): void
   /** Complete one argument from a fixed list (the values starting with the typed prefix). */
   setArgumentCandidates(refJson: string, argument: string, candidates: Array<string>): void
-  /** Advertise `logging` and accept `logging/setLevel`. */
-  enableLogging(): void
+  /** Advertise `logging` and accept `logging/setLevel` (the default), or stop. */
+  setLogging(enabled: boolean): void
   /**
    * Advertise `resources.subscribe`: `resources/subscribe` on handshake-era sessions of a
    * stateful server, per-URI updates on 2026-07-28 listen streams (any mode).
@@ -206,8 +237,22 @@ export declare class NativeServer {
 }
 
 /**
- * The core's `InputRequest` of `kind` ("elicit": `{message, requestedSchema}`, "elicitUrl":
- * `{message, url}`, "sample": `CreateMessageParams`, "listRoots"), serialized by the core
- * (`{"method", "params"}`). Invalid arguments throw a `TypeError`.
+ * The `maxTokens` of a sampling request that names none: the core's
+ * `CreateMessageParams::DEFAULT_MAX_TOKENS`.
+ */
+export declare function defaultMaxTokens(): number
+
+/**
+ * The variables `uri` binds in `uriTemplate` (RFC 6570, matched by the core's
+ * `UriTemplate`), as a JSON object; `null` when it does not match. A bad template throws a
+ * `TypeError`.
+ */
+export declare function matchUriTemplate(uriTemplate: string, uri: string): string | null
+
+/**
+ * The core's `InputRequest` of `kind` ("elicit": the core's `ElicitRequestParams`, form or
+ * `mode: "url"`; "sample": `CreateMessageParams`, `maxTokens` defaulting to the core's
+ * default; "listRoots"), serialized by the core (`{"method", "params"}`). Invalid arguments
+ * throw a `TypeError`.
  */
 export declare function mrtrInputRequest(kind: string, argsJson: string): string

@@ -835,5 +835,8 @@ function __napiStampBindingTarget(exportsObject, target) {
 // linked import resolves to `undefined`.
 module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __napiLoadedBindingTarget)
 module.exports = nativeBinding
+module.exports.NativeConnection = nativeBinding.NativeConnection
 module.exports.NativeServer = nativeBinding.NativeServer
+module.exports.defaultMaxTokens = nativeBinding.defaultMaxTokens
+module.exports.matchUriTemplate = nativeBinding.matchUriTemplate
 module.exports.mrtrInputRequest = nativeBinding.mrtrInputRequest

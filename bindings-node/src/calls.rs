@@ -14,6 +14,7 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 
+use ferrite_core::sync::{lock, read, write};
 use ferrite_core::RequestContext;
 use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
 use napi::Status;
@@ -44,25 +45,21 @@ pub(crate) struct Slot {
 
 impl Drop for Slot {
     fn drop(&mut self) {
-        self.calls.lock().remove(&self.id);
+        lock(&self.calls.live).remove(&self.id);
     }
 }
 
 impl Calls {
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<i64, Arc<Call>>> {
-        self.live.lock().unwrap_or_else(|p| p.into_inner())
-    }
-
     /// Register a request; it stays reachable from JS until the returned slot is dropped.
     pub(crate) fn enter(self: &Arc<Self>, ctx: RequestContext) -> Slot {
         let id = self.next.fetch_add(1, Ordering::Relaxed) + 1;
-        self.lock().insert(id, Arc::new(Call { ctx, watched: AtomicBool::new(false) }));
+        lock(&self.live).insert(id, Arc::new(Call { ctx, watched: AtomicBool::new(false) }));
         Slot { calls: self.clone(), id }
     }
 
     /// The running request in `slot`, if it has not finished.
     pub(crate) fn get(&self, slot: i64) -> Option<Arc<Call>> {
-        self.lock().get(&slot).cloned()
+        lock(&self.live).get(&slot).cloned()
     }
 
     /// JS wants to hear about `slot`'s cancellation. Returns whether it is already cancelled
@@ -77,7 +74,7 @@ impl Calls {
 
     /// Set the JS function told about cancelled slots.
     pub(crate) fn set_cancel_callback(&self, cb: CancelCallback) {
-        *self.on_cancel.write().unwrap_or_else(|p| p.into_inner()) = Some(Arc::new(cb));
+        *write(&self.on_cancel) = Some(Arc::new(cb));
     }
 
     /// The core cancelled the request in `slot`: tell JS if it is watching.
@@ -86,7 +83,7 @@ impl Calls {
         if !call.watched.load(Ordering::SeqCst) {
             return;
         }
-        let cb = self.on_cancel.read().unwrap_or_else(|p| p.into_inner()).clone();
+        let cb = read(&self.on_cancel).clone();
         if let Some(cb) = cb {
             // Non-blocking: a full queue or a closing environment only loses the abort of a
             // request whose response is suppressed anyway.

@@ -6,7 +6,10 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use ferrite_core::{CreateMessageParams, CreateMessageResult, ElicitResult, ListRootsResult, LoggingLevel};
+use ferrite_core::{
+    CreateMessageParams, CreateMessageResult, ElicitRequestParams, ElicitResult, ListRootsResult, LoggingLevel,
+    PeerError,
+};
 use napi::bindgen_prelude::Object;
 use napi::{Env, Error, Result};
 use napi_derive::napi;
@@ -87,6 +90,13 @@ impl NativeServer {
         Ok(live(&self.calls, slot)?.ctx.client_extension(&id).map(|v| v.to_string()))
     }
 
+    /// The HTTP request head (`{method, path, headers, remoteAddr, hostValues}`, the core's
+    /// `RequestInfo::to_json`), or `null` for stdio and in-process requests.
+    #[napi]
+    pub fn ctx_request_info(&self, slot: i64) -> Result<String> {
+        Ok(live(&self.calls, slot)?.ctx.request_info().to_json().to_string())
+    }
+
     /// A request header by case-insensitive name (HTTP only), or `null`.
     #[napi]
     pub fn ctx_header(&self, slot: i64, name: String) -> Result<Option<String>> {
@@ -157,8 +167,10 @@ impl NativeServer {
 
     /// A server-to-client request; resolves to an envelope (`{"ok": result}` or
     /// `{"error": {kind, message, code?, data?}}`). `kind`: "sample" (`argsJson` =
-    /// CreateMessageParams), "elicit" (`{message, requestedSchema}`), "elicitUrl" (`{message,
-    /// url, elicitationId}`), "listRoots", or "request" (`{method, params?}`).
+    /// `CreateMessageParams`, `maxTokens` defaulting to the core's
+    /// `CreateMessageParams::DEFAULT_MAX_TOKENS`), "elicit" (`argsJson` = the core's
+    /// `ElicitRequestParams`: `{message, requestedSchema}`, or `{mode: "url", message, url,
+    /// elicitationId}`), "listRoots", or "request" (`{method, params?}`).
     #[napi(ts_return_type = "Promise<string>")]
     pub fn ctx_request<'env>(
         &self,
@@ -171,29 +183,67 @@ impl NativeServer {
         let args: Value = parse(&args_json, "request arguments")?;
         self.spawn_string(env, async move {
             let ctx = &call.ctx;
-            let str_arg = |k: &str| args.get(k).and_then(Value::as_str).unwrap_or_default().to_owned();
+            let answer = |r: std::result::Result<Value, PeerError>| match r {
+                Ok(v) => envelope::ok(&v),
+                Err(e) => envelope::peer_error(&e),
+            };
+            fn value<T: serde::Serialize>(
+                r: std::result::Result<T, PeerError>,
+            ) -> std::result::Result<Value, PeerError> {
+                r.and_then(|v| serde_json::to_value(v).map_err(|e| PeerError::Malformed(e.to_string())))
+            }
             match kind.as_str() {
-                "sample" => match serde_json::from_value::<CreateMessageParams>(args.clone()) {
-                    Ok(p) => ctx.sample(p).await.map_or_else(|e| envelope::peer_error(&e), |r| envelope::ok(&r)),
+                "sample" => match sampling_params(args) {
+                    Ok(p) => answer(value(ctx.sample(p).await)),
                     Err(e) => envelope::error("invalidArguments", format!("invalid sampling request: {e}")),
                 },
-                "elicit" => {
-                    let schema = args.get("requestedSchema").cloned().unwrap_or_else(|| json!({"type": "object"}));
-                    ctx.elicit(&str_arg("message"), schema)
-                        .await
-                        .map_or_else(|e| envelope::peer_error(&e), |r| envelope::ok(&r))
-                }
-                "elicitUrl" => ctx
-                    .elicit_url(&str_arg("message"), &str_arg("url"), &str_arg("elicitationId"))
-                    .await
-                    .map_or_else(|e| envelope::peer_error(&e), |r| envelope::ok(&r)),
-                "listRoots" => ctx.list_roots().await.map_or_else(|e| envelope::peer_error(&e), |r| envelope::ok(&r)),
-                "request" => ctx
-                    .send_request(&str_arg("method"), args.get("params").cloned())
-                    .await
-                    .map_or_else(|e| envelope::peer_error(&e), |r| envelope::ok(&r)),
+                "elicit" => match serde_json::from_value::<ElicitRequestParams>(args) {
+                    Ok(ElicitRequestParams::Form { message, requested_schema }) => {
+                        answer(value(ctx.elicit(&message, requested_schema).await))
+                    }
+                    Ok(ElicitRequestParams::Url { message, url, elicitation_id: Some(id) }) => {
+                        answer(value(ctx.elicit_url(&message, &url, &id).await))
+                    }
+                    Ok(ElicitRequestParams::Url { elicitation_id: None, .. }) => envelope::error(
+                        "invalidArguments",
+                        "invalid elicitation request: missing field `elicitationId`",
+                    ),
+                    Err(e) => envelope::error("invalidArguments", format!("invalid elicitation request: {e}")),
+                },
+                "listRoots" => answer(value(ctx.list_roots().await)),
+                "request" => match serde_json::from_value::<ClientRequest>(args) {
+                    Ok(r) => answer(ctx.send_request(&r.method, r.params).await),
+                    Err(e) => envelope::error("invalidArguments", format!("invalid request: {e}")),
+                },
                 other => envelope::error("invalidArguments", format!("unknown request kind {other:?}")),
             }
         })
     }
+}
+
+/// A request to the client by method name.
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ClientRequest {
+    method: String,
+    #[serde(default)]
+    params: Option<Value>,
+}
+
+/// The core's `CreateMessageParams` from JS values; a missing `maxTokens` is the core's
+/// `CreateMessageParams::DEFAULT_MAX_TOKENS`.
+pub(crate) fn sampling_params(mut args: Value) -> serde_json::Result<CreateMessageParams> {
+    if let Value::Object(m) = &mut args {
+        if m.get("maxTokens").is_none_or(Value::is_null) {
+            m.insert("maxTokens".into(), json!(CreateMessageParams::DEFAULT_MAX_TOKENS));
+        }
+    }
+    serde_json::from_value(args)
+}
+
+/// The `maxTokens` of a sampling request that names none: the core's
+/// `CreateMessageParams::DEFAULT_MAX_TOKENS`.
+#[napi]
+pub fn default_max_tokens() -> u32 {
+    CreateMessageParams::DEFAULT_MAX_TOKENS
 }

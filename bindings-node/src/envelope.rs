@@ -10,7 +10,7 @@
 //! side hands to JS resolve to the same envelope, with a `kind` naming why a server-to-client
 //! request failed, so the JS layer can throw the matching exported error class.
 
-use ferrite_core::{ErrorObject, HandlerError, InputRequest, InputRequired, PeerError, Reply};
+use ferrite_core::{CompleteResult, ErrorObject, HandlerError, InputRequest, InputRequired, PeerError, Reply};
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -56,6 +56,24 @@ pub(crate) fn decode<T: DeserializeOwned>(text: &str, what: &str) -> Result<T, H
         Ok(Envelope::Error(f)) => Err(f.into()),
         Err(e) => Err(HandlerError::failed(format!("the {what} handler returned an invalid value: {e}"))),
     }
+}
+
+/// What a completion handler answers: the candidates (capped by the core's
+/// `CompleteResult::from_values`), or a whole `CompleteResult`.
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+enum Completion {
+    Values(Vec<String>),
+    Result(CompleteResult),
+}
+
+/// Decode a completion handler's envelope: a list of candidates becomes the core's capped
+/// `CompleteResult` (at most `CompleteResult::MAX_VALUES`, with `total` and `hasMore`).
+pub(crate) fn decode_completion(text: &str, what: &str) -> Result<CompleteResult, HandlerError> {
+    Ok(match decode::<Completion>(text, what)? {
+        Completion::Values(values) => CompleteResult::from_values(values),
+        Completion::Result(r) => r,
+    })
 }
 
 /// What a JS `InputRequired` crosses as: its requests in the order asked, and its state.
@@ -192,6 +210,19 @@ mod tests {
     fn an_empty_js_input_required_is_a_handler_failure() {
         let e = decode_reply::<CallToolResult>(r#"{"inputRequired":{"inputRequests":[]}}"#, "tool").unwrap_err();
         assert!(matches!(e, HandlerError::Failed(m) if m.contains("asks for nothing")));
+    }
+
+    #[test]
+    fn completion_candidates_are_capped_by_the_core() {
+        let values: Vec<String> = (0..CompleteResult::MAX_VALUES + 5).map(|i| i.to_string()).collect();
+        let text = json!({ "ok": values }).to_string();
+        assert_eq!(decode_completion(&text, "completion").unwrap(), CompleteResult::from_values(values));
+        let whole = r#"{"ok":{"completion":{"values":["a"],"total":9,"hasMore":true}}}"#;
+        let r = decode_completion(whole, "completion").unwrap();
+        assert_eq!(
+            (r.completion.values, r.completion.total, r.completion.has_more),
+            (vec!["a".into()], Some(9), Some(true))
+        );
     }
 
     #[test]

@@ -122,12 +122,10 @@ impl CompletionHandler for JsCallback {
         request: CompleteRequest,
         ctx: RequestContext,
     ) -> BoxFuture<'static, HandlerResult<CompleteResult>> {
-        let payload = json!({
-            "ref": request.reference,
-            "argument": { "name": request.argument_name, "value": request.argument_value },
-            "context": { "arguments": request.context_arguments },
-        });
-        self.invoke(payload.to_string(), ctx, envelope::decode)
+        // The core's wire shape of the request (`ref`, `argument`, `context` when there are
+        // resolved arguments).
+        let payload = serde_json::to_string(&request).unwrap_or_default();
+        self.invoke(payload, ctx, envelope::decode_completion)
     }
 }
 

@@ -3,11 +3,12 @@
 //! Everything the protocol does happens in the core; this crate only carries values across.
 //! The shape of the crossing is chosen for speed and for a small, stable native surface:
 //!
-//! - [`server`]: the `NativeServer` class the JS layer (`lib/server.js`) wraps: registration,
+//! - [`server`]: the `NativeServer` class the JS layer (`src-ts/server.ts`) wraps: registration,
 //!   options, notifications, stdio and in-process serving. One tokio runtime per server,
 //!   created on first use and shut down by `close()`. More of its methods live beside it:
 //!   [`listen`] (Streamable HTTP), [`context`] (the request context, by slot) and [`modern`]
 //!   (2026-07-28 settings: sealing keys, extensions, cache hints, custom methods, skills).
+//!   `listen` hands the options object to the core's `HttpConfig` unchanged.
 //! - [`handlers`]: a JS callback becomes a struct implementing the core's own handler trait
 //!   (`ToolHandler`, `ResourceHandler`, `MethodHandler`, ...), holding a *weak*
 //!   `ThreadsafeFunction` so that a registered handler never keeps the Node process alive.
@@ -18,9 +19,12 @@
 //!   `{"ok": ...}` / `{"error": ...}` / `{"inputRequired": ...}` envelope so a thrown error
 //!   keeps its class and code and an MRTR reply becomes the core's `InputRequired`.
 //! - [`mrtr`]: the core's `InputRequest` built from JS values (MRTR, 2026-07-28).
+//! - [`connection`]: a connection the JS user holds (`handle_raw_on` against its own state,
+//!   with a peer that hands server messages to a JS function).
 //! - [`errors`]: configuration mistakes as the JS error classes the package throws.
 
 mod calls;
+mod connection;
 mod context;
 mod envelope;
 mod errors;
@@ -30,5 +34,8 @@ mod modern;
 mod mrtr;
 mod server;
 
+pub use connection::NativeConnection;
+pub use context::default_max_tokens;
+pub use modern::match_uri_template;
 pub use mrtr::mrtr_input_request;
 pub use server::NativeServer;

@@ -157,3 +157,13 @@ impl NativeServer {
         self.server.add_skill(skill).map_err(|e| errors::config(env, e))
     }
 }
+
+/// The variables `uri` binds in `uriTemplate` (RFC 6570, matched by the core's
+/// `UriTemplate`), as a JSON object; `null` when it does not match. A bad template throws a
+/// `TypeError`.
+#[napi]
+pub fn match_uri_template(env: &Env, uri_template: String, uri: String) -> Result<Option<String>> {
+    let template = ferrite_core::server::uri_template::UriTemplate::parse(&uri_template)
+        .map_err(|e| errors::type_error(env, e))?;
+    Ok(template.match_uri(&uri).map(|vars| serde_json::json!(vars).to_string()))
+}

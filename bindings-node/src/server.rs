@@ -13,6 +13,7 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use ferrite_core::sync::lock;
 use ferrite_core::transport::stdio::{self, StdioOptions};
 use ferrite_core::{
     ClientCapabilities, CompletionReference, Implementation, Prompt, Resource, ResourceTemplate, Server, Tool,
@@ -40,68 +41,22 @@ pub(crate) fn parse<T: DeserializeOwned>(text: &str, what: &str) -> Result<T> {
 }
 
 /// Where the server's runtime is in its life.
-enum RuntimeState {
+pub(crate) enum RuntimeState {
     NotStarted,
     Running(Runtime),
     Closed,
 }
 
-/// The options of `new NativeServer(...)` that shape the core server.
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct NativeOptions {
-    #[serde(flatten)]
-    info: Implementation,
-    #[serde(default)]
-    instructions: Option<String>,
-    #[serde(default)]
-    stateful: bool,
-    /// Tokio worker threads of this server's runtime (default 1: the JS thread does the
-    /// handler work, one worker does the protocol work).
-    #[serde(default)]
-    worker_threads: Option<usize>,
-}
-
-/// The core server, owned by a JS `Server`.
-#[napi]
-pub struct NativeServer {
-    pub(crate) server: Server,
-    pub(crate) calls: Arc<Calls>,
-    runtime: Mutex<RuntimeState>,
+/// A server's tokio runtime, shared with the connections made from it.
+pub(crate) struct SharedRuntime {
+    pub(crate) state: Mutex<RuntimeState>,
     worker_threads: usize,
-    pub(crate) shutdown: CancellationToken,
-    /// The stdio serving task, if any (at most one: there is one stdin).
-    serving: Mutex<Option<JoinHandle<()>>>,
-    /// The HTTP serving tasks, awaited by `close()`.
-    pub(crate) listening: Mutex<Vec<JoinHandle<()>>>,
 }
 
-#[napi]
-impl NativeServer {
-    /// `optionsJson`: `{name, version, title?, description?, websiteUrl?, icons?,
-    /// instructions?, stateful?, workerThreads?}`.
-    #[napi(constructor)]
-    pub fn new(options_json: String) -> Result<Self> {
-        let o: NativeOptions = parse(&options_json, "server options")?;
-        let mut builder = Server::builder(o.info);
-        if let Some(text) = o.instructions {
-            builder = builder.instructions(text);
-        }
-        let server = if o.stateful { builder.stateful() } else { builder.stateless() }.build();
-        Ok(NativeServer {
-            server,
-            calls: Arc::new(Calls::default()),
-            runtime: Mutex::new(RuntimeState::NotStarted),
-            worker_threads: o.worker_threads.unwrap_or(1).clamp(1, 64),
-            shutdown: CancellationToken::new(),
-            serving: Mutex::new(None),
-            listening: Mutex::new(Vec::new()),
-        })
-    }
-
-    /// A handle to the runtime, starting it on first use.
+impl SharedRuntime {
+    /// A handle to the runtime, starting it on first use; an error once the server closed.
     pub(crate) fn handle(&self) -> Result<Handle> {
-        let mut state = self.runtime.lock().unwrap_or_else(|p| p.into_inner());
+        let mut state = lock(&self.state);
         if let RuntimeState::NotStarted = *state {
             let rt = tokio::runtime::Builder::new_multi_thread()
                 .worker_threads(self.worker_threads)
@@ -115,6 +70,85 @@ impl NativeServer {
             RuntimeState::Running(rt) => Ok(rt.handle().clone()),
             _ => Err(Error::from_reason("the server is closed")),
         }
+    }
+}
+
+/// The options of `new NativeServer(...)` that shape the core server.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct NativeOptions {
+    #[serde(flatten)]
+    info: Implementation,
+    #[serde(default)]
+    instructions: Option<String>,
+    /// `stateless: true` (or `stateful: false`) opts out of the core's default, stateful.
+    #[serde(default)]
+    stateless: Option<bool>,
+    #[serde(default)]
+    stateful: Option<bool>,
+    /// Tokio worker threads of this server's runtime (default 1: the JS thread does the
+    /// handler work, one worker does the protocol work).
+    #[serde(default)]
+    worker_threads: Option<usize>,
+}
+
+/// The core server, owned by a JS `Server`.
+#[napi]
+pub struct NativeServer {
+    pub(crate) server: Server,
+    pub(crate) calls: Arc<Calls>,
+    pub(crate) runtime: Arc<SharedRuntime>,
+    pub(crate) shutdown: CancellationToken,
+    /// The stdio serving task, if any (at most one: there is one stdin).
+    serving: Mutex<Option<JoinHandle<()>>>,
+    /// The HTTP serving tasks, awaited by `close()`.
+    pub(crate) listening: Mutex<Vec<JoinHandle<()>>>,
+}
+
+#[napi]
+impl NativeServer {
+    /// `optionsJson`: `{name, version, title?, description?, websiteUrl?, icons?,
+    /// instructions?, stateless?, stateful?, workerThreads?}`. The server has the core's
+    /// defaults (stateful, logging on, input validation on) unless `stateless: true` (or
+    /// `stateful: false`).
+    #[napi(constructor)]
+    pub fn new(env: &Env, options_json: String) -> Result<Self> {
+        let o: NativeOptions = parse(&options_json, "server options")?;
+        let stateless = match (o.stateless, o.stateful) {
+            (Some(a), Some(b)) if a == b => {
+                return Err(errors::type_error(
+                    env,
+                    format!("new Server(options): stateless: {a} contradicts stateful: {b}"),
+                ))
+            }
+            (Some(a), _) => a,
+            (None, Some(b)) => !b,
+            (None, None) => false,
+        };
+        let mut builder = Server::builder(o.info);
+        if let Some(text) = o.instructions {
+            builder = builder.instructions(text);
+        }
+        if stateless {
+            builder = builder.stateless();
+        }
+        let server = builder.build();
+        Ok(NativeServer {
+            server,
+            calls: Arc::new(Calls::default()),
+            runtime: Arc::new(SharedRuntime {
+                state: Mutex::new(RuntimeState::NotStarted),
+                worker_threads: o.worker_threads.unwrap_or(1).clamp(1, 64),
+            }),
+            shutdown: CancellationToken::new(),
+            serving: Mutex::new(None),
+            listening: Mutex::new(Vec::new()),
+        })
+    }
+
+    /// A handle to the runtime, starting it on first use.
+    pub(crate) fn handle(&self) -> Result<Handle> {
+        self.runtime.handle()
     }
 
     /// Run `fut` on the runtime; the returned promise resolves to its string.
@@ -277,10 +311,14 @@ impl NativeServer {
 
     // ----- options -----
 
-    /// Advertise `logging` and accept `logging/setLevel`.
+    /// Advertise `logging` and accept `logging/setLevel` (the default), or stop.
     #[napi]
-    pub fn enable_logging(&self) {
-        self.server.enable_logging();
+    pub fn set_logging(&self, enabled: bool) {
+        if enabled {
+            self.server.enable_logging()
+        } else {
+            self.server.disable_logging()
+        }
     }
 
     /// Advertise `resources.subscribe`: `resources/subscribe` on handshake-era sessions of a
@@ -441,7 +479,7 @@ impl NativeServer {
     /// Serve on the process's stdin/stdout; resolves when stdin ends or `close()` is called.
     #[napi(ts_return_type = "Promise<void>")]
     pub fn connect_stdio<'env>(&self, env: &'env Env, max_line_bytes: Option<u32>) -> Result<Object<'env>> {
-        let mut serving = self.serving.lock().unwrap_or_else(|p| p.into_inner());
+        let mut serving = lock(&self.serving);
         if serving.is_some() {
             return Err(Error::from_reason("the server is already serving stdio"));
         }
@@ -466,11 +504,9 @@ impl NativeServer {
     #[napi(ts_return_type = "Promise<void>")]
     pub fn close<'env>(&self, env: &'env Env) -> Result<Object<'env>> {
         self.shutdown.cancel();
-        let mut serving: Vec<JoinHandle<()>> =
-            self.serving.lock().unwrap_or_else(|p| p.into_inner()).take().into_iter().collect();
-        serving.append(&mut self.listening.lock().unwrap_or_else(|p| p.into_inner()));
-        let state =
-            std::mem::replace(&mut *self.runtime.lock().unwrap_or_else(|p| p.into_inner()), RuntimeState::Closed);
+        let mut serving: Vec<JoinHandle<()>> = lock(&self.serving).take().into_iter().collect();
+        serving.append(&mut lock(&self.listening));
+        let state = std::mem::replace(&mut *lock(&self.runtime.state), RuntimeState::Closed);
         let (deferred, promise) = env.create_deferred::<(), Resolver<()>>()?;
         let RuntimeState::Running(rt) = state else {
             deferred.resolve(Box::new(|_| Ok(())));
@@ -499,8 +535,7 @@ impl Drop for NativeServer {
     /// reader may never return; this runs on the JS thread).
     fn drop(&mut self) {
         self.shutdown.cancel();
-        let state =
-            std::mem::replace(&mut *self.runtime.lock().unwrap_or_else(|p| p.into_inner()), RuntimeState::Closed);
+        let state = std::mem::replace(&mut *lock(&self.runtime.state), RuntimeState::Closed);
         if let RuntimeState::Running(rt) = state {
             rt.shutdown_background();
         }

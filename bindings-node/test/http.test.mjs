@@ -113,7 +113,7 @@ async function serveSessions(address) {
 }
 
 test('a stateless listen() issues no session id and answers every POST on its own', async () => {
-  const server = new Server({ name: 'stateless-http', version: '1.0.0' });
+  const server = new Server({ name: 'stateless-http', version: '1.0.0', stateless: true });
   server.tool('echo', { inputSchema: { type: 'object', properties: { text: { type: 'string' } } } }, ({ text }) => text);
   const { url } = await server.listen({ responseMode: 'json' });
   try {
@@ -215,8 +215,15 @@ test('listen() rejects with a clear error when the address is taken or invalid',
   try {
     const { port } = await a.listen();
     await assert.rejects(b.listen({ port }), /cannot listen/);
-    await assert.rejects(async () => b.listen({ host: 'not-an-ip' }), /invalid host/);
-    await assert.rejects(async () => b.listen({ responseMode: 'xml' }), /unknown responseMode/);
+    await assert.rejects(async () => b.listen({ host: 'not-an-ip' }), {
+      name: 'TypeError',
+      code: 'ERR_INVALID_ARG_VALUE',
+      message: 'invalid HTTP option host: "not-an-ip" is not an IP address (bind to 127.0.0.1, 0.0.0.0 or ::)',
+    });
+    await assert.rejects(async () => b.listen({ responseMode: 'xml' }), {
+      name: 'TypeError',
+      message: 'invalid HTTP option responseMode: unknown variant `xml`, expected one of `auto`, `json`, `sse`',
+    });
   } finally {
     await a.close();
     await b.close();
@@ -243,7 +250,7 @@ function rawInitialize(url, headers) {
 
 /** Run `fn(url, port)` against a stateless server listening with `options`, then close it. */
 async function withListener(options, fn) {
-  const server = new Server({ name: 'policy', version: '1.0.0' });
+  const server = new Server({ name: 'policy', version: '1.0.0', stateless: true });
   const { url, port } = await server.listen({ responseMode: 'json', ...options });
   try {
     await fn(url, port);
@@ -300,30 +307,61 @@ test('a foreign Origin is refused with 403 unless listed in allowedOrigins', asy
   });
 });
 
-test('listen() rejects malformed policy, retry and resumability options with errors naming them', async () => {
+test('listen() options go through the core\'s HttpConfig: each bad option is a TypeError with the core\'s message, key in camelCase', async () => {
   const server = new Server({ name: 'bad-options', version: '1' });
+  const no = (key, why) => `invalid HTTP option ${key}: ${why}`;
+  const noPort = 'no port (any port is accepted); write IPv6 addresses in brackets, like [::1]';
   try {
     const cases = [
-      [{ allowedHosts: ['example.com:8080'] }, /invalid allowedHosts entry "example\.com:8080": no port/],
-      [{ allowedHosts: ['::1'] }, /invalid allowedHosts entry "::1".*brackets/],
-      [{ allowedHosts: ['[nope]'] }, /invalid allowedHosts entry "\[nope\]": not an IPv6 address/],
-      [{ allowedHosts: ['http://example.com'] }, /invalid allowedHosts entry .*not a URL/],
-      [{ allowedHosts: [] }, /allowedHosts is empty/],
-      [{ allowedOrigins: ['example.com'] }, /invalid allowedOrigins entry "example\.com": an origin is scheme:\/\/host/],
-      [{ allowedOrigins: ['https://example.com/'] }, /invalid allowedOrigins entry .*no trailing/],
-      [{ allowedOrigins: ['https://example.com:443'] }, /invalid allowedOrigins entry .*no port/],
-      [{ allowedOrigins: [] }, /allowedOrigins is empty/],
-      [{ allowAnyHost: true, allowedHosts: ['example.com'] }, /cannot be combined/],
-      [{ allowedHosts: 'example.com' }, /invalid listen options: invalid type: string/],
-      [{ allowAnyHost: 'yes' }, /invalid listen options: invalid type: string/],
-      [{ sseRetryMs: -1 }, /invalid listen options: invalid value: integer `-1`/],
-      [{ sseRetryMs: 1.5 }, /invalid listen options: invalid type: floating point/],
-      [{ resumable: 1 }, /invalid listen options: invalid type: integer/],
-      [{ allowedHost: ['example.com'] }, /invalid listen options: unknown field `allowedHost`/],
+      [{ maxBodyBytes: 0 }, no('maxBodyBytes', 'must be at least 1 byte, not 0')],
+      [{ max_body_bytes: 0 }, no('maxBodyBytes', 'must be at least 1 byte, not 0')],
+      [{ maxBodyBytes: 'big' }, no('maxBodyBytes', 'invalid type: string "big", expected u64')],
+      [{ path: 'mcp' }, no('path', '"mcp" is not a literal path starting with \'/\'')],
+      [{ path: '/a/{b}' }, no('path', '"/a/{b}" is not a literal path starting with \'/\'')],
+      [{ streamBuffer: 0 }, no('streamBuffer', 'must be at least 1 event, not 0')],
+      [{ legacySse: true, path: '/sse' }, no('legacySsePath', '"/sse" is also the endpoint path')],
+      [{ allowedHosts: ['example.com:8080'] }, no('allowedHosts', `entry "example.com:8080": ${noPort}`)],
+      [{ allowedHosts: ['::1'] }, no('allowedHosts', `entry "::1": ${noPort}`)],
+      [{ allowedHosts: ['[nope]'] }, no('allowedHosts', 'entry "[nope]": not an IPv6 address in brackets')],
+      [{ allowedHosts: ['http://example.com'] }, no('allowedHosts', 'entry "http://example.com": a host name, not a URL (origins go in the allowed origins)')],
+      [{ allowedHosts: [] }, no('allowedHosts', 'is empty, which would refuse every request (allow_any_host accepts any)')],
+      [{ allowedOrigins: ['example.com'] }, no('allowedOrigins', 'entry "example.com": an origin is scheme://host, like http://localhost')],
+      [{ allowedOrigins: ['https://example.com/'] }, no('allowedOrigins', 'entry "https://example.com/": no trailing \'/\' or path')],
+      [{ allowedOrigins: ['https://example.com:443'] }, no('allowedOrigins', `entry "https://example.com:443": ${noPort}`)],
+      [{ allowedOrigins: [] }, no('allowedOrigins', 'is empty, which would refuse every request (allow_any_host accepts any)')],
+      [{ allowAnyHost: true, allowedHosts: ['example.com'] }, no('allowedHosts', 'contradicts allow_any_host, which turns the Host and Origin checks off')],
+      [{ allowedHosts: 'example.com' }, no('allowedHosts', 'invalid type: string "example.com", expected a sequence')],
+      [{ allowAnyHost: 'yes' }, no('allowAnyHost', 'invalid type: string "yes", expected a boolean')],
+      [{ sseRetryMs: -1 }, no('sseRetryMs', 'invalid value: integer `-1`, expected u64')],
+      [{ sseRetryMs: 1.5 }, no('sseRetryMs', 'invalid type: floating point `1.5`, expected u64')],
+      [{ resumable: 1 }, no('resumable', 'invalid type: integer `1`, expected a boolean')],
+      [{ allowedHost: ['example.com'] }, no('allowedHost', 'unknown option')],
+      // The option of earlier versions, in seconds, is gone (`sessionIdleTimeoutMs`).
+      [{ sessionIdleTimeoutSecs: 5 }, no('sessionIdleTimeoutSecs', 'unknown option')],
     ];
-    for (const [options, error] of cases) {
-      await assert.rejects(async () => server.listen(options), error, JSON.stringify(options));
+    for (const [options, message] of cases) {
+      await assert.rejects(
+        async () => server.listen(options),
+        { name: 'TypeError', code: 'ERR_INVALID_ARG_VALUE', message },
+        JSON.stringify(options),
+      );
     }
+  } finally {
+    await server.close();
+  }
+});
+
+test('listen() options in camelCase reach the core: path, sessionIdleTimeoutMs: 0 (never), maxBodyBytes', async () => {
+  const server = new Server({ name: 'opts', version: '1', stateless: true });
+  server.tool('echo', { inputSchema: { type: 'object', properties: { text: { type: 'string' } } } }, ({ text }) => text);
+  const { url } = await server.listen({ path: '/custom', sessionIdleTimeoutMs: 0, maxBodyBytes: 400, responseMode: 'json' });
+  try {
+    assert.match(url, /^http:\/\/127\.0\.0\.1:\d+\/custom$/);
+    const post = poster(url);
+    assert.equal((await post(initialize())).status, 200);
+    const big = await post({ jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'echo', arguments: { text: 'x'.repeat(500) } } });
+    assert.equal(big.status, 413);
+    await big.text();
   } finally {
     await server.close();
   }

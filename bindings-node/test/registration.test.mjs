@@ -36,7 +36,8 @@ test('a tool registered without a config takes any object and is called', async 
 
 test('resources, templates and prompts are listed and capabilities follow registration', async () => {
   const s = server();
-  assert.deepEqual(s.capabilities, {});
+  // Logging is on by default (the core's defaults).
+  assert.deepEqual(s.capabilities, { logging: {} });
   s.resource('readme', 'file:///readme', { mimeType: 'text/plain', description: 'Read me' }, () => 'hi');
   s.resourceTemplate('item', 'test://items/{id}', { mimeType: 'application/json' }, () => '{}');
   s.prompt('greet', { description: 'Greets', arguments: [{ name: 'who', required: true }] }, () => 'hello');
@@ -51,20 +52,23 @@ test('resources, templates and prompts are listed and capabilities follow regist
   assert.deepEqual((await rpc(s, 'prompts/list', {})).result.prompts, [
     { name: 'greet', description: 'Greets', arguments: [{ name: 'who', required: true }] },
   ]);
-  assert.deepEqual(Object.keys(s.capabilities).sort(), ['completions', 'prompts', 'resources']);
+  assert.deepEqual(Object.keys(s.capabilities).sort(), ['completions', 'logging', 'prompts', 'resources']);
 });
 
 test('server options reach the initialize result (stateful; a stateless server offers no session features)', async () => {
   const options = { name: 'opts', version: '9.9.9', instructions: 'Be nice', logging: true, listChanged: { tools: true } };
   const init = (s) =>
     rpc(s, 'initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '0' } });
-  const { result } = await init(new Server({ ...options, stateful: true }));
+  const { result } = await init(new Server(options));
   assert.equal(result.protocolVersion, '2025-06-18');
   assert.deepEqual(result.serverInfo, { name: 'opts', version: '9.9.9' });
   assert.equal(result.instructions, 'Be nice');
   assert.deepEqual(result.capabilities, { logging: {}, tools: { listChanged: true } });
   // No session to hold a log level or carry list changes to a handshake-era client.
-  assert.deepEqual((await init(new Server(options))).result.capabilities, { tools: {} });
+  assert.deepEqual((await init(new Server({ ...options, stateless: true }))).result.capabilities, { tools: {} });
+  assert.deepEqual((await init(new Server({ ...options, stateful: false }))).result.capabilities, { tools: {} });
+  // logging: false takes the capability away.
+  assert.deepEqual((await init(new Server({ ...options, logging: false }))).result.capabilities, { tools: { listChanged: true } });
 });
 
 test('removing a tool, resource, template or prompt unregisters it', async () => {
@@ -84,7 +88,7 @@ test('removing a tool, resource, template or prompt unregisters it', async () =>
   assert.equal(r.error.code, -32602);
   assert.match(r.error.message, /"t"|\bt\b/);
   // With nothing left of a kind, its capability (and so its methods) is gone.
-  assert.deepEqual(Object.keys(s.capabilities), ['tools']);
+  assert.deepEqual(Object.keys(s.capabilities).sort(), ['logging', 'tools']);
   assert.equal((await rpc(s, 'resources/list', {})).error.code, -32601);
   assert.equal((await rpc(s, 'prompts/list', {})).error.code, -32601);
 });
@@ -100,14 +104,18 @@ test('bad arguments to registration functions are TypeErrors', () => {
   assert.throws(() => s.tool('x', {}, 'not a function'), TypeError);
   assert.throws(() => s.tool('x', { inputSchema: 'nope' }, () => 'x'), TypeError);
   assert.throws(() => new Server({ name: 'x' }), TypeError);
+  assert.throws(() => new Server({ name: 'x', version: '1', stateless: true, stateful: true }), {
+    name: 'TypeError',
+    message: 'new Server(options): stateless: true contradicts stateful: true',
+  });
   assert.throws(() => s.resourceTemplate('t', 'test://{unclosed', () => 'x'), /template/i);
   assert.throws(() => s.completion({ type: 'ref/nothing' }, 'a', ['x']), /invalid completion reference/);
 });
 
 test('resource subscriptions: handshake-era sessions of a stateful server, 2026-07-28 clients in any mode', async () => {
-  const stateful = new Server({ name: 'x', version: '1', stateful: true, subscriptions: true });
+  const stateful = new Server({ name: 'x', version: '1', subscriptions: true, logging: false });
   assert.deepEqual(stateful.capabilities, { resources: { subscribe: true } });
-  const stateless = new Server({ name: 'x', version: '1', subscriptions: true });
+  const stateless = new Server({ name: 'x', version: '1', stateless: true, subscriptions: true, logging: false });
   assert.deepEqual(stateless.capabilities, { resources: {} });
   const discovered = await modernOk(stateless, 'server/discover');
   assert.deepEqual(discovered.capabilities.resources, { subscribe: true });

@@ -23,7 +23,7 @@ function probe(server) {
 }
 
 test('a stateless server refuses server-to-client requests', async () => {
-  const s = new Server({ name: 's', version: '1' });
+  const s = new Server({ name: 's', version: '1', stateless: true });
   probe(s);
   assert.equal((await callTool(s, 'probe')).content[0].text, 'stateless,stateless,stateless,stateless');
 });
@@ -38,7 +38,7 @@ test('in-process calls have no channel back; undeclared capabilities are named',
 });
 
 test('an uncaught ClientRequestError in a tool is an isError result', async () => {
-  const s = new Server({ name: 's', version: '1' });
+  const s = new Server({ name: 's', version: '1', stateless: true });
   s.tool('sample', async (_args, ctx) => (await ctx.sample('hi')).model);
   const r = await callTool(s, 'sample');
   assert.equal(r.isError, true);

@@ -111,7 +111,21 @@ impl CompletionHandler for Adapter {
         request: CompleteRequest,
         ctx: RequestContext,
     ) -> BoxFuture<'static, HandlerResult<CompleteResult>> {
-        self.run(Input::Completion(request), ctx, "completion result")
+        let (handler, exec) = (self.handler.clone(), self.exec.clone());
+        Box::pin(async move {
+            match json_only(exec.run(handler, Input::Completion(request), Some(ctx)).await?, "completion")? {
+                // Bare values: the core caps them and fills in `total` and `hasMore`.
+                Value::Array(items) => items
+                    .into_iter()
+                    .map(|v| match v {
+                        Value::String(s) => Ok(s),
+                        other => Err(HandlerError::failed(format!("a completion value must be a string, not {other}"))),
+                    })
+                    .collect::<HandlerResult<Vec<String>>>()
+                    .map(CompleteResult::from_values),
+                v => parse_result(v, "completion result"),
+            }
+        })
     }
 }
 

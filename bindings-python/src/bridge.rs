@@ -21,14 +21,14 @@ use std::os::unix::net::UnixStream;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 
+use ferrite_core::sync::lock;
 use ferrite_core::{CompleteRequest, HandlerError, InputRequired, RequestContext};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
-use serde_json::{json, Map, Value};
-use tokio::runtime::Handle;
+use serde_json::{Map, Value};
 use tokio::sync::oneshot;
 
-use crate::context::PyRequestContext;
+use crate::context::{PyRequestContext, Shared};
 use crate::mrtr::PyInputRequired;
 use crate::{convert, errors};
 
@@ -82,16 +82,8 @@ impl Input {
                 Ok(PyTuple::new(py, [uri.into_pyobject(py)?.into_any(), d.into_any()])?.into_any())
             }
             Input::Prompt(m) | Input::Method(m) => Ok(convert::map_to_py(py, m)?.into_any()),
-            Input::Completion(req) => {
-                let v = json!({
-                    // Serialized with its wire tag: {"type": "ref/prompt", "name": ...}.
-                    "ref": serde_json::to_value(&req.reference).unwrap_or(Value::Null),
-                    "argument": req.argument_name,
-                    "value": req.argument_value,
-                    "context": req.context_arguments,
-                });
-                convert::to_py(py, &v)
-            }
+            // The request's wire shape, as the core serializes it.
+            Input::Completion(req) => convert::to_py(py, &serde_json::to_value(req).unwrap_or(Value::Null)),
             Input::Notification(method, params) => {
                 let params = match params {
                     Some(p) => convert::to_py(py, p)?,
@@ -129,10 +121,6 @@ pub struct AsyncQueue {
     wake_tx: UnixStream,
     wake_rx: UnixStream,
     closed: AtomicBool,
-}
-
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 impl AsyncQueue {
@@ -185,13 +173,13 @@ impl AsyncQueue {
 }
 
 /// Turns queued jobs into Python calls, on the event loop's thread.
-pub fn take_jobs<'py>(py: Python<'py>, queue: &AsyncQueue, runtime: &Handle) -> PyResult<Vec<Bound<'py, PyTuple>>> {
+pub fn take_jobs<'py>(py: Python<'py>, queue: &AsyncQueue, shared: &Arc<Shared>) -> PyResult<Vec<Bound<'py, PyTuple>>> {
     let jobs = queue.take();
     let mut out = Vec::with_capacity(jobs.len());
     for job in jobs {
         let done = Completion { tx: Mutex::new(Some(job.done)) };
         let done = Bound::new(py, done)?;
-        let args = job.input.to_py(py).and_then(|input| Ok((input, context_arg(py, &job.handler, job.ctx, runtime)?)));
+        let args = job.input.to_py(py).and_then(|input| Ok((input, context_arg(py, &job.handler, job.ctx, shared)?)));
         let (input, ctx) = match args {
             Ok(a) => a,
             Err(e) => {
@@ -209,10 +197,10 @@ fn context_arg<'py>(
     py: Python<'py>,
     h: &PyCallable,
     ctx: Option<RequestContext>,
-    runtime: &Handle,
+    shared: &Arc<Shared>,
 ) -> PyResult<Bound<'py, PyAny>> {
     match ctx {
-        Some(ctx) if h.wants_context => Ok(Bound::new(py, PyRequestContext::new(ctx, runtime.clone()))?.into_any()),
+        Some(ctx) if h.wants_context => Ok(Bound::new(py, PyRequestContext::new(ctx, shared.clone()))?.into_any()),
         _ => Ok(py.None().into_bound(py)),
     }
 }
@@ -273,13 +261,13 @@ struct PoolState {
 pub struct SyncPool {
     state: Mutex<PoolState>,
     wake: Condvar,
-    runtime: Handle,
+    shared: Arc<Shared>,
     max_workers: usize,
 }
 
 impl SyncPool {
-    pub fn new(runtime: Handle, max_workers: usize) -> Self {
-        SyncPool { state: Mutex::new(PoolState::default()), wake: Condvar::new(), runtime, max_workers }
+    pub fn new(shared: Arc<Shared>, max_workers: usize) -> Self {
+        SyncPool { state: Mutex::new(PoolState::default()), wake: Condvar::new(), shared, max_workers }
     }
 
     /// Queue a call; false (the call dropped) when the pool is closed.
@@ -323,7 +311,7 @@ impl SyncPool {
                         None => break,
                     }
                 };
-                let outcome = call_sync(py, &job.handler, &job.input, job.ctx, &self.runtime);
+                let outcome = call_sync(py, &job.handler, &job.input, job.ctx, &self.shared);
                 let _ = job.done.send(outcome);
                 lock(&self.state).free += 1;
             });
@@ -384,10 +372,10 @@ impl Executor {
     }
 }
 
-fn call_sync(py: Python<'_>, h: &PyCallable, input: &Input, ctx: Option<RequestContext>, runtime: &Handle) -> Outcome {
+fn call_sync(py: Python<'_>, h: &PyCallable, input: &Input, ctx: Option<RequestContext>, shared: &Arc<Shared>) -> Outcome {
     let result = (|| {
         let arg = input.to_py(py)?;
-        let ctx = context_arg(py, h, ctx, runtime)?;
+        let ctx = context_arg(py, h, ctx, shared)?;
         let out = h.callable.bind(py).call1((arg, ctx))?;
         Returned::from_py(&out)
     })();

@@ -5,34 +5,111 @@
 //! it never waits. Server-to-client requests (sampling, elicitation, roots, any request) run
 //! on the server's tokio runtime and report back through a `resolve(error, value)` callable;
 //! the Python `Context` class turns that into an awaitable on the caller's event loop.
+//! Reading one of the server's resources from a handler (`ctx.read_resource`) goes through
+//! the core's own `resources/read`, on a connection of its own.
 
 use std::future::Future;
+use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
-use ferrite_core::server::PeerError;
+use ferrite_core::protocol::Request;
+use ferrite_core::server::{ConnectionState, NullPeer, Peer, PeerError};
+use ferrite_core::sync::{read, write};
 use ferrite_core::{
-    CreateMessageParams, CreateMessageResult, ElicitResult, ListRootsResult, LoggingLevel, RequestContext,
+    ClientCapabilities, CreateMessageParams, CreateMessageResult, ElicitResult, ErrorObject, ListRootsResult,
+    LoggingLevel, Message, ProtocolVersion, RequestContext, RequestId, Server,
 };
-use pyo3::exceptions::PyValueError;
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
-use serde_json::Value;
+use serde_json::{json, Value};
 use tokio::runtime::Handle;
+use tokio_util::sync::CancellationToken;
 
+use crate::sessions::SessionStates;
 use crate::{convert, errors};
+
+/// What the request contexts of one server share: the runtime their server-to-client
+/// requests run on, the server (for `read_resource`; released at close, so no cycle outlives
+/// it) and the per-session state.
+pub struct Shared {
+    pub runtime: Handle,
+    server: RwLock<Option<Server>>,
+    pub sessions: SessionStates,
+}
+
+impl Shared {
+    pub fn new(runtime: Handle, server: Server) -> Self {
+        Shared { runtime, server: RwLock::new(Some(server)), sessions: SessionStates::default() }
+    }
+
+    fn server(&self) -> Option<Server> {
+        read(&self.server).clone()
+    }
+
+    /// Drop the server and the session states (the server is closing).
+    pub fn release(&self) {
+        write(&self.server).take();
+        self.sessions.clear();
+    }
+}
+
+/// `resources/read` of `uri`, answered by the core as for a client, on a connection of its
+/// own (no channel back: the reader's notifications are dropped); the result's JSON.
+pub async fn read_resource(server: Server, connection_id: String, uri: String) -> Result<Value, ErrorObject> {
+    let state = Arc::new(ConnectionState::transient(
+        connection_id,
+        ProtocolVersion::LATEST_HANDSHAKE,
+        ClientCapabilities::default(),
+    ));
+    let peer: Arc<dyn Peer> = Arc::new(NullPeer);
+    let request = Request::new(
+        RequestId::String("ferrite-read-resource".to_owned()),
+        "resources/read".to_owned(),
+        Some(json!({ "uri": uri })),
+    );
+    match server.handle(Message::Request(request), &state, &peer).await {
+        Some(response) => match response.outcome {
+            Ok(raw) => serde_json::from_str(raw.get()).map_err(|e| ErrorObject::internal(e.to_string())),
+            Err(e) => Err(e),
+        },
+        None => Err(ErrorObject::internal("the read was cancelled")),
+    }
+}
+
+/// A wait for a request's cancellation (`RequestContext.on_cancelled`); stopping or dropping
+/// it ends the wait.
+#[pyclass(module = "ferrite_mcp._ferrite", frozen)]
+pub struct CancelWatch {
+    stop: CancellationToken,
+}
+
+#[pymethods]
+impl CancelWatch {
+    /// Stop waiting (idempotent).
+    fn stop(&self) {
+        self.stop.cancel();
+    }
+}
+
+impl Drop for CancelWatch {
+    fn drop(&mut self) {
+        self.stop.cancel();
+    }
+}
 
 /// The context of one request.
 #[pyclass(name = "RequestContext", module = "ferrite_mcp._ferrite", frozen)]
 pub struct PyRequestContext {
     ctx: RequestContext,
-    runtime: Handle,
+    shared: Arc<Shared>,
 }
 
 impl PyRequestContext {
-    pub fn new(ctx: RequestContext, runtime: Handle) -> Self {
-        PyRequestContext { ctx, runtime }
+    pub fn new(ctx: RequestContext, shared: Arc<Shared>) -> Self {
+        PyRequestContext { ctx, shared }
     }
 
     /// Run a server-to-client request; report its outcome to `resolve(error, value)`.
@@ -40,7 +117,7 @@ impl PyRequestContext {
     where
         F: Future<Output = Result<Value, PeerError>> + Send + 'static,
     {
-        self.runtime.spawn(async move {
+        self.shared.runtime.spawn(async move {
             let outcome = fut.await;
             // `try_attach` fails only while the interpreter shuts down: nobody is waiting then.
             let _ = Python::try_attach(|py| {
@@ -204,6 +281,27 @@ impl PyRequestContext {
         self.ctx.is_cancelled()
     }
 
+    /// Call `resolve(None, None)` from a runtime thread when the client cancels this request
+    /// (at once if it already did). The returned watch stops waiting when stopped or dropped,
+    /// so a request that completes leaves no task behind.
+    fn on_cancelled(&self, resolve: Py<PyAny>) -> CancelWatch {
+        let (cancel, stop) = (self.ctx.cancellation_token().clone(), CancellationToken::new());
+        let stopped = stop.clone();
+        self.shared.runtime.spawn(async move {
+            tokio::select! {
+                () = cancel.cancelled() => {
+                    let _ = Python::try_attach(|py| {
+                        if let Err(e) = resolve.bind(py).call1((py.None(), py.None())) {
+                            e.write_unraisable(py, None);
+                        }
+                    });
+                }
+                () = stopped.cancelled() => {}
+            }
+        });
+        CancelWatch { stop }
+    }
+
     /// Close the transport stream this request's messages ride on (Streamable HTTP: the
     /// POST's SSE stream) while the request keeps running; the client reconnects after
     /// `retry` seconds and receives the rest. False on transports that cannot (stdio).
@@ -323,6 +421,48 @@ impl PyRequestContext {
             let r = ctx.list_roots().await?;
             serde_json::to_value(r).map_err(|e| PeerError::Malformed(e.to_string()))
         });
+    }
+
+    /// The dict of this request's session (the stdio process, the HTTP session; a stateless
+    /// or 2026-07-28 request's own), the same object for every request of the session.
+    fn session_state<'py>(&self, py: Python<'py>) -> Bound<'py, PyDict> {
+        self.shared.sessions.get(py, self.ctx.connection())
+    }
+
+    /// Read one of the server's resources as a client would; the `ReadResourceResult` JSON.
+    /// Blocks the calling thread without the GIL (call it from a `def` handler).
+    fn read_resource<'py>(&self, py: Python<'py>, uri: String) -> PyResult<Bound<'py, PyAny>> {
+        let server = self.shared.server().ok_or_else(|| errors::message_err(py, "ServerClosedError", "the server is closed"))?;
+        let id = self.ctx.connection_id().to_owned();
+        let runtime = self.shared.runtime.clone();
+        let join = runtime.spawn(read_resource(server, id, uri));
+        let out = py
+            .detach(|| runtime.block_on(join))
+            .map_err(|e| PyRuntimeError::new_err(format!("the read was dropped: {e}")))?;
+        match out {
+            Ok(v) => convert::to_py(py, &v),
+            Err(e) => Err(errors::rpc_err(py, "McpError", &e)),
+        }
+    }
+
+    /// `read_resource` without blocking: `resolve(error, result)` is called from a runtime
+    /// thread.
+    fn read_resource_async(&self, py: Python<'_>, uri: String, resolve: Py<PyAny>) -> PyResult<()> {
+        let server = self.shared.server().ok_or_else(|| errors::message_err(py, "ServerClosedError", "the server is closed"))?;
+        let id = self.ctx.connection_id().to_owned();
+        self.shared.runtime.spawn(async move {
+            let out = read_resource(server, id, uri).await;
+            let _ = Python::try_attach(|py| {
+                let args = match &out {
+                    Ok(v) => convert::to_py(py, v).map(|v| (py.None().into_bound(py), v)),
+                    Err(e) => Ok((errors::rpc_err(py, "McpError", e).into_value(py).into_bound(py).into_any(), py.None().into_bound(py))),
+                };
+                if let Err(e) = args.and_then(|a| resolve.bind(py).call1(a)) {
+                    e.write_unraisable(py, None);
+                }
+            });
+        });
+        Ok(())
     }
 
     fn __repr__(&self) -> String {

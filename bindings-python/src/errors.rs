@@ -71,6 +71,7 @@ pub fn peer_err(py: Python<'_>, e: &PeerError) -> PyErr {
         PeerError::Closed => message_err(py, "ConnectionClosedError", &e.to_string()),
         PeerError::Malformed(_) => message_err(py, "MalformedResponseError", &e.to_string()),
         PeerError::UseInputRequired => message_err(py, "UseInputRequiredError", &e.to_string()),
+        PeerError::Timeout => message_err(py, "RequestTimeoutError", &e.to_string()),
         _ => message_err(py, "PeerError", &e.to_string()),
     }
 }

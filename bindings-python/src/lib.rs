@@ -12,11 +12,15 @@
 //! - [`mrtr`]: the core's `InputRequest` / `InputRequired` as Python objects.
 //! - [`context`]: the per-request `RequestContext`.
 //! - [`bridge`]: how handlers run (blocking pool for `def`, an asyncio loop for `async def`).
+//! - [`connection`]: a connection Python holds (the in-memory client, `handle_raw_on`).
+//! - [`sessions`]: the per-session state dicts.
+//! - [`http`]: the HTTP options, handed to the core's `HttpConfig`.
 //! - [`convert`]: JSON values between Rust and Python.
 //! - [`errors`]: exceptions to handler errors and core errors to exceptions.
 
 mod adapters;
 mod bridge;
+mod connection;
 mod context;
 mod convert;
 mod errors;
@@ -24,6 +28,7 @@ mod http;
 mod modern;
 mod mrtr;
 mod server;
+mod sessions;
 
 use pyo3::prelude::*;
 
@@ -32,11 +37,15 @@ use pyo3::prelude::*;
 fn _ferrite(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<server::Core>()?;
     m.add_class::<context::PyRequestContext>()?;
+    m.add_class::<context::CancelWatch>()?;
     m.add_class::<bridge::Completion>()?;
+    m.add_class::<connection::PyConnection>()?;
+    m.add_class::<connection::PeerReply>()?;
     m.add_class::<mrtr::PyInputRequest>()?;
     m.add_class::<mrtr::PyInputRequired>()?;
     m.add_function(wrap_pyfunction!(mrtr::state_json, m)?)?;
     m.add("CORE_VERSION", env!("CARGO_PKG_VERSION"))?;
-    m.add("DEFAULT_SESSION_IDLE_TIMEOUT", http::default_session_idle_timeout())?;
+    // The sampling default of every surface (`ctx.sample`, `InputRequest.sample`).
+    m.add("DEFAULT_MAX_TOKENS", ferrite_core::CreateMessageParams::DEFAULT_MAX_TOKENS)?;
     Ok(())
 }

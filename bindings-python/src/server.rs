@@ -7,14 +7,15 @@
 //! handler called meanwhile on another thread can take it.
 
 use std::collections::HashMap;
-use std::net::ToSocketAddrs as _;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use ferrite_core::server::uri_template::UriTemplate;
-use ferrite_core::transport::http::{self as core_http, HttpOptions};
+use ferrite_core::server::PeerError;
+use ferrite_core::sync::lock;
+use ferrite_core::transport::http as core_http;
 use ferrite_core::transport::stdio::{self, StdioOptions};
 use ferrite_core::{
     ClientCapabilities, CompletionReference, Implementation, Prompt, Resource, ResourceTemplate, Server, Tool,
@@ -28,8 +29,9 @@ use tokio_util::sync::CancellationToken;
 
 use crate::adapters::{describe, Adapter, Observer};
 use crate::bridge::{self, AsyncQueue, Executor, PyCallable, SyncPool};
-use crate::http::{self, HttpArgs};
-use crate::{convert, errors, modern};
+use crate::connection::PyConnection;
+use crate::context::Shared;
+use crate::{convert, errors, http, modern};
 
 /// At most this many `def` handlers run at once (like a thread pool's size); more calls queue.
 const MAX_SYNC_WORKERS: usize = 64;
@@ -41,17 +43,26 @@ pub struct Core {
     runtime: Mutex<Option<Runtime>>,
     handle: Handle,
     exec: Arc<Executor>,
+    /// What request contexts share (runtime, server, per-session state).
+    shared: Arc<Shared>,
     /// The shutdown token of the transport being served (stdio or HTTP), if any.
     serving: Mutex<Option<CancellationToken>>,
     closed: AtomicBool,
 }
 
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
-}
-
 impl Core {
-    fn check_open(&self, py: Python<'_>) -> PyResult<()> {
+    /// The core server.
+    pub fn server(&self) -> &Server {
+        &self.server
+    }
+
+    /// The runtime the server runs on.
+    pub fn runtime(&self) -> &Handle {
+        &self.handle
+    }
+
+    /// `ServerClosedError` once `close()` was called.
+    pub fn check_open(&self, py: Python<'_>) -> PyResult<()> {
         if self.closed.load(Ordering::SeqCst) {
             return Err(errors::message_err(py, "ServerClosedError", "the server is closed"));
         }
@@ -127,6 +138,7 @@ impl Core {
         }
         self.exec.queue.close();
         self.exec.pool.close();
+        self.shared.release();
         let runtime = lock(&self.runtime).take();
         if let Some(rt) = runtime {
             match py {
@@ -134,6 +146,14 @@ impl Core {
                 None => rt.shutdown_background(),
             }
         }
+    }
+}
+
+/// A positive, finite number of seconds as a `Duration`.
+fn timeout_of(seconds: f64) -> PyResult<Duration> {
+    match Duration::try_from_secs_f64(seconds) {
+        Ok(d) if !d.is_zero() => Ok(d),
+        _ => Err(PyValueError::new_err(format!("timeout must be a positive number of seconds, not {seconds}"))),
     }
 }
 
@@ -149,7 +169,7 @@ impl Drop for Core {
 #[pymethods]
 impl Core {
     #[new]
-    #[pyo3(signature = (name, version, *, title=None, description=None, website_url=None, instructions=None, stateless=false, worker_threads=None))]
+    #[pyo3(signature = (name, version, *, title=None, description=None, website_url=None, instructions=None, stateless=false, worker_threads=None, icons=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         name: &str,
@@ -160,11 +180,13 @@ impl Core {
         instructions: Option<String>,
         stateless: bool,
         worker_threads: Option<usize>,
+        icons: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
         let mut info = Implementation::new(name, version);
         info.title = title;
         info.description = description;
         info.website_url = website_url;
+        info.icons = icons.map(|i| describe(i, "icons")).transpose()?;
         let mut builder = Server::builder(info);
         if let Some(i) = instructions {
             builder = builder.instructions(i);
@@ -182,13 +204,15 @@ impl Core {
         let handle = runtime.handle().clone();
         let queue = AsyncQueue::new()
             .map_err(|e| PyRuntimeError::new_err(format!("cannot create the event-loop wake socket: {e}")))?;
-        let pool = Arc::new(SyncPool::new(handle.clone(), MAX_SYNC_WORKERS));
+        let shared = Arc::new(Shared::new(handle.clone(), server.clone()));
+        let pool = Arc::new(SyncPool::new(shared.clone(), MAX_SYNC_WORKERS));
         let exec = Arc::new(Executor { queue: Arc::new(queue), pool });
         Ok(Core {
             server,
             runtime: Mutex::new(Some(runtime)),
             handle,
             exec,
+            shared,
             serving: Mutex::new(None),
             closed: AtomicBool::new(false),
         })
@@ -366,9 +390,14 @@ impl Core {
 
     // ----- options -----
 
-    /// Advertise `logging` and accept `logging/setLevel`.
+    /// Advertise `logging` and accept `logging/setLevel` (on by default).
     fn enable_logging(&self) {
         self.server.enable_logging();
+    }
+
+    /// Stop advertising `logging`: `logging/setLevel` is refused and log messages dropped.
+    fn disable_logging(&self) {
+        self.server.disable_logging();
     }
 
     /// Advertise `resources.subscribe` (handshake-era sessions subscribe with
@@ -410,6 +439,11 @@ impl Core {
     /// Stop validating tool arguments against input schemas.
     fn disable_input_validation(&self) {
         self.server.disable_input_validation();
+    }
+
+    /// Validate tool arguments against input schemas again (the default).
+    fn enable_input_validation(&self) {
+        self.server.enable_input_validation();
     }
 
     /// The capabilities the server declares.
@@ -582,55 +616,16 @@ impl Core {
         self.wait_serving(py, token, join, "stdio")
     }
 
-    /// Serve Streamable HTTP on `host:port` at `path` until `stop()`/`close()` or Ctrl-C, as
-    /// `serve_stdio` does. Port 0 picks a free port; `ready(port)` is called once bound. The
-    /// keyword-only options are the core's `HttpOptions` (validated in `http.rs`; a bad value
-    /// is a `ConfigError` before anything is bound).
-    #[pyo3(signature = (
-        host, port, path="/mcp", json_response=false, ready=None, *, response_mode=None, max_body_bytes=None,
-        session_idle_timeout=http::default_session_idle_timeout(), allowed_hosts=None, allowed_origins=None,
-        allow_any_host=false, legacy_sse=false, sse_retry=None, resumable=true
-    ))]
-    #[allow(clippy::too_many_arguments)] // Python keyword arguments, one per option
-    fn serve_http(
-        &self,
-        py: Python<'_>,
-        host: &str,
-        port: u16,
-        path: &str,
-        json_response: bool,
-        ready: Option<Py<PyAny>>,
-        response_mode: Option<String>,
-        max_body_bytes: Option<i64>,
-        session_idle_timeout: Option<f64>,
-        allowed_hosts: Option<Vec<String>>,
-        allowed_origins: Option<Vec<String>>,
-        allow_any_host: bool,
-        legacy_sse: bool,
-        sse_retry: Option<f64>,
-        resumable: bool,
-    ) -> PyResult<()> {
-        let options = HttpArgs {
-            path: path.to_owned(),
-            json_response,
-            response_mode,
-            max_body_bytes,
-            session_idle_timeout,
-            allowed_hosts,
-            allowed_origins,
-            allow_any_host,
-            legacy_sse,
-            sse_retry,
-            resumable,
-        }
-        .into_options(py)?;
-        let addr = (host, port)
-            .to_socket_addrs()
-            .map_err(|e| PyValueError::new_err(format!("cannot resolve {host}:{port}: {e}")))?
-            .next()
-            .ok_or_else(|| PyValueError::new_err(format!("{host}:{port} resolves to no address")))?;
+    /// Serve Streamable HTTP until `stop()`/`close()` or Ctrl-C, as `serve_stdio` does.
+    /// `config` is a dict of the core's `HttpConfig` keys (snake_case; the address too: port
+    /// 0 picks a free one); a bad option raises `ConfigError` with the core's message before
+    /// anything is bound. `ready(port)` is called once listening.
+    #[pyo3(signature = (config, ready=None))]
+    fn serve_http(&self, py: Python<'_>, config: &Bound<'_, PyAny>, ready: Option<Py<PyAny>>) -> PyResult<()> {
+        self.check_open(py)?;
+        let (options, addr) = http::options(py, config)?;
         let token = self.start_serving(py)?;
-        let options = HttpOptions { shutdown: token.clone(), ..options };
+        let options = core_http::HttpOptions { shutdown: token.clone(), ..options };
         let server = self.server.clone();
         let bound = py.detach(|| self.handle.block_on(core_http::bind(&server, addr, options)));
         let bound = match bound.and_then(|b| b.local_addr().map(|a| (b, a))) {
@@ -688,6 +683,51 @@ impl Core {
         lock(&self.serving).take();
     }
 
+    // ----- connections -----
+
+    /// Send `ping` to connection `connection_id` (a stdio process, an HTTP session, a
+    /// `Connection`) and wait up to `timeout` seconds for the client's answer, without the
+    /// GIL. Raises the matching `PeerError` (`NoChannelError` when no such connection can
+    /// take requests, `RequestTimeoutError` when it did not answer in time).
+    fn ping_client(&self, py: Python<'_>, connection_id: String, timeout: f64) -> PyResult<()> {
+        self.check_open(py)?;
+        let timeout = timeout_of(timeout)?;
+        let server = self.server.clone();
+        let join = self.handle.spawn(async move { server.ping_client(&connection_id, timeout).await });
+        let out = py
+            .detach(|| self.handle.block_on(join))
+            .map_err(|e| PyRuntimeError::new_err(format!("the ping was dropped: {e}")))?;
+        out.map_err(|e| errors::peer_err(py, &e))
+    }
+
+    /// `ping_client` without blocking: `resolve(error, None)` is called from a runtime thread.
+    fn ping_client_async(&self, py: Python<'_>, connection_id: String, timeout: f64, resolve: Py<PyAny>) -> PyResult<()> {
+        self.check_open(py)?;
+        let timeout = timeout_of(timeout)?;
+        let server = self.server.clone();
+        self.handle.spawn(async move {
+            let out: Result<(), PeerError> = server.ping_client(&connection_id, timeout).await;
+            let _ = Python::try_attach(|py| {
+                let err = match &out {
+                    Ok(()) => py.None().into_bound(py),
+                    Err(e) => errors::peer_err(py, e).into_value(py).into_bound(py).into_any(),
+                };
+                if let Err(e) = resolve.bind(py).call1((err, py.None())) {
+                    e.write_unraisable(py, None);
+                }
+            });
+        });
+        Ok(())
+    }
+
+    /// A connection held by the caller (see `connection.rs`): `on_message(frame)` receives
+    /// the server's notifications, `on_request(method, params, reply)` its requests.
+    #[pyo3(signature = (on_message=None, on_request=None))]
+    fn connect(slf: &Bound<'_, Self>, on_message: Option<Py<PyAny>>, on_request: Option<Py<PyAny>>) -> PyResult<PyConnection> {
+        slf.get().check_open(slf.py())?;
+        Ok(PyConnection::new(slf, on_message, on_request))
+    }
+
     // ----- the event loop side of async handlers -----
 
     /// The file descriptor the event loop running `async def` handlers watches.
@@ -699,7 +739,7 @@ impl Core {
     /// The `async def` calls waiting for the event loop, each as
     /// `(wrapper, input, ctx, completion)`.
     fn take_async_jobs<'py>(&self, py: Python<'py>) -> PyResult<Vec<Bound<'py, PyTuple>>> {
-        bridge::take_jobs(py, &self.exec.queue, &self.handle)
+        bridge::take_jobs(py, &self.exec.queue, &self.shared)
     }
 
     /// Stop serving, fail queued calls and shut the runtime down. Idempotent.

@@ -32,7 +32,7 @@ def facts(ctx: Context) -> dict:
 
 @server.tool()
 def chatty(ctx: Context) -> str:
-    sent = [ctx.debug("d"), ctx.info("i"), ctx.warning("w"), ctx.error("e"), ctx.log("notice", {"k": 1}, "lg")]
+    sent = [bool(s) for s in (ctx.debug("d"), ctx.info("i"), ctx.warning("w"), ctx.error("e"), ctx.log("notice", {"k": 1}, "lg"))]
     ctx.report_progress(1, 2, "half")
     return json.dumps(sent)
 
@@ -50,7 +50,7 @@ class Person:
 @server.tool()
 async def ask_typed(ctx: Context) -> str:
     form = await ctx.elicit("Who are you?", Person)
-    return form.content["name"]
+    return form.data.name
 
 @server.tool()
 async def url_without_capability(ctx: Context) -> str:
@@ -113,7 +113,7 @@ def test_sampling_elicitation_and_roots_round_trip(stdio: Any) -> None:
     assert seen["sample"]["messages"][0]["content"]["text"] == "What is the capital of France?"
     assert seen["elicit"]["message"] == "Who are you?"
     assert c.request("tools/call", {"name": "ask_typed"})["result"]["content"][0]["text"] == "Ada"
-    assert seen["elicit"]["requestedSchema"]["properties"] == {"name": {"type": "string"}}
+    assert seen["elicit"]["requestedSchema"]["properties"] == {"name": {"title": "Name", "type": "string"}}
 
 
 def test_client_error_and_missing_capability(stdio: Any) -> None:

@@ -211,30 +211,52 @@ def test_response_mode_sse_answers_tools_call_as_event_stream(tmp_path: Path, op
         assert any(m.get("id") == 2 and m["result"]["content"] == [{"type": "text", "text": "5"}] for m in messages)
 
 
-@pytest.mark.parametrize(
-    "options",
-    [
-        {"max_body_bytes": 0},
-        {"max_body_bytes": -5},
-        {"session_idle_timeout": 0},
-        {"session_idle_timeout": -1.0},
-        {"sse_retry": -1.0},
-        {"sse_retry": math.nan},
-        {"response_mode": "xml"},
-        {"response_mode": "sse", "json_response": True},
-        {"allowed_hosts": []},
+# Each bad option and the core's own message for it (`HttpConfig`, the same text on every
+# surface; snake_case keys here), raised before anything is bound.
+BAD_OPTIONS = [
+    ({"max_body_bytes": 0}, "invalid HTTP option max_body_bytes: must be at least 1 byte, not 0"),
+    ({"max_request_body_size": 0}, "invalid HTTP option max_body_bytes: must be at least 1 byte, not 0"),
+    ({"max_body_bytes": -5}, "invalid HTTP option max_body_bytes: invalid value: integer `-5`, expected u64"),
+    ({"session_idle_timeout": -1.0}, "invalid HTTP option session_idle_timeout_ms: invalid value: integer `-1000`, expected u64"),
+    ({"session_idle_timeout": math.nan}, "invalid HTTP option session_idle_timeout: nan is not a number of seconds"),
+    ({"sse_retry_ms": -1}, "invalid HTTP option sse_retry_ms: invalid value: integer `-1`, expected u64"),
+    ({"sse_keep_alive_ms": math.nan}, "invalid HTTP options: ValueError: NaN is not a JSON number"),
+    ({"stream_buffer": 0}, "invalid HTTP option stream_buffer: must be at least 1 event, not 0"),
+    ({"response_mode": "xml"}, "invalid HTTP option response_mode: unknown variant `xml`, expected one of `auto`, `json`, `sse`"),
+    ({"response_mode": "sse", "json_response": True}, "invalid HTTP option response_mode: also given as json_response=True; pass one of them"),
+    ({"allowed_hosts": []}, "invalid HTTP option allowed_hosts: is empty, which would refuse every request (allow_any_host accepts any)"),
+    (
         {"allowed_hosts": ["example.com:8000"]},
+        'invalid HTTP option allowed_hosts: entry "example.com:8000": no port (any port is accepted); '
+        "write IPv6 addresses in brackets, like [::1]",
+    ),
+    (
         {"allowed_origins": ["example.com"]},
-        {"allowed_origins": ["https://example.com/app"]},
+        'invalid HTTP option allowed_origins: entry "example.com": an origin is scheme://host, like http://localhost',
+    ),
+    (
         {"allow_any_host": True, "allowed_hosts": ["example.com"]},
-        {"path": "mcp"},
-        {"path": "/sse", "legacy_sse": True},
-    ],
-)
-def test_bad_http_options_raise_config_error(options: Dict[str, Any]) -> None:
+        "invalid HTTP option allowed_hosts: contradicts allow_any_host, which turns the Host and Origin checks off",
+    ),
+    ({"path": "mcp"}, "invalid HTTP option path: \"mcp\" is not a literal path starting with '/'"),
+    ({"path": "/sse", "legacy_sse": True}, 'invalid HTTP option legacy_sse_path: "/sse" is also the endpoint path'),
+    ({"host": "not a host"}, 'invalid HTTP option host: "not a host" is not an IP address (bind to 127.0.0.1, 0.0.0.0 or ::)'),
+]
+
+
+@pytest.mark.parametrize("options,message", BAD_OPTIONS)
+def test_bad_http_options_raise_the_cores_config_error(options: Dict[str, Any], message: str) -> None:
     server = Server("bad-options")
-    with pytest.raises(ConfigError):
+    with pytest.raises(ConfigError) as e:
         server.run(transport="http", port=0, on_ready=lambda port: pytest.fail("bound despite bad options"), **options)
+    assert str(e.value) == message
+
+
+def test_session_idle_timeout_zero_means_never_as_in_the_core() -> None:
+    ready = []
+    server = Server("never-idle")
+    server.run(transport="http", port=0, session_idle_timeout=0, on_ready=lambda p: (ready.append(p), server.stop()))
+    assert ready
 
 
 def test_json_response_stays_an_alias_of_json_mode() -> None:

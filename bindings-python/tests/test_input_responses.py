@@ -152,7 +152,8 @@ class AnswerDict(TypedDict):
 def test_a_dataclass_or_typeddict_of_the_answer_shape(server: Server) -> None:
     report(server, lambda ctx: [repr(ctx.input_response_as("k", Answer)), ctx.input_response_as("k", AnswerDict)])
     out = json.loads(text_of(retry(server, {"k": {"action": "accept", "content": {"x": 1}}})["result"]))
-    assert out == ["Answer(action='accept', content={'x': 1})", {"action": "accept", "content": {"x": 1}}]
+    # Decoded by pydantic: a TypedDict keeps its own keys only.
+    assert out == ["Answer(action='accept', content={'x': 1})", {"action": "accept"}]
     assert retry(server, {"k": {"content": {}}})["error"]["code"] == -32602  # action missing
     assert retry(server, {"k": {"action": 3}})["error"]["code"] == -32602  # wrong type
 

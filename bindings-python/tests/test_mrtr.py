@@ -52,11 +52,12 @@ def test_elicit_derives_the_schema_from_a_dataclass_or_typeddict() -> None:
     schema = InputRequest.elicit("Who?", Person).to_json()["params"]["requestedSchema"]
     assert schema == {
         "type": "object",
-        "properties": {"name": {"type": "string"}, "age": {"type": "integer", "default": 0}},
+        "title": "Person",
+        "properties": {"name": {"title": "Name", "type": "string"}, "age": {"title": "Age", "type": "integer", "default": 0}},
         "required": ["name"],
     }
     schema = InputRequest.elicit("Who?", PersonDict).to_json()["params"]["requestedSchema"]
-    assert schema["properties"] == {"name": {"type": "string"}} and schema["required"] == ["name"]
+    assert schema["properties"] == {"name": {"title": "Name", "type": "string"}} and schema["required"] == ["name"]
 
 
 def test_elicit_derives_the_schema_from_a_pydantic_model() -> None:
@@ -84,11 +85,11 @@ def test_elicit_url_is_a_url_elicitation() -> None:
     assert r.required_capability == {"elicitation": {"url": {}}}
 
 
-def test_sample_defaults_to_100_max_tokens_and_one_user_message() -> None:
+def test_sample_defaults_to_the_cores_1000_max_tokens_and_one_user_message() -> None:
     r = InputRequest.sample("Capital of France?")
     assert r.to_json() == {
         "method": "sampling/createMessage",
-        "params": {"messages": [{"role": "user", "content": {"type": "text", "text": "Capital of France?"}}], "maxTokens": 100},
+        "params": {"messages": [{"role": "user", "content": {"type": "text", "text": "Capital of France?"}}], "maxTokens": 1000},
     }
 
 

@@ -57,7 +57,12 @@ def test_dataclass_return_gives_output_schema_and_structured_content(server: Ser
         return Sum(a + b)
 
     tool = server.tools()[0]
-    assert tool["outputSchema"] == {"type": "object", "properties": {"sum": {"type": "integer"}}, "required": ["sum"]}
+    assert tool["outputSchema"] == {
+        "type": "object",
+        "title": "Sum",
+        "properties": {"sum": {"title": "Sum", "type": "integer"}},
+        "required": ["sum"],
+    }
     assert call_tool(server, "add", {"a": 2, "b": 3})["structuredContent"] == {"sum": 5}
 
 
@@ -225,7 +230,10 @@ def test_completions(server: Server) -> None:
         )["result"]["completion"]
 
     assert complete("city", "pa")["values"] == ["paris", "park"]
-    assert complete("country", "fi") == {"values": ["finland"], "total": 10, "hasMore": True}
+    # A `Completion` is sent as given (the core caps its values); bare values get `total`
+    # and `hasMore` from the core's `CompleteResult::from_values`.
+    assert complete("country", "fi") == {"values": ["finland"], "total": 10}
+    assert complete("city", "z") == {"values": ["zebra"], "total": 1, "hasMore": False}
 
 
 def test_global_completion_handler(server: Server) -> None:

@@ -52,13 +52,15 @@ def test_primitives_are_required_without_default(server: Server) -> None:
         """Doc."""
         return ""
 
+    # pydantic's schema of the arguments model, titled as the official SDK titles it.
     assert tool_schema(server, "f") == {
         "type": "object",
+        "title": "fArguments",
         "properties": {
-            "i": {"type": "integer"},
-            "x": {"type": "number"},
-            "s": {"type": "string"},
-            "b": {"type": "boolean"},
+            "i": {"title": "I", "type": "integer"},
+            "x": {"title": "X", "type": "number"},
+            "s": {"title": "S", "type": "string"},
+            "b": {"title": "B", "type": "boolean"},
         },
         "required": ["i", "x", "s", "b"],
     }
@@ -77,7 +79,7 @@ def test_name_and_description_come_from_the_function(server: Server) -> None:
     tool = server.tools()[0]
     assert tool["name"] == "greet"
     assert tool["description"] == "Say hello."
-    assert tool["inputSchema"]["properties"]["name"] == {"type": "string", "description": "Who to greet."}
+    assert tool["inputSchema"]["properties"]["name"] == {"title": "Name", "type": "string", "description": "Who to greet."}
 
 
 def test_defaults_optional_and_annotated(server: Server) -> None:
@@ -87,9 +89,9 @@ def test_defaults_optional_and_annotated(server: Server) -> None:
 
     s = tool_schema(server, "f")
     assert "required" not in s
-    assert s["properties"]["a"] == {"type": ["integer", "null"]}
-    assert s["properties"]["b"] == {"type": "string", "default": "x"}
-    assert s["properties"]["c"] == {"type": "integer", "description": "the c", "default": 3}
+    assert s["properties"]["a"] == {"anyOf": [{"type": "integer"}, {"type": "null"}], "default": None, "title": "A"}
+    assert s["properties"]["b"] == {"type": "string", "default": "x", "title": "B"}
+    assert s["properties"]["c"] == {"type": "integer", "description": "the c", "default": 3, "title": "C"}
 
 
 def test_lists_dicts_tuples_and_unions() -> None:
@@ -104,21 +106,22 @@ def test_lists_dicts_tuples_and_unions() -> None:
     assert schema_for(Union[int, List[str]]) == {"anyOf": [{"type": "integer"}, {"type": "array", "items": {"type": "string"}}]}
     assert schema_for(Set[str]) == {"type": "array", "items": {"type": "string"}, "uniqueItems": True}
     assert schema_for(Tuple[int, ...]) == {"type": "array", "items": {"type": "integer"}}
-    assert schema_for(Optional[str]) == {"type": ["string", "null"]}
-    assert schema_for(list) == {"type": "array"}
-    assert schema_for(dict) == {"type": "object"}
+    assert schema_for(Optional[str]) == {"anyOf": [{"type": "string"}, {"type": "null"}]}
+    assert schema_for(list) == {"type": "array", "items": {}}
+    assert schema_for(dict) == {"type": "object", "additionalProperties": True}
     assert schema_for(Any) == {}
 
 
 def test_literal_and_enum() -> None:
     assert schema_for(Literal["a", "b"]) == {"type": "string", "enum": ["a", "b"]}
-    assert schema_for(Color) == {"type": "string", "enum": ["red", "green"]}
+    assert schema_for(Color) == {"type": "string", "enum": ["red", "green"], "title": "Color"}
 
 
 def test_typeddict_required_keys() -> None:
     assert schema_for(Movie) == {
         "type": "object",
-        "properties": {"title": {"type": "string"}, "year": {"type": "integer"}},
+        "title": "Movie",
+        "properties": {"title": {"title": "Title", "type": "string"}, "year": {"title": "Year", "type": "integer"}},
         "required": ["title", "year"],
     }
     assert "required" not in schema_for(PartialMovie)
@@ -127,7 +130,8 @@ def test_typeddict_required_keys() -> None:
 def test_dataclass_fields_defaults_and_docstring() -> None:
     assert schema_for(Point) == {
         "type": "object",
-        "properties": {"x": {"type": "number"}, "y": {"type": "number", "default": 0.0}},
+        "title": "Point",
+        "properties": {"x": {"title": "X", "type": "number"}, "y": {"title": "Y", "type": "number", "default": 0.0}},
         "required": ["x"],
         "description": "A point in the plane.",
     }
@@ -137,7 +141,7 @@ def test_recursive_dataclass_uses_defs() -> None:
     s = schema_for(Tree)
     assert s["$ref"] == "#/$defs/Tree"
     tree = s["$defs"]["Tree"]
-    assert tree["properties"]["children"] == {"type": "array", "items": {"$ref": "#/$defs/Tree"}}
+    assert tree["properties"]["children"] == {"title": "Children", "type": "array", "items": {"$ref": "#/$defs/Tree"}}
 
 
 def test_pydantic_model_when_installed(server: Server) -> None:
@@ -151,7 +155,9 @@ def test_pydantic_model_when_installed(server: Server) -> None:
     def register(user: User) -> str:
         return f"{type(user).__name__}:{user.name}:{user.age}"
 
-    prop = tool_schema(server, "register")["properties"]["user"]
+    schema = tool_schema(server, "register")
+    assert schema["properties"]["user"] == {"$ref": "#/$defs/User"}
+    prop = schema["$defs"]["User"]
     assert prop["type"] == "object"
     assert prop["properties"]["age"]["description"] == "Age in years"
     assert prop["required"] == ["name", "age"]

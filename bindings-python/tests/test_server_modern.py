@@ -231,7 +231,7 @@ def test_an_x_mcp_header_argument_is_mirrored_and_checked_over_http(http_serve: 
 def test_a_modern_request_gets_log_messages_only_when_it_carries_a_level(server: Server) -> None:
     @server.tool()
     def logs(ctx: Context) -> str:
-        return repr([ctx.info("hello"), ctx.debug("details")])
+        return repr([bool(ctx.info("hello")), bool(ctx.debug("details"))])
 
     assert text_of(modern_ok(server, "tools/call", {"name": "logs"})) == "[False, False]"
     params = {"name": "logs", "_meta": envelope(**{"io.modelcontextprotocol/logLevel": "info"})}

@@ -61,7 +61,7 @@ new InputRequired().ask('k', { method: 'roots/list' });
 InputRequest.sample(42);
 
 const wire: InputRequestJson = InputRequest.listRoots().toJSON();
-const max: 1000 = DEFAULT_MAX_TOKENS;
+const max: number = DEFAULT_MAX_TOKENS;
 void [wire, max];
 
 server.setRequestStateKeys('a'.repeat(64), ['b'.repeat(64)]);

@@ -1,6 +1,6 @@
 """ferrite_mcp: MCP servers in Python, on Ferrite's Rust core.
 
-Quick start::
+Quick start (the official SDK's ``MCPServer`` spelling works too)::
 
     from ferrite_mcp import Server, Context
 
@@ -28,6 +28,7 @@ from .content import (
     Image,
     ImageContent,
     Message,
+    ReadResourceContents,
     ResourceLink,
     Root,
     RootsResult,
@@ -38,7 +39,8 @@ from .content import (
     UserMessage,
     error,
 )
-from .context import Context
+from .client import Client
+from .context import Context, Sent, ServerRequestContext
 from .errors import (
     ClientError,
     ConfigError,
@@ -51,6 +53,7 @@ from .errors import (
     MissingCapabilityError,
     NoChannelError,
     PeerError,
+    RequestTimeoutError,
     ResourceNotFoundError,
     ServerClosedError,
     StatelessError,
@@ -59,6 +62,8 @@ from .errors import (
 )
 from .modern import CacheHint
 from .mrtr import InputRequest, InputRequired
+from .mcpserver import FastMCP, MCPServer
+from .registration import CompletionArgument, CompletionContext
 from .schema import schema_for
 from .server import Server
 
@@ -66,7 +71,15 @@ __version__ = _ferrite.CORE_VERSION
 
 __all__ = [
     "Server",
+    "MCPServer",
+    "FastMCP",
+    "Client",
     "Context",
+    "Sent",
+    "ServerRequestContext",
+    "CompletionArgument",
+    "CompletionContext",
+    "ReadResourceContents",
     "InputRequest",
     "InputRequired",
     "CacheHint",
@@ -107,4 +120,5 @@ __all__ = [
     "ConnectionClosedError",
     "ClientError",
     "MalformedResponseError",
+    "RequestTimeoutError",
 ]

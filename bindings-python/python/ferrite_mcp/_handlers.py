@@ -1,21 +1,21 @@
 """How a registered Python function becomes the callable the core calls: which parameter is
-the ``Context``, how request values become keyword arguments, how ``def`` and ``async def``
-are told apart, and how the return value becomes the result (or input required). Also the
-base of the ``Server`` mixins (its core object and the event loop for ``async def``)."""
+the ``Context``, how request values become keyword arguments (validated and converted by
+pydantic, see :mod:`ferrite_mcp.schema`), how ``def`` and ``async def`` are told apart, and
+how the return value becomes the result (or input required). Also the base of the ``Server``
+mixins (its core object, the event loop for ``async def``, the lifespan's value)."""
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import inspect
 import typing
-from typing import TYPE_CHECKING, Any, Callable, Dict, Optional, Sequence
+import weakref
+from typing import TYPE_CHECKING, Any, Callable, Dict, Optional
 
-from . import _ferrite, content
+from . import _ferrite
 from .context import Context
-from .errors import ConfigError
 from .mrtr import InputRequired
-from .schema import Param, _identity, _is_pydantic_model, _is_typeddict, schema_for
+from .schema import Arguments
 
 if TYPE_CHECKING:
     from ._loop import LoopBridge
@@ -24,6 +24,9 @@ if TYPE_CHECKING:
 def _is_context(annotation: Any) -> bool:
     if typing.get_origin(annotation) is typing.Annotated:
         annotation = typing.get_args(annotation)[0]
+    origin = typing.get_origin(annotation)  # `Context[...]` as the official SDK's generic spelling
+    if origin is not None:
+        annotation = origin
     return isinstance(annotation, type) and issubclass(annotation, (Context, _ferrite.RequestContext))
 
 
@@ -36,56 +39,37 @@ def _is_async(fn: Callable[..., Any]) -> bool:
     return call is not None and not inspect.isfunction(fn) and inspect.iscoroutinefunction(call)
 
 
-def _str_to_bool(v: Any) -> Any:
-    if isinstance(v, str):
-        low = v.strip().lower()
-        if low in ("true", "1", "yes", "on"):
-            return True
-        if low in ("false", "0", "no", "off", ""):
-            return False
-        raise ValueError(f"{v!r} is not a boolean")
-    return v
-
-
-def _from_string(annotation: Any, default: Callable[[Any], Any]) -> Callable[[Any], Any]:
-    """Converter for values that arrive as strings (template variables, prompt arguments)."""
-    if typing.get_origin(annotation) is typing.Annotated:
-        annotation = typing.get_args(annotation)[0]
-    if typing.get_origin(annotation) is typing.Union:
-        non_null = [a for a in typing.get_args(annotation) if a is not type(None)]
-        if len(non_null) == 1:
-            annotation = non_null[0]
-    if annotation is int:
-        return int
-    if annotation is float:
-        return float
-    if annotation is bool:
-        return _str_to_bool
-    if annotation in (str, Any, inspect.Parameter.empty):
-        return _identity
-    return default
-
-
 class _Binder:
-    """Builds a handler's keyword arguments from the request's values."""
+    """Builds a handler's keyword arguments from the request's values: ``args`` validates and
+    converts them (a value that does not fit raises ``error(message)``), and the ``Context``
+    goes to the parameter that asked for it."""
 
-    __slots__ = ("names", "convs", "ctx_name", "var_kw")
+    __slots__ = ("args", "ctx_name", "server", "error")
 
-    def __init__(self, params: Sequence[Param], ctx_name: Optional[str], var_kw: bool, convs: Dict[str, Callable[[Any], Any]]) -> None:
-        self.names = frozenset(p.name for p in params)
-        self.convs = [(n, c) for n, c in convs.items() if c is not _identity]
+    def __init__(
+        self,
+        args: Optional[Arguments],
+        ctx_name: Optional[str],
+        server: Any,
+        error: Callable[[str], Exception],
+    ) -> None:
+        self.args = args
         self.ctx_name = ctx_name
-        self.var_kw = var_kw
+        # A weak reference: the core holds the handler, and the server holds the core.
+        self.server = weakref.ref(server)
+        self.error = error
 
-    def __call__(self, args: Dict[str, Any], ctx: Optional[_ferrite.RequestContext]) -> Dict[str, Any]:
-        if not self.var_kw and not self.names.issuperset(args):
-            args = {k: v for k, v in args.items() if k in self.names}
-        for name, conv in self.convs:
-            if name in args:
-                args[name] = conv(args[name])
+    def __call__(self, values: Dict[str, Any], ctx: Optional[_ferrite.RequestContext]) -> Dict[str, Any]:
+        if self.args is None:
+            kwargs: Dict[str, Any] = {}
+        else:
+            try:
+                kwargs = self.args(values)
+            except ValueError as e:
+                raise self.error(str(e)) from None
         if self.ctx_name is not None:
-            args[self.ctx_name] = Context(ctx)  # type: ignore[arg-type]
-        return args
+            kwargs[self.ctx_name] = Context(ctx, self.server())  # type: ignore[arg-type]
+        return kwargs
 
 
 def _not_awaitable(fn: Callable[..., Any], value: Any) -> Any:
@@ -97,7 +81,7 @@ def _not_awaitable(fn: Callable[..., Any], value: Any) -> Any:
     return value
 
 
-def _returned(to_result: Callable[[Any], Dict[str, Any]]) -> Callable[[Any], Any]:
+def _returned(to_result: Callable[[Any], Any]) -> Callable[[Any], Any]:
     """What the core receives for a handler's return value: the core ``InputRequired`` when
     the handler asked for input (MRTR), else the result's wire shape."""
 
@@ -109,7 +93,7 @@ def _returned(to_result: Callable[[Any], Dict[str, Any]]) -> Callable[[Any], Any
     return convert
 
 
-def _wrap(fn: Callable[..., Any], bind: Callable[..., Dict[str, Any]], to_result: Callable[[Any], Dict[str, Any]], is_async: bool) -> Callable[..., Any]:
+def _wrap(fn: Callable[..., Any], bind: Callable[..., Dict[str, Any]], to_result: Callable[[Any], Any], is_async: bool) -> Callable[..., Any]:
     """The callable the core calls: ``wrapper(input, ctx)`` returning the result's JSON (or
     the core ``InputRequired``)."""
     convert = _returned(to_result)
@@ -126,36 +110,18 @@ def _wrap(fn: Callable[..., Any], bind: Callable[..., Dict[str, Any]], to_result
     return call
 
 
-def _output_schema_of(fn: Callable[..., Any]) -> Optional[Dict[str, Any]]:
-    """An ``outputSchema`` derived from a structured return annotation (dataclass, TypedDict,
-    pydantic model), else None."""
-    try:
-        ret = typing.get_type_hints(fn, include_extras=True).get("return")
-    except Exception:
-        return None
-    if ret is None:
-        return None
-    if isinstance(ret, type) and ret.__module__ == content.__name__:
-        return None  # content blocks and ToolResult are not structured output
-    if (isinstance(ret, type) and dataclasses.is_dataclass(ret)) or _is_typeddict(ret) or _is_pydantic_model(ret):
-        try:
-            return schema_for(ret)
-        except ConfigError:
-            return None
-    return None
-
-
 def _drop_none(d: Dict[str, Any]) -> Dict[str, Any]:
     return {k: v for k, v in d.items() if v is not None}
 
 
 class _ServerBase:
-    """What the ``Server`` mixins share: the core object and the event loop that runs
-    ``async def`` handlers (made when the first one is registered, so a server with only
-    ``def`` handlers never imports asyncio)."""
+    """What the ``Server`` mixins share: the core object, the event loop that runs ``async
+    def`` handlers (made when the first one is registered, so a server with only ``def``
+    handlers never imports asyncio) and the lifespan's value."""
 
     _core: _ferrite.Core
     _bridge: Optional["LoopBridge"]
+    _has_async: bool
 
     def _loop_bridge(self) -> "LoopBridge":
         if self._bridge is None:
@@ -165,5 +131,7 @@ class _ServerBase:
         return self._bridge
 
     def _registered(self, is_async: bool) -> None:
-        if is_async and (self._bridge is None or self._bridge.loop is None):
-            self._loop_bridge().start_thread()
+        if is_async:
+            self._has_async = True
+            if self._bridge is None or self._bridge.loop is None:
+                self._loop_bridge().start_thread()

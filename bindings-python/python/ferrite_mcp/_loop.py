@@ -37,6 +37,9 @@ class LoopBridge:
         self._loop: Optional[asyncio.AbstractEventLoop] = None
         self._thread: Optional[threading.Thread] = None
         self._tasks: Set["asyncio.Task[None]"] = set()
+        # The loop a `Client` lent (see `borrow`), and how many clients share it.
+        self._borrowed: Optional[asyncio.AbstractEventLoop] = None
+        self._borrows = 0
 
     @property
     def loop(self) -> Optional[asyncio.AbstractEventLoop]:
@@ -102,6 +105,35 @@ class LoopBridge:
             if self._loop is loop and self._thread is None:
                 loop.remove_reader(self._core.async_wake_fd)
                 self._loop = None
+
+    def borrow(self, loop: asyncio.AbstractEventLoop) -> bool:
+        """Run async handlers on ``loop`` (an in-memory ``Client``'s, running in this thread)
+        until :meth:`release`; clients on the same loop share it. False (nothing changes)
+        when another loop is borrowed already: handlers then keep running where they run."""
+        with self._lock:
+            if self._borrowed is not None:
+                if self._borrowed is not loop:
+                    return False
+                self._borrows += 1
+                return True
+        self.attach(loop)
+        with self._lock:
+            self._borrowed, self._borrows = loop, 1
+        return True
+
+    def release(self, loop: asyncio.AbstractEventLoop, restart: bool) -> None:
+        """End one :meth:`borrow` of ``loop``; after the last, handlers go back to the
+        package's own loop thread (started again when ``restart``)."""
+        with self._lock:
+            if self._borrowed is not loop:
+                return
+            self._borrows -= 1
+            if self._borrows:
+                return
+            self._borrowed = None
+        self.detach(loop)
+        if restart:
+            self.start_thread()
 
     def stop(self) -> None:
         """Stop the package's loop thread, if it runs (its tasks are cancelled)."""

@@ -31,6 +31,7 @@ __all__ = [
     "SamplingResult",
     "ElicitResult",
     "RootsResult",
+    "ReadResourceContents",
 ]
 
 T = TypeVar("T")
@@ -274,17 +275,22 @@ def AssistantMessage(content: Any) -> Message:  # noqa: N802
 
 @dataclasses.dataclass
 class Completion:
-    """Completion values (at most 100 are sent) with an optional total and more-flag."""
+    """Completion values with an optional total and more-flag. The core sends at most
+    ``CompleteResult::MAX_VALUES`` (100) of them, and fills in ``total`` and ``hasMore`` when
+    they are not given."""
 
     values: List[str]
     total: Optional[int] = None
     has_more: Optional[bool] = None
 
     def to_json(self) -> Dict[str, Any]:
-        values = [str(v) for v in self.values]
-        total = self.total if self.total is not None else len(values)
-        has_more = self.has_more if self.has_more is not None else total > min(len(values), 100)
-        return {"completion": {"values": values[:100], "total": total, "hasMore": has_more}}
+        """The ``CompleteResult`` as given (the core caps the values when it sends it)."""
+        out: Dict[str, Any] = {"values": [str(v) for v in self.values]}
+        if self.total is not None:
+            out["total"] = self.total
+        if self.has_more is not None:
+            out["hasMore"] = self.has_more
+        return {"completion": out}
 
 
 @dataclasses.dataclass
@@ -327,6 +333,23 @@ class ElicitResult(Generic[T]):
     def accepted(self) -> bool:
         """Whether the user submitted the form."""
         return self.action == "accept"
+
+    @property
+    def data(self) -> Optional[T]:
+        """The submitted content when the user accepted (the official SDK's name; with
+        ``ctx.elicit(message, Model)`` a validated ``Model`` instance), else ``None``."""
+        return self.content if self.accepted else None
+
+
+@dataclasses.dataclass
+class ReadResourceContents:
+    """One item of what ``ctx.read_resource(uri)`` returns (the official SDK's name): the
+    contents, ``str`` for text and ``bytes`` for a blob, with their MIME type."""
+
+    content: Union[str, bytes]
+    mime_type: Optional[str] = None
+    meta: Optional[Dict[str, Any]] = None
+    uri: Optional[str] = None
 
 
 @dataclasses.dataclass

@@ -1,27 +1,49 @@
 """The request context a handler receives when one of its parameters is annotated
 ``Context``.
 
-Logging, progress and notifications are plain methods (they queue a message and return at
-once). Server-to-client requests are awaitables: they run on the server's Rust runtime and
-complete on the event loop of the handler that awaits them. On a 2026-07-28 request they
-raise :class:`~ferrite_mcp.UseInputRequiredError`: such a handler returns
-:class:`~ferrite_mcp.InputRequired` and reads the answers with :meth:`Context.input_response_as`
-(which also works on handshake-era sessions, where the core asks the client itself).
+As in the official SDK, logging and progress are awaited (``await ctx.info("...")``,
+``await ctx.report_progress(1, 2)``); each also does its work when called, so a ``def``
+handler calls them without ``await`` (what they return is :class:`Sent`: truthy when the
+message went out, and awaitable). ``await ctx.read_resource(uri)`` reads through the core
+(from a ``def`` handler, ``ctx.read_resource(uri)`` reads at once). Server-to-client requests
+(``elicit``, ``sample``, ``list_roots``, ``send_request``) are awaitables that run on the
+server's Rust runtime; on a 2026-07-28 request they raise
+:class:`~ferrite_mcp.UseInputRequiredError`: such a handler returns
+:class:`~ferrite_mcp.InputRequired` and reads the answers with
+:meth:`Context.input_response_as` (which also works on handshake-era sessions, where the
+core asks the client itself).
 """
 
 from __future__ import annotations
 
+import base64
+import dataclasses
+import sys
 import typing
-from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence, Type, TypeVar, Union, cast
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    Callable,
+    Dict,
+    Generator,
+    List,
+    MutableMapping,
+    Optional,
+    Sequence,
+    Type,
+    TypeVar,
+    Union,
+    cast,
+)
 
 from . import _ferrite
-from .content import ElicitResult, Root, RootsResult, SamplingResult
+from .content import ElicitResult, ReadResourceContents, Root, RootsResult, SamplingResult
 from .mrtr import DEFAULT_MAX_TOKENS, sampling_params
 
 if TYPE_CHECKING:
     import asyncio
 
-__all__ = ["Context"]
+__all__ = ["Context", "Sent", "ServerRequestContext"]
 
 T = TypeVar("T")
 
@@ -62,13 +84,155 @@ def _awaitable(start: Callable[[Callable[[Optional[BaseException], Any], None]],
     return fut
 
 
+def _in_event_loop() -> bool:
+    """Whether the calling thread runs an asyncio loop (where blocking would stall it)."""
+    asyncio = sys.modules.get("asyncio")
+    if asyncio is None:
+        return False
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True
+
+
+class Sent:
+    """What ``ctx.info(...)``, ``ctx.log(...)`` and ``ctx.report_progress(...)`` return: the
+    message was sent (or dropped) when the method was called; the object is truthy when it
+    went out (not when logging is off, the level is below the client's, or the request carried
+    no progress token), and awaiting it gives that flag, so ``await ctx.info(...)`` (the
+    official SDK's spelling) and ``ctx.info(...)`` (in a ``def`` handler) do the same, once."""
+
+    __slots__ = ("sent",)
+
+    def __init__(self, sent: bool) -> None:
+        self.sent = bool(sent)
+
+    def __bool__(self) -> bool:
+        return self.sent
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Sent):
+            return self.sent == other.sent
+        if isinstance(other, bool):
+            return self.sent == other
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self.sent)
+
+    def __await__(self) -> Generator[Any, None, bool]:
+        return self.sent
+        yield  # a generator that finishes at once: nothing to wait for
+
+    def __repr__(self) -> str:
+        return f"Sent({self.sent})"
+
+
+def _contents(result: Dict[str, Any]) -> List[ReadResourceContents]:
+    if "contents" not in result:
+        raise RuntimeError("the resource asked for input (InputRequired); ctx.read_resource returns contents only")
+    out = []
+    for c in result["contents"]:
+        if "blob" in c:
+            content: Union[str, bytes] = base64.b64decode(c["blob"])
+        else:
+            content = c.get("text", "")
+        out.append(ReadResourceContents(content, c.get("mimeType"), c.get("_meta"), c.get("uri")))
+    return out
+
+
+class _Contents(List[ReadResourceContents]):
+    """The contents read at call time (from a ``def`` handler), also awaitable."""
+
+    def __await__(self) -> Generator[Any, None, List[ReadResourceContents]]:
+        return self
+        yield
+
+
+@dataclasses.dataclass(frozen=True)
+class ServerRequestContext:
+    """``ctx.request_context``, as the official SDK names it: the request's facts and the
+    value the server's lifespan yielded (``lifespan_context``)."""
+
+    lifespan_context: Any
+    request_id: Union[int, str]
+    protocol_version: str
+    meta: Optional[Dict[str, Any]]
+    connection_id: str
+
+
 class Context:
-    """Everything a handler can know and do about the request it serves."""
+    """Everything a handler can know and do about the request it serves. ``Context[T]``
+    (the official SDK's generic spelling) is accepted as the annotation too."""
 
-    __slots__ = ("_raw",)
+    __slots__ = ("_raw", "_server")
 
-    def __init__(self, raw: _ferrite.RequestContext) -> None:
+    def __init__(self, raw: _ferrite.RequestContext, server: Any = None) -> None:
         self._raw = raw
+        self._server = server
+
+    def __class_getitem__(cls, _item: Any) -> Any:
+        return cls
+
+    # ----- the server -----
+
+    @property
+    def mcp_server(self) -> Any:
+        """The server handling the request."""
+        if self._server is None:
+            raise RuntimeError("the server is gone")
+        return self._server
+
+    @property
+    def lifespan_context(self) -> Any:
+        """What the server's lifespan yielded (``{}`` without a lifespan)."""
+        server = self._server
+        return {} if server is None else server._lifespan_value()
+
+    @property
+    def request_context(self) -> ServerRequestContext:
+        """The request's facts and ``lifespan_context``, as the official SDK spells them."""
+        return ServerRequestContext(
+            lifespan_context=self.lifespan_context,
+            request_id=self.request_id,
+            protocol_version=self.protocol_version,
+            meta=self.meta,
+            connection_id=self.connection_id,
+        )
+
+    # ----- per-session state -----
+
+    @property
+    def session_state(self) -> MutableMapping[str, Any]:
+        """A dict that lives as long as the session: the stdio process, the HTTP session, a
+        ``Client``'s connection; the same object for each request of the session. On a
+        stateless server, and on a 2026-07-28 request (which has no session), it lives as long
+        as the request."""
+        return cast(MutableMapping[str, Any], self._raw.session_state())
+
+    def get_state(self, key: str, default: Any = None) -> Any:
+        """``session_state.get(key, default)``."""
+        return self.session_state.get(key, default)
+
+    def set_state(self, key: str, value: Any) -> None:
+        """``session_state[key] = value``."""
+        self.session_state[key] = value
+
+    # ----- resources -----
+
+    def read_resource(self, uri: str) -> Any:
+        """Read one of the server's resources by URI, as a client would (the core routes it to
+        the resource or template; errors raise ``McpError``, e.g. ``-32002`` for an unknown
+        URI). Returns a list of :class:`~ferrite_mcp.ReadResourceContents`: awaited from an
+        ``async def`` handler, read at once (and still awaitable) from a ``def`` one."""
+        if _in_event_loop():
+
+            async def read() -> List[ReadResourceContents]:
+                return _contents(await _awaitable(lambda resolve: self._raw.read_resource_async(uri, resolve)))
+
+            return read()
+        return _Contents(_contents(self._raw.read_resource(uri)))
 
     # ----- what the request is -----
 
@@ -106,11 +270,51 @@ class Context:
         """Whether the client cancelled this request; stop work when it turns true."""
         return self._raw.is_cancelled()
 
-    def close_sse_stream(self, retry: Optional[float] = None) -> bool:
+    async def cancelled(self) -> None:
+        """Resolves when the client cancels this request (``notifications/cancelled``), at once
+        if it already did; race it with the work, e.g. ``asyncio.wait({work, cancel},
+        return_when=FIRST_COMPLETED)``. Cancelling the awaiting task ends the wait."""
+        import asyncio
+
+        loop = asyncio.get_running_loop()
+        fut: asyncio.Future[Any] = loop.create_future()
+
+        def resolve(error: Optional[BaseException], value: Any) -> None:  # on a runtime thread
+            try:
+                loop.call_soon_threadsafe(_settle, fut, error, value)
+            except RuntimeError:  # the loop is closed: nobody is waiting
+                pass
+
+        watch = self._raw.on_cancelled(resolve)
+        try:
+            await fut
+        finally:
+            watch.stop()
+
+    def close_sse_stream(self, retry: Optional[float] = None) -> Sent:
         """Close the stream this request's messages ride on (Streamable HTTP: the POST's
         SSE stream) while the handler keeps running; the client reconnects after ``retry``
-        seconds and receives the rest. False on transports that cannot (stdio)."""
-        return self._raw.close_sse_stream(retry)
+        seconds and receives the rest. Falsy on transports that cannot (stdio). Awaitable (the
+        official SDK's ``await ctx.close_sse_stream()``), or called plainly."""
+        return Sent(self._raw.close_sse_stream(retry))
+
+    # ----- list changes (the official SDK's names; each reaches every connected client) -----
+
+    def notify_tools_changed(self) -> Sent:
+        """Send ``notifications/tools/list_changed``; truthy when a client was reached."""
+        return Sent(self.mcp_server.notify_tools_list_changed() > 0)
+
+    def notify_prompts_changed(self) -> Sent:
+        """Send ``notifications/prompts/list_changed``; truthy when a client was reached."""
+        return Sent(self.mcp_server.notify_prompts_list_changed() > 0)
+
+    def notify_resources_changed(self) -> Sent:
+        """Send ``notifications/resources/list_changed``; truthy when a client was reached."""
+        return Sent(self.mcp_server.notify_resources_list_changed() > 0)
+
+    def notify_resource_updated(self, uri: str) -> Sent:
+        """Tell the clients subscribed to ``uri`` that it changed; truthy when one was."""
+        return Sent(self.mcp_server.notify_resource_updated(str(uri)) > 0)
 
     # ----- 2026-07-28: the request's era, input responses, request state -----
 
@@ -213,30 +417,34 @@ class Context:
 
     # ----- logging, progress, notifications -----
 
-    def log(self, level: str, data: Any, logger: Optional[str] = None) -> bool:
-        """Send ``notifications/message``; whether it was sent (not when logging is off or
-        ``level`` is below the client's minimum)."""
-        return self._raw.log(level, data, logger)
+    def log(self, level: str, data: Any, logger_name: Optional[str] = None, *, logger: Optional[str] = None) -> Sent:
+        """Send ``notifications/message`` with any JSON ``data``; awaitable, or called plainly
+        (see :class:`Sent`: falsy when not sent, as when logging is off or ``level`` is below
+        the client's minimum). ``logger_name`` may be given by keyword (the official SDK's
+        spelling) or third by position (Ferrite's older one); ``logger`` is an older keyword
+        spelling of it."""
+        return Sent(self._raw.log(level, data, logger_name if logger_name is not None else logger))
 
-    def debug(self, message: str) -> bool:
-        """Log ``message`` at debug level."""
-        return self._raw.debug(message)
+    def debug(self, data: Any, *, logger_name: Optional[str] = None) -> Sent:
+        """Log ``data`` at debug level."""
+        return Sent(self._raw.log("debug", data, logger_name))
 
-    def info(self, message: str) -> bool:
-        """Log ``message`` at info level."""
-        return self._raw.info(message)
+    def info(self, data: Any, *, logger_name: Optional[str] = None) -> Sent:
+        """Log ``data`` at info level."""
+        return Sent(self._raw.log("info", data, logger_name))
 
-    def warning(self, message: str) -> bool:
-        """Log ``message`` at warning level."""
-        return self._raw.warning(message)
+    def warning(self, data: Any, *, logger_name: Optional[str] = None) -> Sent:
+        """Log ``data`` at warning level."""
+        return Sent(self._raw.log("warning", data, logger_name))
 
-    def error(self, message: str) -> bool:
-        """Log ``message`` at error level."""
-        return self._raw.error(message)
+    def error(self, data: Any, *, logger_name: Optional[str] = None) -> Sent:
+        """Log ``data`` at error level."""
+        return Sent(self._raw.log("error", data, logger_name))
 
-    def report_progress(self, progress: float, total: Optional[float] = None, message: Optional[str] = None) -> bool:
-        """Send ``notifications/progress``; false when the request carried no progress token."""
-        return self._raw.report_progress(progress, total, message)
+    def report_progress(self, progress: float, total: Optional[float] = None, message: Optional[str] = None) -> Sent:
+        """Send ``notifications/progress``; falsy when the request carried no progress token.
+        Awaitable, or called plainly (see :class:`Sent`)."""
+        return Sent(self._raw.report_progress(progress, total, message))
 
     def notify(self, method: str, params: Optional[Dict[str, Any]] = None) -> None:
         """Send a notification related to this request (it precedes the response)."""
@@ -260,20 +468,28 @@ class Context:
         """Ask the client's LLM (``sampling/createMessage``). ``prompt`` is one user text or a
         list of messages (``{"role", "content"}`` dicts or ``Message``); other
         ``createMessage`` parameters go in keywords, snake_case or camelCase
-        (``stop_sequences=...``). ``max_tokens`` defaults to 100."""
+        (``stop_sequences=...``). ``max_tokens`` defaults to the core's
+        ``CreateMessageParams::DEFAULT_MAX_TOKENS`` (1000), as on every surface."""
         body = sampling_params(prompt, max_tokens, system_prompt, temperature, params)
         r = await _awaitable(lambda resolve: self._raw.sample(body, resolve))
         return _sampling_result(r)
 
-    async def elicit(self, message: str, schema: Any) -> ElicitResult[Dict[str, Any]]:
-        """Ask the user to fill a form (``elicitation/create``). ``schema`` is a JSON Schema
-        dict, or a dataclass/TypedDict/pydantic type to derive it from."""
+    async def elicit(self, message: str, schema: Any) -> ElicitResult[Any]:
+        """Ask the user to fill a form (``elicitation/create``). ``schema`` is a pydantic
+        model (as in the official SDK), a dataclass or TypedDict, whose JSON Schema is sent
+        and into which the answer is validated (``result.data`` is an instance), or a JSON
+        Schema dict (``result.data`` is the dict the client sent). An answer that does not fit
+        the type raises :class:`~ferrite_mcp.MalformedResponseError` naming the field."""
+        tp = None
         if not isinstance(schema, dict):
             from .schema import schema_for
 
-            schema = schema_for(schema)
+            tp, schema = schema, schema_for(schema)
         r = await _awaitable(lambda resolve: self._raw.elicit(message, schema, resolve))
-        return ElicitResult(r["action"], r.get("content"))
+        content = r.get("content")
+        if tp is not None and r.get("action") == "accept" and content is not None:
+            content = _validated(content, tp)
+        return ElicitResult(r["action"], content)
 
     async def elicit_url(self, message: str, url: str, elicitation_id: str) -> ElicitResult[Dict[str, Any]]:
         """Send the user to a URL (``elicitation/create`` in URL mode)."""
@@ -287,3 +503,17 @@ class Context:
 
     def __repr__(self) -> str:
         return f"Context(request_id={self.request_id!r}, protocol_version={self.protocol_version!r})"
+
+
+def _validated(content: Any, tp: Any) -> Any:
+    """The elicitation's answer as an instance of ``tp``; ``MalformedResponseError`` naming
+    the field that does not fit."""
+    from pydantic import TypeAdapter, ValidationError
+
+    from .errors import MalformedResponseError
+    from .schema import _readable, validation_message
+
+    try:
+        return TypeAdapter(_readable(tp)).validate_python(content)
+    except ValidationError as e:
+        raise MalformedResponseError(f"the elicitation's answer does not fit {getattr(tp, '__name__', tp)}: {validation_message(e)}") from None

@@ -37,6 +37,7 @@ __all__ = [
     "ConnectionClosedError",
     "ClientError",
     "MalformedResponseError",
+    "RequestTimeoutError",
 ]
 
 # JSON-RPC and MCP error codes.
@@ -124,6 +125,10 @@ class ConnectionClosedError(PeerError):
 
 class MalformedResponseError(PeerError):
     """The client's answer did not have the expected shape."""
+
+
+class RequestTimeoutError(PeerError, TimeoutError):
+    """The client did not answer in time (``ping_client``)."""
 
 
 class ClientError(PeerError):

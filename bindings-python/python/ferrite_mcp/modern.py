@@ -13,8 +13,7 @@ import dataclasses
 import os
 from typing import Any, Callable, Dict, Mapping, Optional, Sequence, Tuple, TypeVar, Union
 
-from ._handlers import _is_async, _is_context, _not_awaitable, _ServerBase
-from .context import Context
+from ._handlers import _Binder, _is_async, _is_context, _not_awaitable, _ServerBase
 from .errors import ConfigError
 from .results import to_jsonable
 from .schema import signature_params
@@ -166,13 +165,12 @@ class _Modern(_ServerBase):
             )
         params_name = params[0].name if params else None
         is_async = _is_async(fn)
+        ctx_binder = _Binder(None, ctx_name, self, ValueError)
 
         def bind(inp: Dict[str, Any], ctx: Any) -> Dict[str, Any]:
-            kwargs: Dict[str, Any] = {}
+            kwargs = ctx_binder({}, ctx)
             if params_name is not None:
                 kwargs[params_name] = inp
-            if ctx_name is not None:
-                kwargs[ctx_name] = Context(ctx)
             return kwargs
 
         if is_async:

@@ -29,8 +29,9 @@ from . import _ferrite
 
 __all__ = ["InputRequest", "InputRequired", "DEFAULT_MAX_TOKENS"]
 
-#: The ``maxTokens`` of ``ctx.sample`` and ``InputRequest.sample`` when none is given.
-DEFAULT_MAX_TOKENS = 100
+#: The ``maxTokens`` of ``ctx.sample`` and ``InputRequest.sample`` when none is given: the
+#: core's ``CreateMessageParams::DEFAULT_MAX_TOKENS``, the same on every surface.
+DEFAULT_MAX_TOKENS: int = _ferrite.DEFAULT_MAX_TOKENS
 
 
 def _camel(key: str) -> str:

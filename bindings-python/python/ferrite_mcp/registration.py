@@ -17,23 +17,65 @@ import traceback
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, TypeVar, overload
 
 from . import _ferrite
-from ._handlers import (
-    _Binder,
-    _drop_none,
-    _from_string,
-    _is_async,
-    _is_context,
-    _not_awaitable,
-    _output_schema_of,
-    _ServerBase,
-    _wrap,
-)
-from .errors import ConfigError
+from ._handlers import _Binder, _drop_none, _is_async, _is_context, _not_awaitable, _ServerBase, _wrap
+from .content import Content, ToolResult
+from .errors import ConfigError, InvalidParamsError, ToolError
 from .mrtr import InputRequired
-from .results import completion_result, prompt_result, resource_result, tool_result
-from .schema import object_schema, parse_docstring, signature_params
+from .results import completion_result, prompt_result, resource_result, to_jsonable, tool_result
+from .schema import Arguments, Output, parse_docstring, signature_params
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _plain(value: Any) -> Any:
+    """Descriptor metadata (annotations, icons, ``_meta``) as JSON: dicts as given, pydantic
+    models by alias (the official SDK's ``ToolAnnotations``, ``Icon``), dataclasses as
+    objects."""
+    if value is None:
+        return None
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    dump = getattr(value, "model_dump", None)
+    if callable(dump):
+        return dump(by_alias=True, exclude_none=True, mode="json")
+    return to_jsonable(value)
+
+
+class CompletionArgument(str):
+    """The argument being completed, as a completer's ``argument`` parameter receives it: the
+    argument's name (a ``str``), with ``.name`` and ``.value`` (the text typed so far) as the
+    official SDK's ``CompletionArgument`` has."""
+
+    value: str
+
+    def __new__(cls, name: str, value: str) -> "CompletionArgument":
+        self = super().__new__(cls, name)
+        self.value = value
+        return self
+
+    @property
+    def name(self) -> str:
+        return str(self)
+
+
+class _Fields(Dict[str, Any]):
+    """A completion reference: a dict whose keys read as attributes too (``ref.type``,
+    ``ref.name``, ``ref.uri``), as the official SDK's reference types do."""
+
+    def __getattr__(self, key: str) -> Any:
+        try:
+            return self[key]
+        except KeyError:
+            return None
+
+
+class CompletionContext(Dict[str, Any]):
+    """The already-resolved arguments of a completion request: a dict, also read as
+    ``context.arguments`` (the official SDK's ``CompletionContext``)."""
+
+    @property
+    def arguments(self) -> Dict[str, Any]:
+        return dict(self)
 
 
 class _Registration(_ServerBase):
@@ -50,31 +92,41 @@ class _Registration(_ServerBase):
     def tool(
         self,
         name: Optional[str] = None,
-        *,
         title: Optional[str] = None,
         description: Optional[str] = None,
+        annotations: Any = None,
+        icons: Any = None,
+        meta: Optional[Dict[str, Any]] = None,
+        structured_output: Optional[bool] = None,
+        *,
         input_schema: Optional[Dict[str, Any]] = None,
         output_schema: Optional[Dict[str, Any]] = None,
-        annotations: Optional[Dict[str, Any]] = None,
-        icons: Optional[List[Dict[str, Any]]] = None,
-        meta: Optional[Dict[str, Any]] = None,
         required_capabilities: Optional[Dict[str, Any]] = None,
     ) -> Callable[[F], F]: ...
 
-    def tool(self, name: Any = None, **options: Any) -> Any:
-        """Register a function as a tool: ``@server.tool()`` or ``@server.tool``.
+    def tool(self, name: Any = None, *args: Any, **options: Any) -> Any:
+        """Register a function as a tool: ``@server.tool()`` (or ``@server.tool``).
+
+        The parameters are the official SDK's (``name``, ``title``, ``description``,
+        ``annotations``, ``icons``, ``meta``, ``structured_output``), plus ``input_schema=`` /
+        ``output_schema=`` (replace the derived schemas) and ``required_capabilities=``
+        (client capabilities as in ``initialize``, e.g. ``{"sampling": {}}``: the core refuses
+        calls from clients that did not declare them).
 
         The name defaults to the function's, the description to its docstring, the
-        ``inputSchema`` to the one derived from its parameters (``input_schema=`` overrides
-        it; the core validates arguments against it), and the ``outputSchema`` to the one
-        of a dataclass/TypedDict/pydantic return annotation. ``required_capabilities``
-        (client capabilities as in ``initialize``, e.g. ``{"sampling": {}}``) makes the core
-        refuse calls from clients that did not declare them. The tool may return
-        ``InputRequired`` to ask the client for input first (see :mod:`ferrite_mcp.mrtr`).
+        ``inputSchema`` to the pydantic schema of its parameters (arguments are validated and
+        converted by pydantic before the call; the core checks them against the schema
+        first), and the ``outputSchema`` to the one its return annotation gives (see
+        :class:`~ferrite_mcp.schema.Output`). The tool may return ``InputRequired`` to ask the
+        client for input first (see :mod:`ferrite_mcp.mrtr`).
         """
         if callable(name):
             self.add_tool(name)
             return name
+        names = ("title", "description", "annotations", "icons", "meta", "structured_output")
+        if len(args) > len(names):
+            raise TypeError(f"tool() takes at most {len(names) + 1} positional arguments")
+        options.update(zip(names, args))
 
         def decorator(fn: F) -> F:
             self.add_tool(fn, name=name, **options)
@@ -85,35 +137,45 @@ class _Registration(_ServerBase):
     def add_tool(
         self,
         fn: Callable[..., Any],
-        *,
         name: Optional[str] = None,
         title: Optional[str] = None,
         description: Optional[str] = None,
+        annotations: Any = None,
+        icons: Any = None,
+        meta: Optional[Dict[str, Any]] = None,
+        structured_output: Optional[bool] = None,
+        *,
         input_schema: Optional[Dict[str, Any]] = None,
         output_schema: Optional[Dict[str, Any]] = None,
-        annotations: Optional[Dict[str, Any]] = None,
-        icons: Optional[List[Dict[str, Any]]] = None,
-        meta: Optional[Dict[str, Any]] = None,
         required_capabilities: Optional[Dict[str, Any]] = None,
     ) -> None:
         """Register ``fn`` as a tool (the non-decorator form of :meth:`tool`)."""
         params, ctx_name, var_kw = signature_params(fn, _is_context)
         doc, _ = parse_docstring(fn)
         is_async = _is_async(fn)
-        bind = _Binder(params, ctx_name, var_kw, {p.name: p.convert for p in params})
+        tool_name = name or fn.__name__
+        args = Arguments(fn.__name__, params, var_kw)
+        output = Output(fn, structured_output, (Content, ToolResult), (InputRequired,))
+
+        def refuse(message: str) -> Exception:
+            return ToolError(f"Invalid arguments for tool {tool_name}: {message}")
+
         descriptor = _drop_none(
             {
-                "name": name or fn.__name__,
+                "name": tool_name,
                 "title": title,
                 "description": description if description is not None else doc,
-                "inputSchema": input_schema if input_schema is not None else object_schema(params),
-                "outputSchema": output_schema if output_schema is not None else _output_schema_of(fn),
-                "annotations": annotations,
-                "icons": icons,
+                "inputSchema": input_schema if input_schema is not None else args.schema,
+                "outputSchema": output_schema if output_schema is not None else output.schema,
+                "annotations": _plain(annotations),
+                "icons": _plain(icons),
                 "_meta": meta,
             }
         )
-        self._core.add_tool(descriptor, _wrap(fn, bind, tool_result, is_async), is_async, ctx_name is not None)
+        bind = _Binder(args, ctx_name, self, refuse)
+        result = output if output.schema is not None else None
+        wrapper = _wrap(fn, bind, lambda value: tool_result(value, result), is_async)
+        self._core.add_tool(descriptor, wrapper, is_async, ctx_name is not None)
         if required_capabilities is not None:
             self._core.set_tool_required_client_capabilities(descriptor["name"], required_capabilities)
         self._registered(is_async)
@@ -136,19 +198,22 @@ class _Registration(_ServerBase):
         title: Optional[str] = None,
         description: Optional[str] = None,
         mime_type: Optional[str] = None,
-        annotations: Optional[Dict[str, Any]] = None,
-        size: Optional[int] = None,
-        icons: Optional[List[Dict[str, Any]]] = None,
+        icons: Any = None,
+        annotations: Any = None,
         meta: Optional[Dict[str, Any]] = None,
+        size: Optional[int] = None,
     ) -> Callable[[F], F]:
         """Register a function as the reader of a resource. A URI with ``{variables}`` is a
         template (RFC 6570): the function's parameters must be exactly its variables (plus,
-        optionally, a ``Context``), and receive the captured values.
+        optionally, a ``Context``), and receive the captured values, converted by pydantic to
+        their annotated types.
 
         The reader returns ``str`` (text), ``bytes`` (a blob), JSON-able data (JSON text), or
         ``TextResourceContents``/``BlobResourceContents`` (or a list of them), or
         ``InputRequired`` to ask the client for input first.
         """
+        if callable(uri):
+            raise TypeError("@resource needs the URI: @server.resource('scheme://path')")
 
         def decorator(fn: F) -> F:
             self.add_resource(
@@ -168,9 +233,9 @@ class _Registration(_ServerBase):
         title: Optional[str] = None,
         description: Optional[str] = None,
         mime_type: Optional[str] = None,
-        annotations: Optional[Dict[str, Any]] = None,
+        annotations: Any = None,
         size: Optional[int] = None,
-        icons: Optional[List[Dict[str, Any]]] = None,
+        icons: Any = None,
         meta: Optional[Dict[str, Any]] = None,
     ) -> None:
         """Register ``fn`` as a resource reader (the non-decorator form of :meth:`resource`)."""
@@ -185,8 +250,11 @@ class _Registration(_ServerBase):
             raise ConfigError(
                 f"resource {uri!r}: the reader's parameters {names} must match the URI template's variables {variables}"
             )
-        convs = {p.name: _from_string(p.annotation, p.convert) for p in params}
-        bind = _Binder(params, ctx_name, var_kw, convs)
+
+        def refuse(message: str) -> Exception:
+            return InvalidParamsError(f"Invalid value for resource template {uri}: {message}")
+
+        bind = _Binder(Arguments(fn.__name__, params, var_kw) if params or var_kw else None, ctx_name, self, refuse)
 
         def read_input(inp: Any, ctx: Any) -> Dict[str, Any]:
             return bind(inp[1], ctx)
@@ -197,8 +265,8 @@ class _Registration(_ServerBase):
                 "title": title,
                 "description": description if description is not None else doc,
                 "mimeType": mime_type,
-                "annotations": annotations,
-                "icons": icons,
+                "annotations": _plain(annotations),
+                "icons": _plain(icons),
                 "_meta": meta,
             }
         )
@@ -241,15 +309,15 @@ class _Registration(_ServerBase):
     def prompt(
         self,
         name: Optional[str] = None,
-        *,
         title: Optional[str] = None,
         description: Optional[str] = None,
-        icons: Optional[List[Dict[str, Any]]] = None,
+        icons: Any = None,
+        *,
         meta: Optional[Dict[str, Any]] = None,
     ) -> Callable[[F], F]:
         """Register a function as a prompt. Its parameters are the prompt's arguments
-        (required unless they have a default; values arrive as strings and are converted to
-        ``int``/``float``/``bool`` annotations). It returns a ``str`` (one user message), a
+        (required unless they have a default; values arrive as strings and are converted by
+        pydantic to the annotated types). It returns a ``str`` (one user message), a
         ``Message``, a content block, or a list of these; or ``InputRequired`` to ask the
         client for input first."""
         if callable(name):
@@ -270,25 +338,30 @@ class _Registration(_ServerBase):
         name: Optional[str] = None,
         title: Optional[str] = None,
         description: Optional[str] = None,
-        icons: Optional[List[Dict[str, Any]]] = None,
+        icons: Any = None,
         meta: Optional[Dict[str, Any]] = None,
     ) -> None:
         """Register ``fn`` as a prompt (the non-decorator form of :meth:`prompt`)."""
         params, ctx_name, var_kw = signature_params(fn, _is_context)
         doc, _ = parse_docstring(fn)
         is_async = _is_async(fn)
+        prompt_name = name or fn.__name__
         arguments = [_drop_none({"name": p.name, "description": p.description, "required": p.required}) for p in params]
         descriptor = _drop_none(
             {
-                "name": name or fn.__name__,
+                "name": prompt_name,
                 "title": title,
                 "description": description if description is not None else doc,
                 "arguments": arguments,
-                "icons": icons,
+                "icons": _plain(icons),
                 "_meta": meta,
             }
         )
-        bind = _Binder(params, ctx_name, var_kw, {p.name: _from_string(p.annotation, p.convert) for p in params})
+
+        def refuse(message: str) -> Exception:
+            return InvalidParamsError(f"Invalid arguments for prompt {prompt_name}: {message}")
+
+        bind = _Binder(Arguments(fn.__name__, params, var_kw) if params or var_kw else None, ctx_name, self, refuse)
         self._core.add_prompt(descriptor, _wrap(fn, bind, prompt_result, is_async), is_async, ctx_name is not None)
         self._registered(is_async)
 
@@ -302,11 +375,14 @@ class _Registration(_ServerBase):
         self, *, prompt: Optional[str] = None, resource: Optional[str] = None, argument: Optional[str] = None
     ) -> Callable[[F], F]:
         """Register a completer: for one prompt's (or resource template's) ``argument``, or,
-        with no arguments, for every ``completion/complete`` request.
+        with no arguments, for every ``completion/complete`` request (as the official SDK's
+        ``@mcp.completion()``).
 
-        The function takes any of ``value`` (the text typed so far), ``argument`` (its name),
-        ``ref`` (the reference dict), ``context`` (already-resolved arguments) and a
-        ``Context``; it returns a list of strings, a ``Completion``, or ``None``.
+        The function takes any of ``value`` (the text typed so far), ``argument`` (the
+        argument's name; also ``.name`` and ``.value``), ``ref`` (the reference: a dict, also
+        read as ``ref.type``/``ref.name``/``ref.uri``), ``context`` (the already-resolved
+        arguments: a dict, also ``context.arguments``) and a ``Context``; it returns a list
+        of strings, a ``Completion``, or ``None``. The core sends at most 100 values.
         """
 
         def decorator(fn: F) -> F:
@@ -324,13 +400,28 @@ class _Registration(_ServerBase):
         argument: Optional[str] = None,
     ) -> None:
         """Register ``fn`` as a completer (the non-decorator form of :meth:`completion`)."""
-        params, ctx_name, var_kw = signature_params(fn, _is_context)
+        params, ctx_name, _var_kw = signature_params(fn, _is_context)
         allowed = {"value", "argument", "ref", "context"}
         unknown = [p.name for p in params if p.name not in allowed]
         if unknown:
             raise ConfigError(f"completer {fn.__qualname__}: unknown parameters {unknown}; use value, argument, ref, context")
+        wanted = [p.name for p in params]
         is_async = _is_async(fn)
-        bind = _Binder(params, ctx_name, var_kw, {})
+        ctx_binder = _Binder(None, ctx_name, self, ValueError)
+
+        def bind(inp: Dict[str, Any], ctx: Any) -> Dict[str, Any]:
+            # The request's wire shape, as the core serialized it.
+            arg = inp.get("argument") or {}
+            given = {
+                "value": arg.get("value", ""),
+                "argument": CompletionArgument(arg.get("name", ""), arg.get("value", "")),
+                "ref": _Fields(inp.get("ref") or {}),
+                "context": CompletionContext((inp.get("context") or {}).get("arguments") or {}),
+            }
+            kwargs = {k: given[k] for k in wanted}
+            kwargs.update(ctx_binder({}, ctx))
+            return kwargs
+
         wrapper = _wrap(fn, bind, completion_result, is_async)
         reference = self._reference(prompt, resource, argument)
         if reference is None:

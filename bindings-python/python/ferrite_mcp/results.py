@@ -1,6 +1,11 @@
 """What a handler returns, as the wire shape of its result.
 
-Tools: ``str`` is one text block; a ``dict``, dataclass, TypedDict or pydantic model is
+Tools with a structured return annotation (see :class:`~ferrite_mcp.schema.Output`): the
+value, validated against the annotation, is the ``structuredContent`` (wrapped as
+``{"result": value}`` for a primitive, list, union, ...), and its text (a ``str`` as is, other
+values as JSON) the content.
+
+Other tools: ``str`` is one text block; a ``dict``, dataclass, TypedDict or pydantic model is
 ``structuredContent`` plus the same JSON as text; ``bytes`` is an image (or a binary embedded
 resource when it is not a known image format); a content block (``TextContent``, ``Image(...)``,
 ...) is that block; a list of blocks/strings/bytes is those blocks; ``ToolResult`` says
@@ -14,7 +19,7 @@ import dataclasses
 import enum
 import json
 import sys
-from typing import Any, Dict, List, Optional
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Union
 
 from .content import (
     BlobResourceContents,
@@ -27,6 +32,9 @@ from .content import (
     ToolResult,
     _sniff_image,
 )
+
+if TYPE_CHECKING:
+    from .schema import Output
 
 _BLOCK_TYPES = {"text", "image", "audio", "resource", "resource_link"}
 
@@ -89,8 +97,19 @@ def _dumps(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
-def tool_result(value: Any) -> Dict[str, Any]:
-    """The ``CallToolResult`` for a tool's return value."""
+def tool_result(value: Any, output: Optional["Output"] = None) -> Dict[str, Any]:
+    """The ``CallToolResult`` for a tool's return value (``output``: what its return
+    annotation says, when it gives an ``outputSchema``)."""
+    if output is not None and output.schema is not None and not isinstance(value, ToolResult) and not (
+        isinstance(value, Content) or (isinstance(value, (list, tuple)) and value and all(isinstance(v, Content) for v in value))
+    ):
+        structured = output.structured(value)
+        shown = structured["result"] if output.wrap else structured
+        if shown is None:
+            content: List[Dict[str, Any]] = []
+        else:
+            content = [{"type": "text", "text": shown if isinstance(shown, str) else _dumps(shown)}]
+        return {"content": content, "structuredContent": structured}
     if isinstance(value, str):
         return {"content": [{"type": "text", "text": value}]}
     if isinstance(value, ToolResult):
@@ -148,13 +167,17 @@ def prompt_result(value: Any, description: Optional[str] = None) -> Dict[str, An
     return out
 
 
-def completion_result(value: Any) -> Dict[str, Any]:
-    """The ``CompleteResult`` for a completer's return value (a list of strings, a
-    ``Completion``, or ``None``)."""
+def completion_result(value: Any) -> Union[List[str], Dict[str, Any]]:
+    """What the core receives for a completer's return value (a list of strings, a
+    ``Completion``, or ``None``): the bare values, which the core caps and counts
+    (``CompleteResult::from_values``), or a ``Completion`` whose ``total``/``has_more`` were
+    given (the core caps its values too)."""
     if value is None:
-        return Completion([]).to_json()
+        return []
     if isinstance(value, Completion):
+        if value.total is None and value.has_more is None:
+            return [str(v) for v in value.values]
         return value.to_json()
     if isinstance(value, dict) and "completion" in value:
         return value
-    return Completion([str(v) for v in value]).to_json()
+    return [str(v) for v in value]

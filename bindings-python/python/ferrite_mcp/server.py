@@ -11,14 +11,20 @@ protocol error are the core's.
 from __future__ import annotations
 
 import atexit
+import math
 import weakref
-from typing import TYPE_CHECKING, Any, Callable, Dict, List, Literal, Optional, Tuple
+from typing import TYPE_CHECKING, Any, AsyncContextManager, Callable, Dict, List, Literal, Optional, Tuple
 
 from . import _ferrite
+from .errors import ConfigError
 from .modern import _Modern
 from .registration import _Registration
 
-__all__ = ["Server"]
+__all__ = ["Server", "Lifespan"]
+
+#: A lifespan: called with the server, it returns an async context manager whose value
+#: handlers read as ``ctx.request_context.lifespan_context``.
+Lifespan = Callable[[Any], AsyncContextManager[Any]]
 
 if TYPE_CHECKING:
     from ._loop import LoopBridge
@@ -34,14 +40,22 @@ def _close_all() -> None:
 
 
 class Server(_Registration, _Modern):
-    """An MCP server. Register handlers with the decorators, then ``run()`` it (stdio), or
-    call ``handle_raw`` in-process.
+    """An MCP server. Register handlers with the decorators, then ``run()`` it (stdio or
+    Streamable HTTP), drive it in-process with :class:`~ferrite_mcp.Client`, or call
+    ``handle_raw``.
 
-    ``stateless=True`` selects stateless mode (no sessions: handshake-era clients get no
-    server-to-client requests, subscriptions or ``logging/setLevel``; 2026-07-28 clients,
-    which need no session, get all of it, input requests the multi round-trip way).
-    ``logging`` advertises the logging capability, so ``ctx.info(...)`` and friends reach the
-    client.
+    The defaults are the core's, the same on every surface: stateful (sessions,
+    server-to-client requests, subscriptions, ``logging/setLevel``), the ``logging``
+    capability on, tool arguments validated against their input schema.
+    ``stateless=True`` selects stateless mode (handshake-era clients get no server-to-client
+    requests, subscriptions or ``logging/setLevel``; 2026-07-28 clients, which need no
+    session, get all of it, input requests the multi round-trip way). ``logging=False``
+    stops advertising logging (``ctx.info(...)`` and friends then send nothing).
+
+    ``lifespan`` (as in the official SDK) is called with the server and returns an async
+    context manager, entered before serving (``run``, ``run_async``, ``async with server``,
+    ``Client(server)``) and exited when serving ends; handlers read its value as
+    ``ctx.request_context.lifespan_context``.
     """
 
     def __init__(
@@ -56,7 +70,11 @@ class Server(_Registration, _Modern):
         stateless: bool = False,
         logging: bool = True,
         worker_threads: Optional[int] = None,
+        lifespan: Optional[Lifespan] = None,
+        icons: Optional[List[Any]] = None,
     ) -> None:
+        from .registration import _plain
+
         self._core = _ferrite.Core(
             name,
             version,
@@ -66,13 +84,19 @@ class Server(_Registration, _Modern):
             instructions=instructions,
             stateless=stateless,
             worker_threads=worker_threads,
+            icons=_plain(icons),
         )
         # The event loop for `async def` handlers, made when the first one is registered (so
         # a server with only `def` handlers never imports asyncio).
         self._bridge: Optional[LoopBridge] = None
         self._observers: List[Tuple[Optional[str], Callable[..., Any], bool]] = []
-        if logging:
-            self._core.enable_logging()
+        self._has_async = False
+        self._lifespan = lifespan
+        self._lifespan_cm: Any = None
+        self._lifespan_state: Any = None
+        self._lifespan_depth = 0
+        if not logging:
+            self._core.disable_logging()
         _LIVE.add(self)
 
     # ----- identity -----
@@ -112,8 +136,21 @@ class Server(_Registration, _Modern):
 
     def disable_input_validation(self) -> None:
         """Stop validating tool arguments against their input schemas (on by default, as
-        the spec requires)."""
+        the spec requires); pydantic still validates the arguments of decorated tools."""
         self._core.disable_input_validation()
+
+    def enable_input_validation(self) -> None:
+        """Validate tool arguments against their input schemas again (the default)."""
+        self._core.enable_input_validation()
+
+    def disable_logging(self) -> None:
+        """Stop advertising ``logging`` (on by default): ``logging/setLevel`` is refused and
+        ``ctx.info(...)`` and friends send nothing."""
+        self._core.disable_logging()
+
+    def enable_logging(self) -> None:
+        """Advertise ``logging`` again (the default)."""
+        self._core.enable_logging()
 
     def connected_sessions(self) -> List[str]:
         """The ids of the connections being served (the stdio process, HTTP sessions)."""
@@ -152,11 +189,50 @@ class Server(_Registration, _Modern):
     def notify_prompts_list_changed(self) -> int:
         return self._core.notify_prompts_list_changed()
 
+    # ----- the lifespan -----
+
+    def _lifespan_value(self) -> Any:
+        if self._lifespan is None:
+            return {}
+        if self._lifespan_depth == 0:
+            raise RuntimeError(
+                "the server's lifespan is not entered: serve with run() or run_async(), "
+                "or use `async with server` or Client(server)"
+            )
+        return self._lifespan_state
+
+    async def _enter_lifespan(self) -> None:
+        if self._lifespan_depth == 0 and self._lifespan is not None:
+            cm = self._lifespan(self)
+            state = await cm.__aenter__()
+            self._lifespan_cm, self._lifespan_state = cm, state
+        self._lifespan_depth += 1
+
+    async def _exit_lifespan(self, *exc: Any) -> None:
+        if self._lifespan_depth == 0:
+            return
+        self._lifespan_depth -= 1
+        if self._lifespan_depth == 0 and self._lifespan_cm is not None:
+            cm, self._lifespan_cm, self._lifespan_state = self._lifespan_cm, None, None
+            await cm.__aexit__(*(exc or (None, None, None)))
+
+    def _on_own_loop(self, coro: Any) -> Any:
+        """Run ``coro`` on the package's event loop thread and wait for it (sync ``run``)."""
+        import asyncio
+
+        bridge = self._loop_bridge()
+        bridge.start_thread()
+        if bridge.loop is None:
+            coro.close()
+            raise RuntimeError("the server is closed")
+        return asyncio.run_coroutine_threadsafe(coro, bridge.loop).result()
+
     # ----- serving -----
 
     def handle_raw(self, text: str) -> str:
         """Handle one JSON-RPC message (or batch) in-process and return the response text
-        (``""`` for notifications). Blocks without holding the GIL; do not call it from a
+        (``""`` for notifications), on the server's in-process connection, which has no
+        channel back to a client. Blocks without holding the GIL; do not call it from a
         handler (use :meth:`handle_raw_async` from a coroutine)."""
         if self._bridge is not None and self._bridge.in_loop_thread():
             raise RuntimeError("handle_raw would block the event loop that runs async handlers: await handle_raw_async")
@@ -168,80 +244,152 @@ class Server(_Registration, _Modern):
 
         return await _awaitable(lambda resolve: self._core.handle_raw_async(text, resolve))  # type: ignore[no-any-return]
 
+    def connect(
+        self,
+        on_message: Optional[Callable[[str], None]] = None,
+        on_request: Optional[Callable[[str, Any, Any], None]] = None,
+    ) -> _ferrite.Connection:
+        """A connection of your own to this server (the core's ``ConnectionState`` with a peer
+        that calls you back), for serving it over a channel the package does not provide, as
+        Rust code does with ``Server::handle_raw_on``. ``on_message(frame)`` receives the
+        server's notifications as JSON text, from the thread that sends them;
+        ``on_request(method, params, reply)`` its requests (``sampling/createMessage``,
+        ``elicitation/create``, ``roots/list``, ``ping``), answered with
+        ``reply.resolve(result)`` or ``reply.reject(code, message)``. Hand it text with
+        :meth:`handle_raw_on`; ``connection.close()`` ends it. The connection counts as a
+        session: ``connected_sessions()``, ``notify*`` and ``ping_client`` reach it."""
+        return self._core.connect(on_message, on_request)
+
+    def handle_raw_on(self, text: str, connection: _ferrite.Connection) -> Optional[str]:
+        """Handle JSON-RPC text on ``connection`` (from :meth:`connect`): the response text,
+        or ``None`` when there is nothing to answer. Blocks without holding the GIL."""
+        if self._bridge is not None and self._bridge.in_loop_thread():
+            raise RuntimeError("handle_raw_on would block the event loop that runs async handlers: await handle_raw_on_async")
+        return connection.handle_raw(text)
+
+    async def handle_raw_on_async(self, text: str, connection: _ferrite.Connection) -> Optional[str]:
+        """:meth:`handle_raw_on` as an awaitable."""
+        from .context import _awaitable
+
+        return await _awaitable(lambda resolve: connection.handle_raw_async(text, resolve))  # type: ignore[no-any-return]
+
+    def ping_client(self, connection_id: str, timeout: float = 10.0) -> None:
+        """Send ``ping`` to a connected client (a stdio process, an HTTP session or a
+        :meth:`connect` connection, by the id ``ctx.connection_id`` and
+        ``connected_sessions()`` show) and wait up to ``timeout`` seconds for its answer.
+        Raises ``NoChannelError`` when no such connection can take requests (stateless
+        servers have none), ``RequestTimeoutError`` when it does not answer in time."""
+        if self._bridge is not None and self._bridge.in_loop_thread():
+            raise RuntimeError("ping_client would block the event loop that runs async handlers: await ping_client_async")
+        self._core.ping_client(connection_id, float(timeout))
+
+    async def ping_client_async(self, connection_id: str, timeout: float = 10.0) -> None:
+        """:meth:`ping_client` as an awaitable."""
+        from .context import _awaitable
+
+        await _awaitable(lambda resolve: self._core.ping_client_async(connection_id, float(timeout), resolve))
+
     def run(
         self,
         transport: str = "stdio",
         *,
         host: str = "127.0.0.1",
         port: int = 8000,
-        path: str = "/mcp",
-        json_response: bool = False,
+        path: Optional[str] = None,
         on_ready: Optional[Callable[[int], None]] = None,
         response_mode: Optional[Literal["auto", "json", "sse"]] = None,
+        json_response: bool = False,
         max_body_bytes: Optional[int] = None,
-        session_idle_timeout: Optional[float] = _ferrite.DEFAULT_SESSION_IDLE_TIMEOUT,
+        session_idle_timeout: Optional[float] = None,
+        session_idle_timeout_ms: Optional[int] = None,
         allowed_hosts: Optional[List[str]] = None,
         allowed_origins: Optional[List[str]] = None,
-        allow_any_host: bool = False,
-        legacy_sse: bool = False,
-        sse_retry: Optional[float] = None,
-        resumable: bool = True,
+        allow_any_host: Optional[bool] = None,
+        resumable: Optional[bool] = None,
+        sse_retry_ms: Optional[int] = None,
+        sse_keep_alive_ms: Optional[int] = None,
+        stream_buffer: Optional[int] = None,
+        legacy_sse: Optional[bool] = None,
+        legacy_sse_path: Optional[str] = None,
+        legacy_messages_path: Optional[str] = None,
+        streamable_http_path: Optional[str] = None,
+        max_request_body_size: Optional[int] = None,
+        retry_interval: Optional[int] = None,
     ) -> None:
         """Serve until the client disconnects (stdio), ``stop()``/``close()``, or Ctrl-C;
-        then close the server.
+        then close the server. The lifespan is entered first and exited at the end.
 
         ``transport="stdio"`` (the default) speaks newline-delimited JSON-RPC on
         stdin/stdout, so never ``print`` to stdout from a handler: log to stderr or with
-        ``ctx.info``. ``transport="http"`` (or ``"streamable-http"``) serves Streamable HTTP
-        on ``host:port`` at ``path`` (port 0 picks a free port; ``on_ready(port)`` is called
-        once listening). The other keyword arguments configure HTTP only:
+        ``ctx.info``. ``transport="streamable-http"`` (or ``"http"``) serves Streamable HTTP
+        on ``host:port`` at ``path``; ``"sse"`` does too, with the deprecated HTTP+SSE
+        endpoints on (``legacy_sse=True``). ``on_ready(port)`` is called once listening
+        (``port=0`` picks a free port).
 
-        - ``response_mode``: ``"auto"`` (JSON unless a handler sends something to the client
-          first; the default), ``"json"`` or ``"sse"``. ``json_response=True`` means ``"json"``.
-        - ``max_body_bytes``: larger POST bodies get 413 (default 4 MiB).
-        - ``session_idle_timeout``: seconds before an idle session ends (default 30 minutes;
-          ``None`` never).
-        - ``allowed_hosts`` / ``allowed_origins``: the DNS-rebinding allow-lists, host names
-          without port and ``scheme://host`` origins (default: the loopback names); other
-          values get 403. ``allow_any_host=True`` turns both checks off (behind a proxy).
-        - ``legacy_sse``: also serve the deprecated 2024-11-05 HTTP+SSE transport
-          (``GET /sse``, ``POST /messages``) for old clients.
-        - ``sse_retry``: the reconnection delay, in seconds, advertised in SSE ``retry``
-          fields (default 1).
-        - ``resumable``: keep SSE events for ``Last-Event-ID`` resumption (default True).
-
-        Bad values raise ``ConfigError`` before anything is bound.
+        The other keyword arguments are the core's HTTP options (``HttpConfig``), by their
+        names, each left out by default (the core's default then applies): ``host`` (an IP
+        address), ``port``, ``path`` (default ``/mcp``), ``response_mode`` (``"auto"``,
+        ``"json"``, ``"sse"``), ``max_body_bytes`` (default 4 MiB), ``session_idle_timeout_ms``
+        (default 30 minutes; 0: never), ``allowed_hosts``, ``allowed_origins``,
+        ``allow_any_host``, ``resumable``, ``sse_retry_ms``, ``sse_keep_alive_ms`` (0: never),
+        ``stream_buffer``, ``legacy_sse``, ``legacy_sse_path``, ``legacy_messages_path``. The
+        official SDK's spellings are accepted too: ``json_response=True`` (``response_mode=
+        "json"``), ``session_idle_timeout`` (seconds; 0: never), ``streamable_http_path``
+        (``path``), ``max_request_body_size`` (``max_body_bytes``), ``retry_interval``
+        (``sse_retry_ms``). A bad value raises ``ConfigError`` with the core's message
+        (``invalid HTTP option max_body_bytes: must be at least 1 byte, not 0``) before
+        anything is bound.
         """
+        config: Optional[Dict[str, Any]] = None
+        if transport in ("http", "streamable-http", "sse"):
+            config = _http_config(
+                {
+                    "host": host,
+                    "port": port,
+                    "path": path,
+                    "response_mode": response_mode,
+                    "max_body_bytes": max_body_bytes,
+                    "session_idle_timeout_ms": session_idle_timeout_ms,
+                    "allowed_hosts": allowed_hosts,
+                    "allowed_origins": allowed_origins,
+                    "allow_any_host": allow_any_host,
+                    "resumable": resumable,
+                    "sse_retry_ms": sse_retry_ms,
+                    "sse_keep_alive_ms": sse_keep_alive_ms,
+                    "stream_buffer": stream_buffer,
+                    "legacy_sse": True if transport == "sse" and legacy_sse is None else legacy_sse,
+                    "legacy_sse_path": legacy_sse_path,
+                    "legacy_messages_path": legacy_messages_path,
+                },
+                json_response=json_response,
+                session_idle_timeout=session_idle_timeout,
+                streamable_http_path=streamable_http_path,
+                max_request_body_size=max_request_body_size,
+                retry_interval=retry_interval,
+            )
+        elif transport != "stdio":
+            raise NotImplementedError(f"transport {transport!r}: use 'stdio', 'streamable-http' (or 'http') or 'sse'")
+        entered = False
         try:
-            if transport == "stdio":
+            if self._lifespan is not None:
+                self._on_own_loop(self._enter_lifespan())
+                entered = True
+            if config is None:
                 self._core.serve_stdio()
-            elif transport in ("http", "streamable-http"):
-                self._core.serve_http(
-                    host,
-                    port,
-                    path,
-                    json_response,
-                    on_ready,
-                    response_mode=response_mode,
-                    max_body_bytes=max_body_bytes,
-                    session_idle_timeout=session_idle_timeout,
-                    allowed_hosts=allowed_hosts,
-                    allowed_origins=allowed_origins,
-                    allow_any_host=allow_any_host,
-                    legacy_sse=legacy_sse,
-                    sse_retry=sse_retry,
-                    resumable=resumable,
-                )
             else:
-                raise NotImplementedError(f"transport {transport!r}: use 'stdio' or 'http'")
+                self._core.serve_http(config, on_ready)
         except KeyboardInterrupt:
             pass
         finally:
-            self.close()
+            try:
+                if entered:
+                    self._on_own_loop(self._exit_lifespan())
+            finally:
+                self.close()
 
     async def run_async(self) -> None:
-        """Serve stdio from inside a running event loop; ``async def`` handlers then run on
-        that loop. Cancelling the awaiting task stops serving."""
+        """Serve stdio from inside a running event loop; ``async def`` handlers (and the
+        lifespan) then run on that loop. Cancelling the awaiting task stops serving."""
         import asyncio
 
         from .context import _awaitable
@@ -250,10 +398,14 @@ class Server(_Registration, _Modern):
         bridge = self._loop_bridge()
         bridge.attach(loop)
         try:
-            await _awaitable(self._core.start_stdio)
-        except asyncio.CancelledError:
-            self._core.stop()
-            raise
+            await self._enter_lifespan()
+            try:
+                await _awaitable(self._core.start_stdio)
+            except asyncio.CancelledError:
+                self._core.stop()
+                raise
+            finally:
+                await self._exit_lifespan()
         finally:
             bridge.detach(loop)
             self._core._served()
@@ -277,11 +429,48 @@ class Server(_Registration, _Modern):
         self.close()
 
     async def __aenter__(self) -> "Server":
+        """Enter the lifespan (``async with server:``); the server closes at the end."""
+        await self._enter_lifespan()
         return self
 
     async def __aexit__(self, *exc: Any) -> None:
-        self.close()
+        try:
+            await self._exit_lifespan(*exc)
+        finally:
+            self.close()
 
     def __repr__(self) -> str:
         state = "closed" if self.closed else ("stateless" if self.stateless else "stateful")
         return f"Server(name={self.name!r}, version={self.version!r}, {state})"
+
+
+# The official SDK's spellings of HTTP options, as (HttpConfig key, conversion).
+def _http_config(config: Dict[str, Any], **aliases: Any) -> Dict[str, Any]:
+    """The ``HttpConfig`` dict of ``run``'s keyword arguments: the core's keys as given, the
+    official SDK's spellings turned into them (a key given both ways is a ``ConfigError``).
+    Every value is checked by the core."""
+    out = {k: v for k, v in config.items() if v is not None}
+
+    def put(key: str, value: Any, spelling: str) -> None:
+        if key in out and out[key] != value:
+            raise ConfigError(f"invalid HTTP option {key}: also given as {spelling}={aliases[spelling]!r}; pass one of them")
+        out[key] = value
+
+    if aliases["json_response"]:
+        put("response_mode", "json", "json_response")
+    timeout = aliases["session_idle_timeout"]
+    if timeout is not None:
+        # Seconds, as the official SDK takes them; the core's milliseconds (0: never).
+        millis = timeout * 1000 if isinstance(timeout, (int, float)) and not isinstance(timeout, bool) else timeout
+        if isinstance(millis, float):
+            if not math.isfinite(millis):
+                raise ConfigError(f"invalid HTTP option session_idle_timeout: {timeout!r} is not a number of seconds")
+            millis = round(millis)
+        put("session_idle_timeout_ms", millis, "session_idle_timeout")
+    if aliases["streamable_http_path"] is not None:
+        put("path", aliases["streamable_http_path"], "streamable_http_path")
+    if aliases["max_request_body_size"] is not None:
+        put("max_body_bytes", aliases["max_request_body_size"], "max_request_body_size")
+    if aliases["retry_interval"] is not None:
+        put("sse_retry_ms", aliases["retry_interval"], "retry_interval")
+    return out

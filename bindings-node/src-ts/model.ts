@@ -1,8 +1,14 @@
-// The MCP model and the schema types of ferrite-mcp's public surface (hand-written; part of
-// lib/index.d.ts). No `any`: unknown input is `unknown` or `JsonValue`.
+/**
+ * The MCP model and the schema types of ferrite-mcp's public surface. No `any`: unknown
+ * input is `unknown` or `JsonValue`.
+ */
+
+import type { StandardSchemaV1 } from '@standard-schema/spec';
 
 import type { Context } from './context.js';
 import type { InputRequired } from './mrtr.js';
+
+export type { StandardSchemaV1 } from '@standard-schema/spec';
 
 /** A JSON value. */
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
@@ -11,35 +17,29 @@ export type JsonObject = { [key: string]: JsonValue };
 /** A plain JSON Schema object (validated by the core). */
 export type JsonSchema = { [key: string]: unknown };
 
-/** A zod 4 schema, structurally (zod is an optional peer dependency). */
-export interface ZodV4Like<Output = unknown> {
-  readonly _zod: { readonly output: Output };
-  safeParse(value: unknown): unknown;
-}
-/** A zod 3 schema, structurally. */
-export interface ZodV3Like<Output = unknown> {
-  readonly _output: Output;
-  readonly _def: unknown;
-  safeParse(value: unknown): unknown;
-}
-/** A zod schema of either major version. */
-export type ZodLike = ZodV4Like | ZodV3Like;
-/** A zod "raw shape": `{ a: z.number(), b: z.number() }`, as the TypeScript SDK accepts. */
-export type ZodRawShape = { [key: string]: ZodLike };
-/** What a zod schema parses to. */
-export type InferZod<S> = S extends { readonly _zod: { readonly output: infer O } }
-  ? O
-  : S extends { readonly _output: infer O }
-    ? O
-    : never;
-/** A schema for arguments: JSON Schema, a zod schema or a zod raw shape. */
-export type ArgsSchema = JsonSchema | ZodLike | ZodRawShape;
-/** The arguments a handler receives for a schema: typed for zod, a JSON object otherwise. */
-export type InferArgs<S> = S extends ZodLike
-  ? InferZod<S>
-  : S extends ZodRawShape
-    ? { [K in keyof S]: InferZod<S[K]> }
+/**
+ * A schema from any Standard Schema library (zod 4, zod 3.25 through `zod/v4`, valibot,
+ * arktype, ...): it validates with `~standard.validate`; its JSON Schema comes from
+ * `~standard.jsonSchema` or the library's converter.
+ */
+export type SchemaLike = StandardSchemaV1;
+/** A "raw shape": `{ a: z.number(), b: z.number() }`, as the TypeScript SDK accepts. */
+export type RawShape = { [key: string]: StandardSchemaV1 };
+/** What a Standard Schema parses to. */
+export type InferSchema<S> = S extends StandardSchemaV1 ? StandardSchemaV1.InferOutput<S> : never;
+/** A schema for arguments: JSON Schema, a Standard Schema (zod, valibot, arktype, ...) or a raw shape of them. */
+export type ArgsSchema = JsonSchema | SchemaLike | RawShape;
+/** The arguments a handler receives for a schema: typed for a schema or raw shape, a JSON object otherwise. */
+export type InferArgs<S> = S extends StandardSchemaV1
+  ? StandardSchemaV1.InferOutput<S>
+  : S extends RawShape
+    ? { [K in keyof S]: InferSchema<S[K]> }
     : { [key: string]: JsonValue };
+
+/** @deprecated Use `SchemaLike` (zod schemas are Standard Schemas). */
+export type ZodLike = SchemaLike;
+/** @deprecated Use `RawShape`. */
+export type ZodRawShape = RawShape;
 
 // ----- the MCP model -----
 
@@ -155,6 +155,19 @@ export interface ClientCapabilities {
   elicitation?: JsonObject;
   tasks?: JsonValue;
   extensions?: JsonObject;
+}
+
+/** A resource as `resources/list` lists it. */
+export interface Resource {
+  uri: string;
+  name: string;
+  title?: string;
+  description?: string;
+  mimeType?: string;
+  size?: number;
+  annotations?: Annotations;
+  icons?: Icon[];
+  _meta?: JsonObject;
 }
 
 export interface ReadResourceResult {

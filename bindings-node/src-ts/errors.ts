@@ -1,12 +1,13 @@
-'use strict';
 /**
  * The errors of ferrite-mcp: the protocol errors a handler throws to answer with a JSON-RPC
  * error (`McpError` and its subclasses), the failure of a server-to-client request
  * (`ClientRequestError`), and the envelopes errors cross to the native side in.
  */
 
+import type { JsonValue } from './model.js';
+
 /** JSON-RPC error codes used by MCP. */
-const ErrorCode = Object.freeze({
+export const ErrorCode = Object.freeze({
   ParseError: -32700,
   InvalidRequest: -32600,
   MethodNotFound: -32601,
@@ -14,11 +15,13 @@ const ErrorCode = Object.freeze({
   InternalError: -32603,
   ResourceNotFound: -32002,
   UrlElicitationRequired: -32042,
-});
+} as const);
 
 /** A protocol error: thrown from a handler, it is sent as a JSON-RPC error with this code. */
-class McpError extends Error {
-  constructor(code, message, data) {
+export class McpError extends Error {
+  readonly code: number;
+  readonly data?: JsonValue;
+  constructor(code: number, message: string, data?: JsonValue) {
     super(message);
     this.name = 'McpError';
     this.code = code;
@@ -27,44 +30,64 @@ class McpError extends Error {
 }
 
 /** `-32602`: the request's parameters are wrong. */
-class InvalidParamsError extends McpError {
-  constructor(message, data) {
+export class InvalidParamsError extends McpError {
+  constructor(message: string, data?: JsonValue) {
     super(ErrorCode.InvalidParams, message, data);
     this.name = 'InvalidParamsError';
   }
 }
 
 /** `-32601`: no such method (or the capability behind it is not declared). */
-class MethodNotFoundError extends McpError {
-  constructor(message, data) {
+export class MethodNotFoundError extends McpError {
+  constructor(message: string, data?: JsonValue) {
     super(ErrorCode.MethodNotFound, message, data);
     this.name = 'MethodNotFoundError';
   }
 }
 
 /** `-32603`: the server failed. */
-class InternalError extends McpError {
-  constructor(message, data) {
+export class InternalError extends McpError {
+  constructor(message: string, data?: JsonValue) {
     super(ErrorCode.InternalError, message, data);
     this.name = 'InternalError';
   }
 }
 
-/** `-32002`: the resource does not exist. */
-class ResourceNotFoundError extends McpError {
-  constructor(uri, message) {
+/** `-32002`: the resource does not exist (`data.uri` names it). */
+export class ResourceNotFoundError extends McpError {
+  constructor(uri: string, message?: string) {
     super(ErrorCode.ResourceNotFound, message ?? `Resource not found: ${uri}`, { uri });
     this.name = 'ResourceNotFoundError';
   }
 }
 
 /**
+ * Why a server-to-client request failed (`useInputRequired`: the request uses 2026-07-28,
+ * where a handler asks for input by returning an `InputRequired`).
+ */
+export type ClientRequestErrorKind =
+  | 'noChannel'
+  | 'stateless'
+  | 'missingCapability'
+  | 'closed'
+  | 'rpc'
+  | 'malformed'
+  | 'timeout'
+  | 'invalidArguments'
+  | 'useInputRequired'
+  | 'other';
+
+/**
  * A server-to-client request (`sample`, `elicit`, `listRoots`, `request`) that did not
  * produce a result. `kind` says why; `code`/`data` are the client's when `kind` is "rpc".
  * Not an `McpError`: left uncaught in a tool, it becomes an `isError` result.
  */
-class ClientRequestError extends Error {
-  constructor(kind, message, code, data) {
+export class ClientRequestError extends Error {
+  readonly kind: ClientRequestErrorKind;
+  /** The client's JSON-RPC error code, when `kind` is "rpc". */
+  readonly code?: number;
+  readonly data?: JsonValue;
+  constructor(kind: ClientRequestErrorKind, message: string, code?: number, data?: JsonValue) {
     super(message);
     this.name = 'ClientRequestError';
     this.kind = kind;
@@ -74,32 +97,36 @@ class ClientRequestError extends Error {
 }
 
 /** The reason an aborted `ctx.signal` carries: the client cancelled the request. */
-class RequestCancelledError extends Error {
+export class RequestCancelledError extends Error {
   constructor(message = 'the client cancelled the request') {
     super(message);
     this.name = 'RequestCancelledError';
   }
 }
 
-/** Arguments that passed the JSON Schema but not the zod schema (refinements, transforms). */
-class InvalidArgumentsError extends Error {
-  constructor(detail) {
-    super(`Invalid arguments: ${detail}`);
+/**
+ * Tool arguments that passed the JSON Schema (checked by the core) but not the tool's
+ * schema (refinements, transforms): an `isError` result naming the fields.
+ */
+export class InvalidArgumentsError extends Error {
+  constructor(message: string) {
+    super(message);
     this.name = 'InvalidArgumentsError';
   }
 }
 
-function errorMessage(e) {
+/** @internal The message of anything thrown. */
+export function errorMessage(e: unknown): string {
   if (e instanceof Error) return e.message || e.name;
   try {
-    return typeof e === 'string' ? e : JSON.stringify(e) ?? String(e);
+    return typeof e === 'string' ? e : (JSON.stringify(e) ?? String(e));
   } catch {
     return String(e);
   }
 }
 
-/** An error envelope; never throws. */
-function encodeError(e) {
+/** @internal An error envelope; never throws. */
+export function encodeError(e: unknown): string {
   try {
     if (e instanceof McpError && Number.isInteger(e.code)) {
       return JSON.stringify({ error: { message: errorMessage(e), code: e.code, data: e.data } });
@@ -110,27 +137,17 @@ function encodeError(e) {
   }
 }
 
-/** Throw the error an `{"error": {kind, message, code?, data?}}` envelope reports, or return its `ok` value. */
-function clientRequestResult(text) {
-  const envelope = JSON.parse(text);
+interface ClientRequestEnvelope {
+  ok?: JsonValue;
+  error?: { kind: ClientRequestErrorKind; message: string; code?: number; data?: JsonValue };
+}
+
+/** @internal Throw the error an `{"error": {kind, message, code?, data?}}` envelope reports, or return its `ok` value. */
+export function clientRequestResult<T = JsonValue>(text: string): T {
+  const envelope = JSON.parse(text) as ClientRequestEnvelope;
   if (envelope.error !== undefined) {
     const { kind, message, code, data } = envelope.error;
     throw new ClientRequestError(kind, message, code, data);
   }
-  return envelope.ok;
+  return envelope.ok as T;
 }
-
-module.exports = {
-  ErrorCode,
-  McpError,
-  InvalidParamsError,
-  MethodNotFoundError,
-  InternalError,
-  ResourceNotFoundError,
-  ClientRequestError,
-  RequestCancelledError,
-  InvalidArgumentsError,
-  errorMessage,
-  encodeError,
-  clientRequestResult,
-};

@@ -1,4 +1,3 @@
-'use strict';
 /**
  * Multi round-trip requests (MRTR, MCP 2026-07-28).
  *
@@ -11,108 +10,126 @@
  * state before it leaves the server, so a handler only ever reads back what it wrote.
  *
  * Every input request is built by the core's `InputRequest` type (the native
- * `mrtrInputRequest`): this module never writes the wire shape itself, it keeps the core's
+ * `mrtrInputRequest`, which decodes the arguments into the core's `ElicitRequestParams` and
+ * `CreateMessageParams`): this module never writes the wire shape itself, it keeps the core's
  * serialization and hands it back when the handler returns.
  */
 
-const { mrtrInputRequest } = require('../index.js');
-const { elicitationSchema } = require('./schema.js');
+import type { ArgsSchema, JsonObject, JsonValue, SamplingMessage, SamplingOptions } from './model.js';
+import { defaultMaxTokens, mrtrInputRequest } from './native.js';
+import { elicitationSchema } from './schema.js';
 
-/** The `maxTokens` of `ctx.sample` and `InputRequest.sample` when none is given. */
-const DEFAULT_MAX_TOKENS = 1000;
+/** The `maxTokens` of `ctx.sample` and `InputRequest.sample` when none is given: the core's `CreateMessageParams::DEFAULT_MAX_TOKENS` (1000). */
+export const DEFAULT_MAX_TOKENS: number = defaultMaxTokens();
 
 const CONSTRUCT = Symbol('InputRequest');
 
 /**
- * The params of `sampling/createMessage`: `prompt` is one user text or a list of messages;
- * `options` are `maxTokens` (default `DEFAULT_MAX_TOKENS`) and the other params (camelCase,
- * as on the wire: `systemPrompt`, `temperature`, `stopSequences`, ...).
+ * @internal The params of `sampling/createMessage`: `prompt` is one user text or a list of
+ * messages; `options` are `maxTokens` (when left out, the core's default) and the other
+ * params (camelCase, as on the wire: `systemPrompt`, `temperature`, `stopSequences`, ...).
  */
-function samplingParams(prompt, options) {
-  let messages;
+export function samplingParams(prompt: string | SamplingMessage[], options?: SamplingOptions): JsonObject {
+  let messages: SamplingMessage[];
   if (typeof prompt === 'string') messages = [{ role: 'user', content: { type: 'text', text: prompt } }];
   else if (Array.isArray(prompt)) messages = prompt;
   else throw new TypeError('a sampling prompt is a string or an array of messages');
   if (options !== undefined && (options === null || typeof options !== 'object' || Array.isArray(options))) {
     throw new TypeError('sampling options must be an object');
   }
-  const { maxTokens = DEFAULT_MAX_TOKENS, ...rest } = options ?? {};
-  return { ...rest, messages, maxTokens };
+  return { ...(options as JsonObject | undefined), messages: messages as unknown as JsonValue };
 }
 
-function text(value, what) {
+function text(value: unknown, what: string): string {
   if (typeof value !== 'string') throw new TypeError(`${what} must be a string`);
   return value;
+}
+
+/** An input request as the core serializes it. */
+export interface InputRequestJson {
+  method: string;
+  params?: JsonObject;
 }
 
 /**
  * One request the client must answer before the handler can finish. Build it with
  * `InputRequest.elicit`, `.elicitUrl`, `.sample` or `.listRoots`.
  */
-class InputRequest {
-  #wire;
+export class InputRequest {
+  #wire: string;
 
-  /** @internal Use the static factories. */
-  constructor(construct, wire) {
+  /** Use the static factories. */
+  private constructor(construct: symbol, wire: string) {
     if (construct !== CONSTRUCT) {
       throw new TypeError('build an InputRequest with InputRequest.elicit, .elicitUrl, .sample or .listRoots');
     }
     this.#wire = wire;
   }
 
-  static #make(kind, args) {
+  static #make(kind: string, args: JsonObject): InputRequest {
     return new InputRequest(CONSTRUCT, mrtrInputRequest(kind, JSON.stringify(args)));
   }
 
   /**
    * Ask the user to fill a form (`elicitation/create`, form mode). `schema` is a JSON Schema
-   * object, or a zod object (schema or raw shape) converted like tool input schemas. The
-   * answer reads with `ctx.inputResponse(key, 'elicit')` (or `'elicit', contentSchema`).
+   * object, or a schema or raw shape converted like tool input schemas. The answer reads
+   * with `ctx.inputResponse(key, 'elicit')` (or `'elicit', contentSchema`).
    */
-  static elicit(message, schema) {
-    return InputRequest.#make('elicit', { message: text(message, 'message'), requestedSchema: elicitationSchema(schema) });
+  static elicit(message: string, schema: ArgsSchema): InputRequest {
+    return InputRequest.#make('elicit', {
+      message: text(message, 'message'),
+      requestedSchema: elicitationSchema(schema) as JsonObject,
+    });
   }
 
   /** Send the user to `url` (`elicitation/create`, URL mode; the client needs `elicitation.url`). */
-  static elicitUrl(message, url) {
-    return InputRequest.#make('elicitUrl', { message: text(message, 'message'), url: text(url, 'url') });
+  static elicitUrl(message: string, url: string): InputRequest {
+    return InputRequest.#make('elicit', { mode: 'url', message: text(message, 'message'), url: text(url, 'url') });
   }
 
   /**
    * Ask the client's LLM (`sampling/createMessage`), as `ctx.sample` does: `prompt` is one
-   * user text or a list of messages; `options` holds `maxTokens` (default 1000) and the
-   * other params. The answer reads with `ctx.inputResponse(key, 'sample')`.
+   * user text or a list of messages; `options` holds `maxTokens` (default
+   * `DEFAULT_MAX_TOKENS`) and the other params. The answer reads with
+   * `ctx.inputResponse(key, 'sample')`.
    */
-  static sample(prompt, options) {
+  static sample(prompt: string | SamplingMessage[], options?: SamplingOptions): InputRequest {
     return InputRequest.#make('sample', samplingParams(prompt, options));
   }
 
   /** Ask for the client's roots (`roots/list`). The answer reads with `ctx.inputResponse(key, 'roots')`. */
-  static listRoots() {
+  static listRoots(): InputRequest {
     return InputRequest.#make('listRoots', {});
   }
 
   /** The method the client answers (`"elicitation/create"`, ...). */
-  get method() {
+  get method(): string {
     return this.toJSON().method;
   }
 
   /** The wire shape, as the core serializes it (`{ method, params }`). */
-  toJSON() {
-    return JSON.parse(this.#wire);
+  toJSON(): InputRequestJson {
+    return JSON.parse(this.#wire) as InputRequestJson;
   }
+}
+
+/** How an `InputRequired` starts: its requests by key, and the state to carry. */
+export interface InputRequiredInit {
+  inputRequests?: { [key: string]: InputRequest };
+  /** Text as is; any other JSON value is stored as its JSON text. */
+  requestState?: JsonValue;
 }
 
 /**
  * What a tool, prompt or resource handler returns when it needs the client's input first:
  * the input requests by key, and the state to carry to the retry.
  */
-class InputRequired {
-  #requests = new Map();
-  #state;
+export class InputRequired {
+  #requests = new Map<string, InputRequest>();
+  #state: string | undefined;
 
   /** `new InputRequired({ inputRequests: { key: request }, requestState })`; both optional. */
-  constructor(init) {
+  constructor(init?: InputRequiredInit) {
     if (init === undefined || init === null) return;
     if (typeof init !== 'object' || Array.isArray(init)) {
       throw new TypeError('new InputRequired(init): init must be { inputRequests?, requestState? }');
@@ -130,7 +147,7 @@ class InputRequired {
   }
 
   /** Ask `request` under `key` (the answer is read by that key); returns `this`. */
-  ask(key, request) {
+  ask(key: string, request: InputRequest): this {
     if (typeof key !== 'string' || key === '') throw new TypeError('an input request key must be a non-empty string');
     if (!(request instanceof InputRequest)) throw new TypeError(`input request ${JSON.stringify(key)} must be an InputRequest`);
     this.#requests.set(key, request);
@@ -141,36 +158,36 @@ class InputRequired {
    * Carry `state` to the retry: a string as is, any other JSON value as its JSON text (read
    * it back with `ctx.requestState` or `ctx.requestStateAs()`); returns `this`.
    */
-  withState(state) {
+  withState(state: JsonValue): this {
     if (typeof state === 'string') {
       this.#state = state;
       return this;
     }
-    const json = JSON.stringify(state);
+    const json = JSON.stringify(state) as string | undefined;
     if (json === undefined) throw new TypeError('the request state must be a string or a JSON value');
     this.#state = json;
     return this;
   }
 
   /** The input requests, by key, in the order asked. */
-  get inputRequests() {
+  get inputRequests(): { [key: string]: InputRequest } {
     return Object.fromEntries(this.#requests);
   }
 
   /** The state carried to the retry, as text. */
-  get requestState() {
+  get requestState(): string | undefined {
     return this.#state;
   }
 
   /** The requests (in their wire shape) and the state, for inspection. */
-  toJSON() {
-    const inputRequests = {};
+  toJSON(): { inputRequests: { [key: string]: InputRequestJson }; requestState?: string } {
+    const inputRequests: { [key: string]: InputRequestJson } = {};
     for (const [key, request] of this.#requests) inputRequests[key] = request.toJSON();
     return this.#state === undefined ? { inputRequests } : { inputRequests, requestState: this.#state };
   }
 
   /** @internal The envelope the native side decodes into the core's `InputRequired`. */
-  _envelope() {
+  _envelope(): string {
     if (this.#requests.size === 0 && this.#state === undefined) {
       throw new TypeError('an InputRequired needs at least one input request or a request state');
     }
@@ -178,5 +195,3 @@ class InputRequired {
     return `{"inputRequired":${JSON.stringify({ inputRequests, requestState: this.#state })}}`;
   }
 }
-
-module.exports = { InputRequest, InputRequired, DEFAULT_MAX_TOKENS, samplingParams };

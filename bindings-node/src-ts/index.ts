@@ -1,0 +1,73 @@
+/**
+ * ferrite-mcp: the idiomatic JavaScript surface over the native `NativeServer`.
+ *
+ * This layer only converts and adapts; every protocol decision (validation, capabilities,
+ * negotiation, cancellation, pagination, error codes, MRTR, sealed state) is made by the
+ * Rust core. It is split along its concepts:
+ * - `server.ts`: the `Server` (options, notifications, 2026-07-28 settings);
+ * - `mcp.ts` and `stdio.ts`: the TypeScript SDK's `McpServer`, `ResourceTemplate`,
+ *   `completable` and `StdioServerTransport`, over the `Server`;
+ * - `registration.ts`: tools, resources, prompts, completions, custom methods and skills,
+ *   and the adaptation of user handlers to the one native handler shape;
+ * - `context.ts`: the request context handlers receive (also the SDK's `extra`);
+ * - `connection.ts`: a connection the application holds (raw text on its own state);
+ * - `mrtr.ts`: `InputRequest` and `InputRequired` (multi round-trip requests);
+ * - `transports.ts`: stdio, Streamable HTTP, in-process;
+ * - `schema.ts`: Standard Schemas (zod, valibot, arktype) and raw shapes to JSON Schema,
+ *   and checks of what handlers read;
+ * - `errors.ts`: the error classes and the envelopes errors cross in;
+ * - `model.ts`: the MCP model types.
+ * Values cross to Rust as JSON text: V8's JSON is fast, and serde decodes the core's own types.
+ */
+
+export * from './model.js';
+export {
+  ErrorCode,
+  McpError,
+  InvalidParamsError,
+  MethodNotFoundError,
+  InternalError,
+  ResourceNotFoundError,
+  ClientRequestError,
+  RequestCancelledError,
+  InvalidArgumentsError,
+} from './errors.js';
+export type { ClientRequestErrorKind } from './errors.js';
+export { Context } from './context.js';
+export type { AuthInfo, NotificationLike, RequestInfo, RequestLike } from './context.js';
+export { Connection } from './connection.js';
+export type { ConnectionOptions } from './connection.js';
+export { InputRequest, InputRequired, DEFAULT_MAX_TOKENS } from './mrtr.js';
+export type { InputRequestJson, InputRequiredInit } from './mrtr.js';
+export { Server } from './server.js';
+export type {
+  ListenAddress,
+  ListenOptions,
+  MethodHandler,
+  PromptConfig,
+  PromptHandler,
+  ResourceHandler,
+  ResourceMetadata,
+  ResourceTemplateHandler,
+  ResourceTemplateMetadata,
+  ServerOptions,
+  ToolConfig,
+  ToolHandler,
+} from './server.js';
+export { McpServer, ResourceTemplate, completable } from './mcp.js';
+export type {
+  CompleteCallback,
+  ListResourcesCallback,
+  McpServerOptions,
+  PromptCallback,
+  ReadResourceCallback,
+  ReadResourceTemplateCallback,
+  RegisteredPrompt,
+  RegisteredResource,
+  RegisteredResourceTemplate,
+  RegisteredTool,
+  ServerInfo,
+  ServerTransport,
+  ToolCallback,
+} from './mcp.js';
+export { StdioServerTransport } from './stdio.js';

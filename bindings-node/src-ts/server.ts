@@ -1,0 +1,516 @@
+/**
+ * The `Server`: options, registration (delegated to `registration.ts`), notifications, the
+ * 2026-07-28 settings, and serving (delegated to `transports.ts`). Every protocol decision
+ * is the Rust core's; this class converts and forwards.
+ */
+
+import { Connection, type ConnectionOptions } from './connection.js';
+import type { Context } from './context.js';
+import { RequestCancelledError, clientRequestResult, errorMessage } from './errors.js';
+import type {
+  Annotations,
+  ArgsSchema,
+  CacheHint,
+  CacheHints,
+  ClientCapabilities,
+  CompleteRequest,
+  CompletionReference,
+  CompletionReturn,
+  CompletionSource,
+  Icon,
+  InferArgs,
+  JsonObject,
+  JsonSchema,
+  PromptArgument,
+  PromptReturn,
+  ResourceReturn,
+  SkillFiles,
+  ToolAnnotations,
+  ToolReturn,
+} from './model.js';
+import { NativeServer } from './native.js';
+import * as register from './registration.js';
+import * as transports from './transports.js';
+import type { ListenAddress } from './transports.js';
+
+export type { ListenAddress } from './transports.js';
+
+/**
+ * The options of `new Server(...)`. The defaults are the core's, the same on every Ferrite
+ * surface: stateful, the `logging` capability on, tool arguments validated against their
+ * input schema; and, as in the TypeScript SDK, output schemas enforced.
+ */
+export interface ServerOptions {
+  name: string;
+  version: string;
+  title?: string;
+  description?: string;
+  websiteUrl?: string;
+  icons?: Icon[];
+  /** Sent in the `initialize` result. */
+  instructions?: string;
+  /**
+   * Opt out of sessions: every request gets a transient connection state (no
+   * server-to-client requests, subscriptions or per-session log level on handshake-era
+   * requests). Default false: one connection state per session (stdio: per process).
+   */
+  stateless?: boolean;
+  /** `stateful: false` is `stateless: true` (default true). */
+  stateful?: boolean;
+  /** Advertise `logging` and accept `logging/setLevel` (default true). */
+  logging?: boolean;
+  /**
+   * Advertise `resources.subscribe`: `resources/subscribe` on handshake-era sessions of a
+   * stateful server, per-URI updates on 2026-07-28 `subscriptions/listen` streams (any mode).
+   */
+  subscriptions?: boolean;
+  /** Advertise `listChanged` for all kinds, or some. */
+  listChanged?: boolean | { tools?: boolean; resources?: boolean; prompts?: boolean };
+  /** Items per page of the list methods; 0 (default) disables pagination. */
+  pageSize?: number;
+  /** Refuse requests before `notifications/initialized`. */
+  requireInitialized?: boolean;
+  /** Validate tool arguments against input schemas (default true). */
+  validateInput?: boolean;
+  /**
+   * Enforce output schemas (default true, as the TypeScript SDK does): a successful result
+   * of a tool with an `outputSchema` must carry conforming `structuredContent`, or the call
+   * fails with `-32603`.
+   */
+  validateOutput?: boolean;
+  /** Threads of the server's Rust runtime (default 1). */
+  workerThreads?: number;
+}
+
+export interface ToolConfig<S extends ArgsSchema> {
+  title?: string;
+  description?: string;
+  /** JSON Schema, a Standard Schema (zod, valibot, arktype, ...) or a raw shape of them; default `{ type: "object" }`. */
+  inputSchema?: S;
+  outputSchema?: ArgsSchema;
+  annotations?: ToolAnnotations;
+  icons?: Icon[];
+  execution?: JsonObject;
+  _meta?: JsonObject;
+  /** Calls from clients that did not declare these are refused. */
+  requiredClientCapabilities?: ClientCapabilities;
+}
+
+export type ToolHandler<S extends ArgsSchema> = (args: InferArgs<S>, ctx: Context) => ToolReturn | Promise<ToolReturn>;
+
+/** A custom method's handler: the params object (without `_meta`) in, an object out. */
+export type MethodHandler = (
+  params: JsonObject,
+  ctx: Context,
+) => JsonObject | undefined | void | Promise<JsonObject | undefined | void>;
+
+export interface ResourceMetadata {
+  title?: string;
+  description?: string;
+  mimeType?: string;
+  size?: number;
+  annotations?: Annotations;
+  icons?: Icon[];
+  _meta?: JsonObject;
+}
+export interface ResourceTemplateMetadata extends Omit<ResourceMetadata, 'size'> {
+  /** Completion of template variables. */
+  complete?: { [variable: string]: CompletionSource };
+}
+
+export type ResourceHandler = (uri: string, ctx: Context) => ResourceReturn | Promise<ResourceReturn>;
+export type ResourceTemplateHandler = (
+  uri: string,
+  variables: { [name: string]: string },
+  ctx: Context,
+) => ResourceReturn | Promise<ResourceReturn>;
+
+export interface PromptConfig<S extends ArgsSchema> {
+  title?: string;
+  description?: string;
+  /** Arguments as a schema (a Standard Schema or raw shape, or JSON Schema with string properties)… */
+  argsSchema?: S;
+  /** …or as MCP prompt arguments. */
+  arguments?: PromptArgument[];
+  icons?: Icon[];
+  _meta?: JsonObject;
+  /** Completion of arguments. */
+  complete?: { [argument: string]: CompletionSource };
+}
+
+export type PromptHandler<S extends ArgsSchema> = (args: InferArgs<S>, ctx: Context) => PromptReturn | Promise<PromptReturn>;
+
+/**
+ * The options of `listen()`: the core's HTTP configuration (`HttpConfig`), camelCase; every
+ * surface takes the same options and refuses a bad one with the same message.
+ */
+export interface ListenOptions {
+  /** An IP address; default 127.0.0.1. */
+  host?: string;
+  /** Default 0: any free port. */
+  port?: number;
+  /** Default `/mcp`: a literal path starting with `/`. */
+  path?: string;
+  /** JSON unless a handler streams (default), always JSON, or always SSE. */
+  responseMode?: 'auto' | 'json' | 'sse';
+  /** Larger POST bodies get 413 (default 4 MiB; at least 1). */
+  maxBodyBytes?: number;
+  /** Idle sessions end after this many milliseconds; 0 never. Default 30 minutes. */
+  sessionIdleTimeoutMs?: number;
+  /**
+   * DNS-rebinding protection: the accepted `Host` names (no port, any port is accepted;
+   * IPv6 in brackets, like `[::1]`). Replaces the default `localhost`, `127.0.0.1`, `[::1]`;
+   * other hosts get 403.
+   */
+  allowedHosts?: string[];
+  /**
+   * The accepted browser `Origin`s as `scheme://host` (no port, any port is accepted).
+   * Replaces the default loopback origins; requests without `Origin` are always accepted.
+   */
+  allowedOrigins?: string[];
+  /** Turn the `Host` and `Origin` checks off (behind a proxy that does them). Not with the lists. */
+  allowAnyHost?: boolean;
+  /** Keep SSE events so a client can resume with `Last-Event-ID` (stateful servers). Default true. */
+  resumable?: boolean;
+  /** The reconnection delay advertised to clients in SSE `retry` fields, in ms. Default 1000. */
+  sseRetryMs?: number;
+  /** An SSE comment on a stream idle this many milliseconds (default 15000; 0 never). */
+  sseKeepAliveMs?: number;
+  /** Events buffered per SSE stream before a slow reader is cut off (default 1024). */
+  streamBuffer?: number;
+  /** Also serve the deprecated 2024-11-05 HTTP+SSE transport (`GET /sse`, `POST /messages`). */
+  legacySse?: boolean;
+  /** The HTTP+SSE stream path (default `/sse`). */
+  legacySsePath?: string;
+  /** The HTTP+SSE message path (default `/messages`). */
+  legacyMessagesPath?: string;
+}
+
+/** An MCP server: register tools, resources, prompts and completions, then serve. */
+export class Server implements AsyncDisposable {
+  #native: NativeServer;
+  /** What the registration helpers need: the native server and this. */
+  #host: register.Host;
+  #watched = new Map<number, AbortController>();
+  #listeners = new Set<(method: string, params: JsonObject | undefined) => void>();
+  #observing = false;
+  #closed: Promise<void> | undefined;
+
+  constructor(options: ServerOptions) {
+    if (options === null || typeof options !== 'object') throw new TypeError('new Server(options): options must be an object');
+    if (typeof options.name !== 'string' || typeof options.version !== 'string') {
+      throw new TypeError('new Server(options): name and version must be strings');
+    }
+    const { name, version, title, description, websiteUrl, icons, instructions, stateless, stateful, workerThreads } = options;
+    this.#native = new NativeServer(
+      JSON.stringify(
+        register.definedOnly({ name, version, title, description, websiteUrl, icons, instructions, stateless, stateful, workerThreads }),
+      ),
+    );
+    this.#host = { native: this.#native, server: this };
+    const n = this.#native;
+    if (options.logging === false) n.setLogging(false);
+    if (options.subscriptions) n.enableResourceSubscriptions();
+    const lc = options.listChanged;
+    for (const kind of ['tools', 'resources', 'prompts'] as const) {
+      if (lc === true || (typeof lc === 'object' && lc !== null && lc[kind])) n.enableListChanged(kind);
+    }
+    if (options.pageSize !== undefined) n.setPageSize(options.pageSize);
+    if (options.requireInitialized) n.requireInitialized();
+    if (options.validateInput === false) n.setInputValidation(false);
+    if (options.validateOutput !== false) n.enableOutputValidation();
+    n.setCancelCallback((slot) => {
+      const controller = this.#watched.get(slot);
+      if (controller !== undefined) controller.abort(new RequestCancelledError());
+    });
+  }
+
+  /** @internal */
+  _watch(slot: number, controller: AbortController): void {
+    this.#watched.set(slot, controller);
+  }
+  /** @internal */
+  _unwatch(slot: number): void {
+    this.#watched.delete(slot);
+  }
+
+  // ----- registration -----
+
+  /**
+   * Register (or replace) a tool. `config.inputSchema`/`outputSchema` take JSON Schema, a
+   * Standard Schema (zod, valibot, arktype, ...) or a raw shape; with a schema the handler
+   * receives the parsed arguments.
+   */
+  tool<S extends ArgsSchema = JsonSchema>(name: string, config: ToolConfig<S>, handler: ToolHandler<S>): void;
+  tool(name: string, handler: ToolHandler<JsonSchema>): void;
+  tool(name: string, config: object, handler?: (args: never, ctx: Context) => unknown): void {
+    register.tool(this.#host, name, config as register.ToolSpec, handler);
+  }
+  /** Remove a tool; whether it existed. */
+  removeTool(name: string): boolean {
+    return this.#native.removeTool(name);
+  }
+
+  /** Register (or replace) a resource at a fixed URI. */
+  resource(name: string, uri: string, metadata: ResourceMetadata, handler: ResourceHandler): void;
+  resource(name: string, uri: string, handler: ResourceHandler): void;
+  resource(name: string, uri: string, metadata: ResourceMetadata | ResourceHandler, handler?: ResourceHandler): void {
+    register.resource(this.#host, name, uri, metadata, handler);
+  }
+  /** Remove a resource; whether it existed. */
+  removeResource(uri: string): boolean {
+    return this.#native.removeResource(uri);
+  }
+
+  /**
+   * Register a resource template (RFC 6570). The handler gets the URI and the captured
+   * variables; `metadata.complete` maps a variable to its completion values or function.
+   */
+  resourceTemplate(name: string, uriTemplate: string, metadata: ResourceTemplateMetadata, handler: ResourceTemplateHandler): void;
+  resourceTemplate(name: string, uriTemplate: string, handler: ResourceTemplateHandler): void;
+  resourceTemplate(
+    name: string,
+    uriTemplate: string,
+    metadata: ResourceTemplateMetadata | ResourceTemplateHandler,
+    handler?: ResourceTemplateHandler,
+  ): void {
+    register.resourceTemplate(this.#host, name, uriTemplate, metadata, handler);
+  }
+  /** Remove a resource template; whether it existed. */
+  removeResourceTemplate(uriTemplate: string): boolean {
+    return this.#native.removeResourceTemplate(uriTemplate);
+  }
+
+  /**
+   * Register (or replace) a prompt. `config.argsSchema` (a schema, raw shape or JSON Schema)
+   * or `config.arguments` (MCP PromptArgument list) declares its arguments; `config.complete`
+   * maps an argument to its completion values or function.
+   */
+  prompt<S extends ArgsSchema = JsonSchema>(name: string, config: PromptConfig<S>, handler: PromptHandler<S>): void;
+  prompt(name: string, handler: PromptHandler<JsonSchema>): void;
+  prompt(name: string, config: object, handler?: (args: never, ctx: Context) => unknown): void {
+    register.prompt(this.#host, name, config as register.PromptSpec, handler);
+  }
+  /** Remove a prompt; whether it existed. */
+  removePrompt(name: string): boolean {
+    return this.#native.removePrompt(name);
+  }
+
+  /**
+   * Completion for one argument of a prompt (`{type: "ref/prompt", name}`) or resource
+   * template (`{type: "ref/resource", uri}`): a list of candidates (prefix-matched by the
+   * core) or a function `(value, { arguments }, ctx) => string[] | { values, total?, hasMore? }`
+   * (a list is capped by the core at 100 values, with `total` and `hasMore`).
+   */
+  completion(ref: CompletionReference, argument: string, values: CompletionSource): void {
+    register.completion(this.#host, ref, argument, values);
+  }
+  /** The global completion handler, tried before per-argument completions. */
+  completionHandler(handler: (request: CompleteRequest, ctx: Context) => CompletionReturn | Promise<CompletionReturn>): void {
+    register.completionHandler(this.#host, handler as never);
+  }
+
+  /**
+   * Serve a custom request method (both eras): `handler(params, ctx)` gets the params object
+   * without `_meta` and returns an object (or a Promise of one). The core's own methods
+   * cannot be replaced (a TypeError).
+   */
+  addMethod(name: string, handler: MethodHandler): void {
+    register.method(this.#host, name, handler);
+  }
+  /** Stop serving a custom method; whether it was served. */
+  removeMethod(name: string): boolean {
+    return this.#native.removeMethod(name);
+  }
+
+  /**
+   * Serve a skill (the `io.modelcontextprotocol/skills` extension) at `root`
+   * (`skill://name`) made of `files` (relative path -> text or bytes); the core computes
+   * digests and sizes, serves `skills/list`, `skills/get`, `resources/directory/read` and the
+   * files as resources, and advertises the extension.
+   */
+  addSkill(root: string, files: SkillFiles): void {
+    register.skill(this.#host, root, files);
+  }
+  /** Serve a skill at `root` made of every file under directory `dir`. */
+  addSkillDir(root: string, dir: string): void {
+    if (typeof root !== 'string' || typeof dir !== 'string') throw new TypeError('addSkillDir(root, dir): root and dir must be strings');
+    this.#native.addSkillDir(root, dir);
+  }
+
+  // ----- 2026-07-28 settings -----
+
+  /**
+   * Seal MRTR request state with `current` (64 hex characters, or base64 of 32 bytes; the
+   * same on every instance behind one URL) and still accept states sealed with `previous`.
+   */
+  setRequestStateKeys(current: string, previous: string[] = []): void {
+    if (typeof current !== 'string' || !Array.isArray(previous) || previous.some((k) => typeof k !== 'string')) {
+      throw new TypeError('setRequestStateKeys(current, previous?): a key string and an array of key strings');
+    }
+    this.#native.setRequestStateKeys(current, previous);
+  }
+  /** How long a sealed request state stays valid, in milliseconds (default 15 minutes). */
+  setRequestStateTtl(ms: number): void {
+    if (typeof ms !== 'number') throw new TypeError('setRequestStateTtl(ms): ms must be a number');
+    this.#native.setRequestStateTtl(ms);
+  }
+  /** The id of the current sealing key (not secret). */
+  get requestStateKeyId(): string {
+    return this.#native.requestStateKeyId();
+  }
+
+  /** Advertise extension `id` (`"com.example/name"`) with `settings` to 2026-07-28 clients. */
+  addExtension(id: string, settings: JsonObject = {}): void {
+    if (typeof id !== 'string') throw new TypeError('addExtension(id, settings?): id must be a string');
+    this.#native.addExtension(id, JSON.stringify(settings));
+  }
+  /** Stop advertising extension `id`; whether it was advertised. */
+  removeExtension(id: string): boolean {
+    return this.#native.removeExtension(id);
+  }
+
+  /** The cache hints (2026-07-28 `ttlMs`/`cacheScope`) of `server/discover`, the lists and resource reads. */
+  get cacheHints(): CacheHints {
+    return JSON.parse(this.#native.cacheHints()) as CacheHints;
+  }
+  /**
+   * Set the cache hints named in `hints` (`discover`, `toolsList`, `promptsList`,
+   * `resourcesList`, `templatesList`, `resourceRead`, each `{ ttlMs, cacheScope }`); the
+   * others keep their value. The core checks the shape (a TypeError names what is wrong).
+   */
+  setCacheHints(hints: Partial<CacheHints>): void {
+    if (hints === null || typeof hints !== 'object' || Array.isArray(hints)) {
+      throw new TypeError('setCacheHints(hints): hints must be an object');
+    }
+    this.#native.setCacheHints(JSON.stringify(hints));
+  }
+  /** The cache hint of reads of one registered resource or resource template (by URI or URI template). */
+  setResourceCacheHint(uri: string, hint: CacheHint): void {
+    if (typeof uri !== 'string') throw new TypeError('setResourceCacheHint(uri, hint): uri must be a string');
+    this.#native.setResourceCacheHint(uri, JSON.stringify(hint ?? null));
+  }
+
+  // ----- notifications -----
+
+  /** Observe client notifications (`method`, `params`). Returns a function that unsubscribes. */
+  onNotification(listener: (method: string, params: JsonObject | undefined) => void): () => boolean {
+    if (typeof listener !== 'function') throw new TypeError('onNotification: the listener must be a function');
+    this.#listeners.add(listener);
+    if (!this.#observing) {
+      this.#observing = true;
+      this.#native.setNotificationObserver((method, paramsJson) => {
+        const params = (JSON.parse(paramsJson) as JsonObject | null) ?? undefined;
+        for (const l of this.#listeners) {
+          try {
+            l(method, params);
+          } catch (e) {
+            process.emitWarning(`ferrite-mcp: a notification listener threw: ${errorMessage(e)}`);
+          }
+        }
+      });
+    }
+    return () => this.#listeners.delete(listener);
+  }
+
+  /** Call `listener` on `notifications/roots/list_changed`. */
+  onRootsListChanged(listener: () => void): () => boolean {
+    return this.onNotification((method) => {
+      if (method === 'notifications/roots/list_changed') listener();
+    });
+  }
+
+  /**
+   * Send a notification to every handshake-era connected client; how many were reached.
+   * (2026-07-28 listen streams receive only the kinds they asked for: use the methods below.)
+   */
+  notify(method: string, params?: JsonObject): number {
+    return this.#native.notify(method, params === undefined ? undefined : JSON.stringify(params));
+  }
+  /** `notifications/tools/list_changed`, also to the 2026-07-28 listen streams that asked for it; how many were reached. */
+  notifyToolsListChanged(): number {
+    return this.#native.notifyListChanged('tools');
+  }
+  /** `notifications/resources/list_changed`, also to the listen streams that asked for it. */
+  notifyResourcesListChanged(): number {
+    return this.#native.notifyListChanged('resources');
+  }
+  /** `notifications/prompts/list_changed`, also to the listen streams that asked for it. */
+  notifyPromptsListChanged(): number {
+    return this.#native.notifyListChanged('prompts');
+  }
+  /** `notifications/resources/updated` to the clients subscribed to `uri` and the listen streams watching it. */
+  notifyResourceUpdated(uri: string): number {
+    return this.#native.notifyResourceUpdated(uri);
+  }
+
+  // ----- introspection -----
+
+  /** The capabilities the server declares to handshake-era clients. */
+  get capabilities(): JsonObject {
+    return JSON.parse(this.#native.capabilities()) as JsonObject;
+  }
+  /** The registered tools' descriptors. */
+  get tools(): JsonObject[] {
+    return JSON.parse(this.#native.tools()) as JsonObject[];
+  }
+  /** Whether the server is stateless. */
+  get isStateless(): boolean {
+    return this.#native.isStateless();
+  }
+  /** Send `ping` to a connected client (by connection or session id); rejects with a `ClientRequestError` (kind "timeout", "noChannel", ...). */
+  async pingClient(connectionId: string, timeoutMs = 10_000): Promise<void> {
+    clientRequestResult(await this.#native.pingClient(connectionId, timeoutMs));
+  }
+  /** Ids of the connections currently listening. */
+  get connectedSessions(): string[] {
+    return this.#native.connectedSessions();
+  }
+
+  // ----- serving -----
+
+  /** Handle raw JSON-RPC text in-process (the server's one in-process connection, no channel back); resolves to the response text ("" for none). */
+  handleRaw(text: string): Promise<string> {
+    return transports.handleRaw(this.#native, text);
+  }
+
+  /**
+   * A new connection with its own state, for raw JSON-RPC text the application carries
+   * itself; `onMessage` receives what the server sends on it (see `Connection`).
+   */
+  connection(options?: ConnectionOptions): Connection {
+    const onMessage = options?.onMessage;
+    if (onMessage !== undefined && typeof onMessage !== 'function') {
+      throw new TypeError('connection(options): onMessage must be a function');
+    }
+    return new Connection(this.#native.connection(onMessage));
+  }
+
+  /**
+   * Serve on stdin/stdout. Resolves when stdin ends or `close()` is called; until then it
+   * keeps the process alive. Write logs to stderr: stdout carries the protocol.
+   */
+  connectStdio(options?: { maxLineBytes?: number }): Promise<void> {
+    return transports.connectStdio(this.#native, options);
+  }
+
+  /**
+   * Serve Streamable HTTP on `host:port` at `path` (defaults 127.0.0.1, a free port, /mcp).
+   * Resolves once bound to `{ host, port, url }`; serving goes on (keeping the process
+   * alive) until `close()`. A bad option rejects with a `TypeError` naming it.
+   */
+  listen(options?: ListenOptions): Promise<ListenAddress> {
+    return transports.listen(this.#native, options);
+  }
+
+  /** Stop serving (stdio and HTTP) and release the runtime; in-flight requests finish first. Idempotent. */
+  close(): Promise<void> {
+    this.#closed ??= this.#native.close();
+    return this.#closed;
+  }
+
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
+  }
+}
+

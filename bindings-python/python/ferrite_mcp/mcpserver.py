@@ -1,0 +1,76 @@
+"""``MCPServer`` (and ``FastMCP``): the official SDK's server class names and constructor, on
+Ferrite's :class:`~ferrite_mcp.Server`, so that porting a server written for the official
+SDK is an import change::
+
+    from ferrite_mcp import MCPServer, Context      # was: from mcp.server.mcpserver import ...
+
+    mcp = MCPServer("Demo")
+
+    @mcp.tool()
+    def add(a: int, b: int) -> int:
+        return a + b
+
+Everything else is the ``Server`` API (which already uses the official names: ``tool``,
+``resource``, ``prompt``, ``completion``, ``run``); the README lists where Ferrite differs.
+"""
+
+from __future__ import annotations
+
+from typing import Any, List, Optional
+
+from .server import Lifespan, Server
+
+__all__ = ["MCPServer", "FastMCP"]
+
+# Constructor arguments of the official SDK that configure what Ferrite does not have (its
+# own Python logging, the `mcp` CLI, duplicate-name warnings): accepted and ignored.
+_IGNORED = ("debug", "log_level", "dependencies", "warn_on_duplicate_resources", "warn_on_duplicate_tools", "warn_on_duplicate_prompts")
+
+
+class MCPServer(Server):
+    """A :class:`~ferrite_mcp.Server` built with the official SDK's ``MCPServer``
+    constructor: ``MCPServer(name=None, title=None, description=None, instructions=None,
+    website_url=None, icons=None, version="", *, lifespan=None, ...)``. The name defaults
+    to ``"mcp-server"``. ``stateless``, ``logging`` and ``worker_threads`` are Ferrite's own
+    (keyword-only, as in ``Server``)."""
+
+    def __init__(
+        self,
+        name: Optional[str] = None,
+        title: Optional[str] = None,
+        description: Optional[str] = None,
+        instructions: Optional[str] = None,
+        website_url: Optional[str] = None,
+        icons: Optional[List[Any]] = None,
+        version: str = "",
+        *,
+        lifespan: Optional[Lifespan] = None,
+        stateless: bool = False,
+        logging: bool = True,
+        worker_threads: Optional[int] = None,
+        **ignored: Any,
+    ) -> None:
+        unknown = sorted(set(ignored) - set(_IGNORED))
+        if unknown:
+            raise TypeError(f"MCPServer() got unexpected keyword arguments {unknown} (not supported by ferrite_mcp)")
+        super().__init__(
+            name or "mcp-server",
+            version,
+            title=title,
+            description=description,
+            website_url=website_url,
+            instructions=instructions,
+            stateless=stateless,
+            logging=logging,
+            worker_threads=worker_threads,
+            lifespan=lifespan,
+            icons=icons,
+        )
+
+
+class FastMCP(MCPServer):
+    """The official SDK's older name for :class:`MCPServer` (FastMCP, SDK 1.x), with its
+    constructor order: ``FastMCP(name=None, instructions=None, *, lifespan=None, ...)``."""
+
+    def __init__(self, name: Optional[str] = None, instructions: Optional[str] = None, **options: Any) -> None:
+        super().__init__(name, instructions=instructions, **options)

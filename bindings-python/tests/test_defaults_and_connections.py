@@ -1,0 +1,224 @@
+"""The one set of defaults (the core's, on every surface: stateful, the ``logging`` capability
+on, input validation on), ``ping_client``, and handling raw text on a connection the caller
+holds (``connect`` + ``handle_raw_on``, the Rust ``handle_raw_on``)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any, Dict, List
+
+import pytest
+
+from ferrite_mcp import Client, Context, NoChannelError, RequestTimeoutError, Server
+
+from conftest import call_tool, rpc, text_of
+
+INIT = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}
+
+
+# ----- defaults -----
+
+
+def test_a_fresh_server_advertises_logging_and_is_stateful() -> None:
+    s = Server("fresh")
+    s.tool()(lambda a: a)
+    assert s.stateless is False
+    init = rpc(s, "initialize", INIT)["result"]
+    assert init["capabilities"]["logging"] == {}
+    assert s.capabilities()["logging"] == {}
+    s.close()
+
+
+def test_a_fresh_server_validates_arguments_against_the_input_schema() -> None:
+    s = Server("fresh")
+    s.disable_input_validation()
+    s.enable_input_validation()
+
+    @s.tool()
+    def add(a: int, b: int) -> int:
+        return a + b
+
+    bad = call_tool(s, "add", {"a": "one", "b": 2})
+    assert bad["isError"] is True
+    assert text_of(bad) == 'Invalid arguments for tool add: /a: "one" is not of type "integer"'
+    s.close()
+
+
+def test_a_fresh_server_accepts_logging_set_level() -> None:
+    s = Server("fresh")
+    rpc(s, "initialize", INIT)
+    response = rpc(s, "logging/setLevel", {"level": "debug"})
+    assert response["result"] == {}
+    s.close()
+
+
+def test_logging_false_or_disable_logging_turns_the_capability_off() -> None:
+    s = Server("quiet", logging=False)
+    assert "logging" not in s.capabilities()
+    assert rpc(s, "logging/setLevel", {"level": "debug"})["error"]["code"] == -32601
+    s.enable_logging()
+    assert s.capabilities()["logging"] == {}
+    s.disable_logging()
+    assert "logging" not in s.capabilities()
+    s.close()
+
+
+STDIO_SERVER = """
+from ferrite_mcp import Server, Context
+
+server = Server("stdio-defaults")
+
+@server.tool()
+async def ask(ctx: Context) -> str:
+    answer = await ctx.elicit("Name?", {"type": "object", "properties": {"name": {"type": "string"}}})
+    return answer.content["name"]
+
+@server.tool()
+def ping_me(ctx: Context) -> str:
+    server.ping_client(ctx.connection_id, timeout=5)
+    return "pong"
+
+server.run()
+"""
+
+
+def test_a_fresh_stdio_server_makes_server_to_client_requests(stdio: Any) -> None:
+    c = stdio(STDIO_SERVER, capabilities={"elicitation": {}})
+    init_caps = c.request("initialize", INIT)  # a second initialize is refused: the session is stateful
+    assert "error" in init_caps
+    c.responders["elicitation/create"] = lambda p: {"action": "accept", "content": {"name": "Ada"}}
+    pings: List[Dict[str, Any]] = []
+    c.responders["ping"] = lambda p: pings.append(p) or {}
+    assert text_of(c.request("tools/call", {"name": "ask"})["result"]) == "Ada"
+    assert text_of(c.request("tools/call", {"name": "ping_me"})["result"]) == "pong"
+    assert len(pings) == 1
+
+
+def test_a_fresh_http_server_makes_server_to_client_requests(http_serve: Any) -> None:
+    s = Server("http-defaults")
+
+    @s.tool()
+    def who(ctx: Context) -> str:
+        return ctx.connection_id
+
+    h = http_serve(s)
+    status, headers, body = h.post({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": INIT})
+    assert status == 200
+    assert body["result"]["capabilities"]["logging"] == {}
+    session = headers["mcp-session-id"]  # stateful: the server made a session ...
+    version = {"MCP-Protocol-Version": "2025-11-25"}
+    call = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "who", "arguments": {}}}
+    assert h.post(call, version)[0] == 400  # ... and a request outside it is refused
+    status, _, body = h.post(call, {**version, "Mcp-Session-Id": session})
+    assert status == 200 and text_of(body["result"]) == session  # the session is the connection
+
+
+# ----- ping_client -----
+
+
+def test_ping_client_reaches_a_connection_and_fails_clearly_otherwise(server: Server) -> None:
+    pings: List[str] = []
+
+    def on_request(method: str, params: Any, reply: Any) -> None:
+        pings.append(method)
+        reply.resolve({})
+
+    conn = server.connect(on_request=on_request)
+    try:
+        server.ping_client(conn.id, timeout=5)
+        assert pings == ["ping"]
+        with pytest.raises(NoChannelError):
+            server.ping_client("no-such-connection", timeout=1)
+        with pytest.raises(ValueError, match="timeout must be a positive number of seconds, not 0"):
+            server.ping_client(conn.id, timeout=0)
+    finally:
+        conn.close()
+
+
+def test_ping_client_times_out_when_the_client_does_not_answer(server: Server) -> None:
+    unanswered: List[Any] = []
+    conn = server.connect(on_request=lambda method, params, reply: unanswered.append(reply))
+    try:
+        with pytest.raises(RequestTimeoutError):
+            server.ping_client(conn.id, timeout=0.05)
+    finally:
+        conn.close()
+
+
+def test_ping_client_async(server: Server) -> None:
+    conn = server.connect(on_request=lambda method, params, reply: reply.resolve({}))
+
+    async def go() -> None:
+        await server.ping_client_async(conn.id, timeout=5)
+        with pytest.raises(NoChannelError):
+            await server.ping_client_async("no-such-connection", timeout=1)
+
+    try:
+        asyncio.run(go())
+    finally:
+        conn.close()
+
+
+def test_ping_client_from_a_client_connection(server: Server) -> None:
+    async def go() -> None:
+        async with Client(server) as c:
+            await server.ping_client_async(c.connection_id, timeout=5)
+
+    asyncio.run(go())
+
+
+# ----- handle_raw_on -----
+
+
+def test_handle_raw_on_a_held_connection_keeps_its_session(server: Server) -> None:
+    @server.tool()
+    def whoami(ctx: Context) -> str:
+        ctx.set_state("seen", int(ctx.get_state("seen", 0)) + 1)
+        info = ctx.client_info()
+        return f"{ctx.connection_id} {ctx.get_state('seen')} {info['name'] if info else None}"
+
+    frames: List[str] = []
+    conn = server.connect(on_message=frames.append)
+    other = server.connect()
+    try:
+        init = json.loads(server.handle_raw_on(json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": INIT}), conn) or "")
+        assert init["result"]["serverInfo"]["name"] == "test-server"
+        assert server.handle_raw_on(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}), conn) is None
+        call = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "whoami", "arguments": {}}}
+        first = json.loads(server.handle_raw_on(json.dumps(call), conn) or "")
+        second = json.loads(server.handle_raw_on(json.dumps(call), conn) or "")
+        assert text_of(first["result"]) == f"{conn.id} 1 t"
+        assert text_of(second["result"]) == f"{conn.id} 2 t"
+        assert conn.id in server.connected_sessions()
+        # The connection receives what the server sends to every client.
+        assert server.notify_tools_list_changed() >= 1
+        assert {"jsonrpc": "2.0", "method": "notifications/tools/list_changed"} in [json.loads(f) for f in frames]
+        # Another connection is another session: its own id and state, no client info yet.
+        elsewhere = json.loads(server.handle_raw_on(json.dumps(call), other) or "")
+        assert text_of(elsewhere["result"]) == f"{other.id} 1 None"
+    finally:
+        conn.close()
+        other.close()
+    assert conn.closed and conn.id not in server.connected_sessions()
+
+
+def test_handle_raw_on_async(server: Server) -> None:
+    conn = server.connect()
+
+    async def go() -> Any:
+        return json.loads(await server.handle_raw_on_async(json.dumps({"jsonrpc": "2.0", "id": 1, "method": "ping"}), conn) or "")
+
+    try:
+        assert asyncio.run(go()) == {"jsonrpc": "2.0", "id": 1, "result": {}}
+    finally:
+        conn.close()
+
+
+def test_a_server_request_on_a_connection_without_on_request_has_no_channel(server: Server) -> None:
+    conn = server.connect()
+    try:
+        with pytest.raises(NoChannelError):
+            server.ping_client(conn.id, timeout=1)
+    finally:
+        conn.close()
