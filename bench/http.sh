@@ -21,6 +21,10 @@
 #   EXTRA_PROTOCOLS="2025-11-25"
 #                           the revisions the EXTRA_HTTP_SERVERS rows are measured at
 #   ONLY="name;name2"       run only these rows (by name; each at every revision it serves)
+#   AUTH=1                  also the "ferrite (rust, auth)" row: the same server with --auth, every
+#                           request carrying an RS256 bearer token (bench/http-peers/auth-issuer.mjs
+#                           serves the JWK Set); its cost per request against "ferrite (rust)" is
+#                           the token check (default 1; 0 leaves the row out)
 #   FERRITE_CMD=...         command for the ferrite row instead of building the Rust everything example
 #   PYTHON=...              a python with mcp==2.3.0 for the Python SDK row (default: the first of
 #                           ~/.cache/ferrite/bench-venv and ~/.cache/ferrite/venv that has it; else
@@ -118,6 +122,30 @@ protocols_of() {
 }
 both="2025-11-25 2026-07-28"
 
+# The --auth row: an issuer serving its JWK Set, and the token every request carries (the
+# audience is fixed, since every run gets a new port).
+add_auth_row() {
+    local cmd=$1 info issuer_out=$bench_target/auth-issuer.json
+    : >"$issuer_out"
+    node "$peers/auth-issuer.mjs" http://127.0.0.1/mcp >"$issuer_out" 2>>"$log_file" &
+    issuer_pid=$!
+    trap 'kill "$issuer_pid" 2>/dev/null || true' EXIT
+    for _ in $(seq 100); do
+        [[ -s $issuer_out ]] && break
+        sleep 0.05
+    done
+    info=$(cat "$issuer_out")
+    if [[ -z $info ]]; then
+        say "   skipping the ferrite (rust, auth) row: the issuer did not start (log: $log_file)"
+        return
+    fi
+    read -r jwks issuer token < <(python3 -c 'import json, sys
+d = json.loads(sys.argv[1])
+print(d["jwks_url"], d["issuer"], d["token"])' "$info")
+    local env="env FERRITE_AUTH_ISSUER=$issuer FERRITE_AUTH_AUDIENCE=http://127.0.0.1/mcp FERRITE_AUTH_JWKS_URL=$jwks"
+    add_server "ferrite (rust, auth)" "$env $cmd --auth --stateless" "$env $cmd --auth" "--bearer $token" "$both"
+}
+
 # bare hyper answers the same bytes to everything (no resultType): handshake era only.
 baseline=$(printf '%q' "$bin/http-baseline")
 add_server "bare hyper" "$baseline" "$baseline --sse" "--fixed-reply"
@@ -133,9 +161,20 @@ if wanted "ferrite (rust)"; then
         if (cd "$repo" && CARGO_TARGET_DIR=$ferrite_target cargo build --release --quiet --example everything) \
             >>"$log_file" 2>&1; then
             add_everything "ferrite (rust)" "$(printf '%q' "$ferrite_target/release/examples/everything")" "$both"
+            ferrite_rust=$(printf '%q' "$ferrite_target/release/examples/everything")
         else
             say "   skipping the ferrite (rust) row: the everything example does not build (log: $log_file)"
         fi
+    fi
+fi
+if [[ ${AUTH:-1} == 1 ]] && wanted "ferrite (rust, auth)"; then
+    if [[ -n ${FERRITE_CMD:-} ]]; then
+        add_auth_row "$FERRITE_CMD"
+    elif [[ -n ${ferrite_rust:-} ]]; then
+        add_auth_row "$ferrite_rust"
+    else
+        (cd "$repo" && CARGO_TARGET_DIR=$ferrite_target cargo build --release --quiet --example everything) >>"$log_file" 2>&1 &&
+            add_auth_row "$(printf '%q' "$ferrite_target/release/examples/everything")"
     fi
 fi
 

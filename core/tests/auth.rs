@@ -403,7 +403,13 @@ async fn a_session_belongs_to_its_subject() {
 async fn an_unknown_kid_refetches_the_jwks_once_per_interval() {
     let old = SigningKey::rsa("old");
     let iss = issuer(vec![old.jwk()]).await;
-    let (base, resource) = protected(|_| jwt_config(&iss, json!({}))).await;
+    // No verified-token cache here: every request checks its signature against the set.
+    let (base, resource) = protected(|_| {
+        let mut c = jwt_config(&iss, json!({}));
+        c["jwt"]["cacheSecs"] = json!(0);
+        c
+    })
+    .await;
     let c = claims(&resource, "alice", "");
     assert_eq!(call(&base, Some(&old.sign(&c)), None, init()).await.status, 200);
     assert_eq!(iss.jwks_fetches.load(Ordering::SeqCst), 1);
@@ -424,6 +430,33 @@ async fn an_unknown_kid_refetches_the_jwks_once_per_interval() {
     let r = call(&base, Some(&old.sign(&c)), None, init()).await;
     assert_eq!(r.status, 401);
     assert_eq!(call(&base, Some(&new.sign(&c)), None, init()).await.status, 200);
+}
+
+#[tokio::test]
+async fn a_verified_token_is_remembered_until_its_cache_time_passes() {
+    let key = SigningKey::rsa("k");
+    let iss = issuer(vec![key.jwk()]).await;
+    let (base, resource) = protected(|_| {
+        let mut c = jwt_config(&iss, json!({}));
+        c["jwt"]["cacheSecs"] = json!(1);
+        c["jwt"]["jwksCacheSecs"] = json!(0);
+        c
+    })
+    .await;
+    let token = key.sign(&claims(&resource, "alice", ""));
+    assert_eq!(call(&base, Some(&token), None, init()).await.status, 200);
+    // The issuer drops the key: the remembered token still passes (no JWKS fetch needed) ...
+    *iss.keys.lock().unwrap() = vec![];
+    let fetches = iss.jwks_fetches.load(Ordering::SeqCst);
+    assert_eq!(call(&base, Some(&token), None, init()).await.status, 200);
+    assert_eq!(iss.jwks_fetches.load(Ordering::SeqCst), fetches, "a remembered token needs no key");
+    // ... until its cache time has passed; then the signature is checked again, and fails.
+    tokio::time::sleep(Duration::from_millis(1100)).await;
+    let r = call(&base, Some(&token), None, init()).await;
+    assert_eq!(
+        (r.status, r.challenge.as_deref()),
+        (401, Some(invalid(&base, "no key of the issuer verifies this token").as_str()))
+    );
 }
 
 #[tokio::test]

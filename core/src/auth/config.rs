@@ -102,6 +102,14 @@ pub struct JwtConfig {
     /// 10000): a flood of tokens with made-up key ids costs one fetch per interval.
     #[serde(default, alias = "jwksMinRefreshMs", skip_serializing_if = "Option::is_none")]
     pub jwks_min_refresh_ms: Option<u64>,
+    /// How long a verified token is remembered (by its SHA-256), seconds (default 60; never
+    /// past its `exp`; 0 verifies the signature on every request). A client sends the same
+    /// token on every request, and a signature check costs far more than the rest of a call.
+    #[serde(default, alias = "cacheSecs", skip_serializing_if = "Option::is_none")]
+    pub cache_secs: Option<u64>,
+    /// How many verified tokens are remembered (default 10000).
+    #[serde(default, alias = "cacheCapacity", skip_serializing_if = "Option::is_none")]
+    pub cache_capacity: Option<u64>,
 }
 
 /// RFC 7662 token introspection.

@@ -2,12 +2,12 @@
 //! what it carries. Answers are cached (bounded, expiring, keyed by the token's SHA-256, never
 //! the token) so that a busy client costs one call per cache period.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use futures::future::BoxFuture;
 use serde_json::{Map, Value};
-use sha2::{Digest, Sha256};
 
+use super::cache::VerifiedCache;
 use super::config::{AuthConfigError, IntrospectionConfig};
 use super::jwt::{http_client, without_url};
 use super::{now_secs, AuthError, Identity, TokenVerifier};
@@ -19,8 +19,7 @@ pub struct IntrospectionVerifier {
     client_secret: String,
     resource: String,
     client: reqwest::Client,
-    ttl: Duration,
-    cache: Option<quick_cache::sync::Cache<[u8; 32], (Identity, Instant)>>,
+    cache: VerifiedCache,
 }
 
 impl IntrospectionVerifier {
@@ -33,20 +32,13 @@ impl IntrospectionVerifier {
             client_secret: config.client_secret.clone(),
             resource: resource.to_owned(),
             client: http_client().map_err(|e| AuthConfigError::new("introspection.url", e))?,
-            ttl: Duration::from_secs(config.cache_secs.unwrap_or(60)),
-            cache: (capacity > 0).then(|| quick_cache::sync::Cache::new(capacity as usize)),
+            cache: VerifiedCache::new(Duration::from_secs(config.cache_secs.unwrap_or(60)), capacity),
         })
     }
 
     async fn introspect(&self, token: &str) -> Result<Identity, AuthError> {
-        let digest: [u8; 32] = Sha256::digest(token.as_bytes()).into();
-        if let Some(cache) = &self.cache {
-            if let Some((id, until)) = cache.get(&digest) {
-                if Instant::now() < until && id.expires_at().is_none_or(|e| e > now_secs()) {
-                    return Ok(id);
-                }
-                cache.remove(&digest);
-            }
+        if let Some(id) = self.cache.get(token) {
+            return Ok(id);
         }
         let unavailable = |m: String| AuthError::Unavailable(m);
         let resp = self
@@ -82,13 +74,7 @@ impl IntrospectionVerifier {
         if id.expires_at().is_some_and(|e| e <= now_secs()) {
             return Err(AuthError::InvalidToken("the token has expired".into()));
         }
-        if let Some(cache) = &self.cache {
-            let mut until = Instant::now() + self.ttl;
-            if let Some(exp) = id.expires_at() {
-                until = until.min(Instant::now() + Duration::from_secs(exp.saturating_sub(now_secs())));
-            }
-            cache.insert(digest, (id.clone(), until));
-        }
+        self.cache.insert(token, &id);
         Ok(id)
     }
 }

@@ -12,6 +12,7 @@ use jsonwebtoken::jwk::{Jwk, JwkSet, PublicKeyUse};
 use jsonwebtoken::{decode, decode_header, Algorithm, DecodingKey, Validation};
 use serde_json::{Map, Value};
 
+use super::cache::VerifiedCache;
 use super::config::{AuthConfigError, JwtConfig};
 use super::{AuthError, Identity, TokenVerifier};
 use crate::sync::{read, write};
@@ -191,6 +192,7 @@ pub struct JwtVerifier {
     leeway: u64,
     static_keys: Arc<Vec<Key>>,
     jwks: Option<Jwks>,
+    cache: VerifiedCache,
 }
 
 impl JwtVerifier {
@@ -216,10 +218,23 @@ impl JwtVerifier {
             leeway: config.leeway_secs.unwrap_or(60),
             static_keys: Arc::new(static_keys),
             jwks,
+            cache: VerifiedCache::new(
+                Duration::from_secs(config.cache_secs.unwrap_or(60)),
+                config.cache_capacity.unwrap_or(10_000),
+            ),
         })
     }
 
     async fn verify_token(&self, token: &str) -> Result<Identity, AuthError> {
+        if let Some(id) = self.cache.get(token) {
+            return Ok(id);
+        }
+        let id = self.verify_signed(token).await?;
+        self.cache.insert(token, &id);
+        Ok(id)
+    }
+
+    async fn verify_signed(&self, token: &str) -> Result<Identity, AuthError> {
         let invalid = |m: &str| AuthError::InvalidToken(m.to_owned());
         // `alg: none` fails here: it is not an algorithm jsonwebtoken knows.
         let header = decode_header(token).map_err(|_| invalid("the token is not a well-formed signed JWT"))?;

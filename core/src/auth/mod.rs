@@ -9,6 +9,7 @@
 //! scopes a target needs. It does its own I/O (fetching a JWKS, calling an introspection
 //! endpoint), which is why it is a module of its own.
 
+mod cache;
 mod challenge;
 mod config;
 mod identity;

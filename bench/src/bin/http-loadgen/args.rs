@@ -25,6 +25,7 @@ options:
   --warmup SECS         warm-up before the window, same clients (default 0.5)
   --label NAME          name echoed in the JSON line (default: the command)
   --fixed-reply         accept any JSON-RPC result, whatever its id and sum (http-baseline)
+  --bearer TOKEN        send `Authorization: Bearer TOKEN` on every request (a protected server)
   --startup-timeout S   how long the port may take to open (default 30)
   --request-timeout S   abort the run when one answer takes longer (default 30)
   -h, --help            print this help";
@@ -74,6 +75,7 @@ pub struct Args {
     pub warmup: Duration,
     pub label: String,
     pub fixed_reply: bool,
+    pub bearer: Option<String>,
     pub startup_timeout: Duration,
     pub request_timeout: Duration,
     pub command: Vec<OsString>,
@@ -104,6 +106,7 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Parsed, String>
     let mut warmup = Duration::from_millis(500);
     let mut label = None;
     let mut fixed_reply = false;
+    let mut bearer = None;
     let mut startup_timeout = Duration::from_secs(30);
     let mut request_timeout = Duration::from_secs(30);
     let mut command = Vec::new();
@@ -152,6 +155,7 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Parsed, String>
             "--duration" => duration = seconds(&arg, &value)?,
             "--warmup" => warmup = seconds(&arg, &value)?,
             "--label" => label = Some(value),
+            "--bearer" => bearer = Some(value),
             "--startup-timeout" => startup_timeout = seconds(&arg, &value)?,
             "--request-timeout" => request_timeout = seconds(&arg, &value)?,
             _ => return Err(format!("unknown option {arg:?}")),
@@ -182,6 +186,7 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Parsed, String>
         warmup,
         label,
         fixed_reply,
+        bearer,
         startup_timeout,
         request_timeout,
         command,

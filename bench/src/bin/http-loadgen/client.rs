@@ -75,6 +75,7 @@ pub struct Client {
     protocol: Protocol,
     sender: SendRequest<Full<Bytes>>,
     host: HeaderValue,
+    authorization: Option<HeaderValue>,
     path: String,
     session: Option<HeaderValue>,
     fixed_reply: bool,
@@ -100,6 +101,13 @@ impl Client {
             protocol: args.protocol,
             sender,
             host,
+            authorization: match &args.bearer {
+                Some(t) => Some(
+                    HeaderValue::from_str(&format!("Bearer {t}"))
+                        .map_err(|_| Error::new("--bearer: not a header value"))?,
+                ),
+                None => None,
+            },
             path: args.path.clone(),
             session: None,
             fixed_reply: args.fixed_reply,
@@ -250,6 +258,9 @@ impl Client {
             .header("mcp-protocol-version", HeaderValue::from_static(version))
             .body(Full::new(Bytes::from(body)))
             .expect("a valid request");
+        if let Some(a) = &self.authorization {
+            request.headers_mut().insert(hyper::header::AUTHORIZATION, a.clone());
+        }
         if let Some(routing) = routing {
             let headers = request.headers_mut();
             headers.insert("mcp-method", HeaderValue::from_static(routing.method));
