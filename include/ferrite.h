@@ -23,17 +23,23 @@
  *
  * Threads
  * - Each server owns a pool of worker threads ("ferrite-worker"). Handler callbacks,
- *   notification observers and reply callbacks (sample, elicit, list_roots) run on those
- *   threads, possibly several at once for the same handler, so user_data must tolerate
- *   concurrent use from any thread. Finalizers run on the thread that drops the handler
- *   (the one calling ferrite_server_close or removing/replacing it).
+ *   notification observers, reply callbacks (sample, elicit, list_roots, ping_client),
+ *   cancellation callbacks and connection send callbacks run on those threads, possibly
+ *   several at once for the same handler, so user_data must tolerate concurrent use from any
+ *   thread. A handler's finalizer runs on the thread that drops the handler: the one calling
+ *   ferrite_server_close/_free or removing/replacing it, or the worker ending the handler's
+ *   last running call when that ends later. The server's registry is not locked then, so a
+ *   finalizer may call the server's non-blocking functions (after ferrite_server_close they
+ *   return FERRITE_RESULT_CLOSED); the one exception is the finalizer of a replaced
+ *   notification or roots observer, which runs while the observer slot is locked and must
+ *   not call into the server.
  * - A callback must not block for long: it holds a worker. To do slow work, return
  *   FERRITE_RESULT_PENDING and complete the request later from any thread with
  *   ferrite_request_complete / ferrite_request_fail.
  * - Blocking calls (ferrite_server_handle_raw, ferrite_server_serve_stdio,
- *   ferrite_server_serve_http, ferrite_server_http_bind, ferrite_server_http_run,
- *   ferrite_server_close) must not be called from a callback: they return
- *   FERRITE_RESULT_WRONG_THREAD there. Finalizers must not call back into the server.
+ *   ferrite_server_handle_raw_on, ferrite_server_serve_http, ferrite_server_http_bind,
+ *   ferrite_server_http_run, ferrite_server_close) must not be called from a callback (or a
+ *   finalizer run on a worker): they return FERRITE_RESULT_WRONG_THREAD there.
  * - Serving (stdio or HTTP) blocks the calling thread, which only waits: the work runs on
  *   the worker threads. Serve from a thread of your own and call ferrite_server_close from
  *   another to stop; the serve call then returns FERRITE_RESULT_CLOSED.
@@ -50,6 +56,13 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+/* The version of Ferrite this header was generated from (the crate version).
+ * ferrite_version() gives the loaded library's: they agree for a matching pair. */
+#define FERRITE_VERSION_MAJOR 0
+#define FERRITE_VERSION_MINOR 1
+#define FERRITE_VERSION_PATCH 0
+#define FERRITE_VERSION "0.1.0"
+
 
 // The ABI version this header describes. Compare it with `ferrite_abi_version()` at start-up:
 // a library with a different value is not compatible with this header.
@@ -146,10 +159,12 @@ enum ferrite_server_mode
 #endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
  {
   // No sessions: state is built per request. No server-to-client requests, no
-  // subscriptions.
+  // subscriptions. The opt-out (the everything servers' `--stateless`).
   FERRITE_SERVER_MODE_STATELESS = 0,
   // One connection state per session (per stdio process), created at `initialize`.
   FERRITE_SERVER_MODE_STATEFUL = 1,
+  // The core's default mode, the same on every Ferrite surface: stateful.
+  FERRITE_SERVER_MODE_DEFAULT = 2,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
@@ -159,7 +174,8 @@ typedef uint32_t ferrite_server_mode;
 #endif // __STDC_VERSION__ >= 202311L
 #endif // __cplusplus
 
-// How a POST carrying requests is answered (`ferrite_http_options_set_response_mode`).
+// How a POST carrying requests is answered (`ferrite_http_options_set_response_mode`); the
+// core's `response_mode` names `auto`, `json` and `sse`.
 enum ferrite_http_response_mode
 #if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
   : uint32_t
@@ -181,17 +197,24 @@ typedef uint32_t ferrite_http_response_mode;
 #endif // __STDC_VERSION__ >= 202311L
 #endif // __cplusplus
 
+// A connection the host holds: one peer of the server, with its own negotiated state
+// (`initialize`, log level, subscriptions, in-flight requests). Opaque; made by
+// `ferrite_connection_new`, used with `ferrite_server_handle_raw_on`, released with
+// `ferrite_connection_free`. Any thread may use it, concurrently.
+typedef struct ferrite_connection ferrite_connection;
+
 // A bound socket, not serving yet. Opaque; made by `ferrite_server_http_bind`, consumed by
 // `ferrite_server_http_run` or released with `ferrite_http_listener_free`. It holds a
 // reference to the server's handlers: run or free it before `ferrite_server_close`, or the
 // handlers (and their finalizers) live until it is freed.
 typedef struct ferrite_http_listener ferrite_http_listener;
 
-// Options of the Streamable HTTP transport. Opaque; create with `ferrite_http_options_new`
-// (every option at its default), change with the setters, free with
-// `ferrite_http_options_free`. Serving copies them, so they can be freed or reused right
-// after `ferrite_server_serve_http` / `ferrite_server_http_bind` is called. Not
-// synchronised: do not change one options object from two threads at once.
+// Options of the Streamable HTTP transport: the core's `HttpConfig`. Opaque; create with
+// `ferrite_http_options_new` (every option at its default), change with the setters or
+// `ferrite_http_options_set_json`, free with `ferrite_http_options_free`. Serving copies them,
+// so they can be freed or reused right after `ferrite_server_serve_http` /
+// `ferrite_server_http_bind`. Not synchronised: do not change one options object from two
+// threads at once.
 typedef struct ferrite_http_options ferrite_http_options;
 
 // An in-flight request handed to a handler callback. Opaque.
@@ -219,6 +242,23 @@ typedef struct ferrite_str {
   size_t len;
 } ferrite_str;
 
+// Receives one JSON-RPC message the server sends on a `ferrite_connection` (a notification
+// such as `notifications/message`, or a server-to-client request such as `ping`,
+// `roots/list`, `sampling/createMessage`), as text borrowed for the call. Deliver it to the
+// client; feed the client's answer to a request back with `ferrite_server_handle_raw_on`
+// (from another thread: the callback must not block). Runs on a server worker thread,
+// possibly on several at once; the notifications of one request arrive before its response
+// is returned.
+typedef void (*ferrite_send_callback)(void *user_data, struct ferrite_str frame);
+
+// Called once with the `user_data` it was registered with, when Ferrite no longer needs it
+// (NULL: nothing to free). Runs on whichever thread drops the handler: the one calling
+// `ferrite_server_close`/`_free` or replacing/removing the handler, the worker ending the
+// handler's last running call when that is later, or the registering thread when
+// registration fails. The server's registry is not locked then (see the header's opening
+// comment for the one exception, a replaced observer).
+typedef void (*ferrite_finalizer)(void *user_data);
+
 // A custom request method's handler: `params_json` is the request's params as a JSON
 // object without `_meta` (`{}` when it had none), borrowed for the call; the same text is
 // on the request (`ferrite_request_arguments`, `_argument_i64`, `_argument_string`).
@@ -230,12 +270,6 @@ typedef struct ferrite_str {
 typedef uint32_t (*ferrite_method_callback)(void *user_data,
                                             struct ferrite_request *request,
                                             struct ferrite_str params_json);
-
-// Called once with the `user_data` it was registered with, when Ferrite no longer needs it
-// (NULL: nothing to free). Runs on whichever thread drops the handler: the one calling
-// `ferrite_server_close`/`_free` or replacing/removing the handler, or the registering
-// thread when registration fails.
-typedef void (*ferrite_finalizer)(void *user_data);
 
 // A tool handler. The call's arguments (a JSON object, validated against the input schema)
 // are on `request`: `ferrite_request_argument_i64` / `_string` read one by JSON Pointer
@@ -277,6 +311,13 @@ typedef void (*ferrite_notification_callback)(void *user_data,
 // Observes `notifications/roots/list_changed`; as `ferrite_notification_callback`.
 typedef void (*ferrite_roots_changed_callback)(void *user_data);
 
+// Called once when the request is cancelled: the client sent `notifications/cancelled` for
+// it, or its connection ended. Runs on a server worker thread (possibly while the handler
+// still runs on another); it must not block. The request handle is still valid inside the
+// callback as long as the host has not settled it: stop the work and settle it then (a late
+// result is discarded).
+typedef void (*ferrite_cancel_callback)(void *user_data);
+
 // The answer to a server-to-client request. `result` is `FERRITE_RESULT_OK` with the
 // client's result in `result_json`, or a failure code (usually `FERRITE_RESULT_PEER_ERROR`)
 // with `result_json` empty and the reason in `error_message`. Both strings are borrowed for
@@ -296,12 +337,72 @@ extern "C" {
 // with).
 uint32_t ferrite_abi_version(void);
 
+// The loaded library's version, `"MAJOR.MINOR.PATCH"` (the crate version it was built from),
+// as a NUL-terminated string in static storage (never free it). The header's
+// `FERRITE_VERSION` is the version it was generated from: they agree for a matching pair.
+const char *ferrite_version(void);
+
 // Free a buffer Ferrite returned through a `char **out` parameter (`ferrite_server_handle_raw`,
 // `ferrite_json_get`, ...). NULL is a no-op. Freeing anything else, or twice, is undefined.
 //
 // # Safety
 // `text` must be NULL or a pointer Ferrite returned as an owned buffer, not yet freed.
 void ferrite_string_free(char *text);
+
+// Make a connection of `server` for a transport the host runs. `send` (NULL for none)
+// receives every message the server sends on it (see `ferrite_send_callback`); with it the
+// connection can take server-to-client requests (`ferrite_request_elicit`, ... on a stateful
+// server), list-changed broadcasts and `ferrite_server_ping_client`; without it those have no
+// channel (as on `ferrite_server_handle_raw`'s connection). Ownership of `user_data` passes
+// to Ferrite in every case, as for `ferrite_server_add_tool`: the finalizer runs once when
+// the connection is freed and its last request has ended (or at once if this call fails). On
+// success `*out` is the new connection: free it with `ferrite_connection_free`.
+//
+// # Safety
+// `server` is a live server; `send` and `finalizer` are safe to call with `user_data` from
+// any thread; `out` is valid for a write.
+ferrite_result ferrite_connection_new(const struct ferrite_server *server,
+                                      ferrite_send_callback send,
+                                      void *user_data,
+                                      ferrite_finalizer finalizer,
+                                      struct ferrite_connection **out);
+
+// The connection's id (`"conn-7"`), borrowed: valid while the connection is. The same id
+// `ferrite_request_connection_id` gives its requests and `ferrite_server_ping_client` takes.
+//
+// # Safety
+// `connection` is a live connection; `out` is valid for a write.
+ferrite_result ferrite_connection_id(const struct ferrite_connection *connection, struct ferrite_str *out);
+
+// Free a connection: the client went away. Its requests still running are cancelled (their
+// `ferrite_request_on_cancel` callbacks run), server-to-client requests waiting on it fail,
+// and it leaves the server's listeners. NULL is a no-op. No other call on it may run
+// concurrently or follow.
+//
+// # Safety
+// `connection` is NULL or a live connection that nothing else uses any more.
+void ferrite_connection_free(struct ferrite_connection *connection);
+
+// Handle one JSON-RPC message (or batch) that arrived on `connection`, as the client sent it:
+// a request or notification (`initialize` first on a stateful server), or the client's answer
+// to a request the server sent through the connection's send callback. Blocks until the
+// handlers answer; messages the server sends meanwhile go to the send callback first. On
+// success `*out` is a new NUL-terminated buffer with the response (empty for a notification,
+// an answer, or a cancelled request; free it with `ferrite_string_free`) and `*out_len` (if
+// not NULL) its length. Several threads may handle messages on one connection at once (a
+// tool waiting for the client's answer needs the answer handled on another thread).
+// `FERRITE_RESULT_INVALID_ARGUMENT` for a connection made by another server. Cannot be called
+// from a callback (`FERRITE_RESULT_WRONG_THREAD`).
+//
+// # Safety
+// `server` is a live server; `connection` a live connection it made; `message` points to
+// `message_len` readable bytes; `out` is valid for a write; `out_len` is NULL or valid.
+ferrite_result ferrite_server_handle_raw_on(const struct ferrite_server *server,
+                                            const struct ferrite_connection *connection,
+                                            const char *message,
+                                            size_t message_len,
+                                            char **out,
+                                            size_t *out_len);
 
 // A fixed, NUL-terminated description of a result code (static storage: never free it).
 // Unknown numbers give "unknown result code".
@@ -382,6 +483,301 @@ ferrite_result ferrite_server_add_skill_dir(const struct ferrite_server *server,
                                             size_t root_len,
                                             const char *dir_path,
                                             size_t dir_path_len);
+
+// Bind `host` (an IP address such as `127.0.0.1`, `::1` or `0.0.0.0`; NULL: the options'
+// `host`, default `127.0.0.1`) and `port` (0: the options' `port`, default 0, which picks a
+// free port) without serving yet, so the host can learn the port
+// (`ferrite_http_listener_port`) before it starts `ferrite_server_http_run` on a thread of
+// its choice. `options` may be NULL (defaults); it is copied. On success `*out` is a new
+// listener: pass it to `ferrite_server_http_run` or `ferrite_http_listener_free`. Returns
+// `FERRITE_RESULT_IO` when the address cannot be bound (in use, not local),
+// `FERRITE_RESULT_INVALID_ARGUMENT` with the core's message for a host that is not an IP
+// address (`invalid HTTP option host: ...`; names are not resolved). Cannot be called from
+// a callback (`FERRITE_RESULT_WRONG_THREAD`).
+//
+// # Safety
+// `server` is a live server; `host` is NULL or points to `host_len` readable bytes;
+// `options` is NULL or a live options handle; `out` is valid for a write.
+ferrite_result ferrite_server_http_bind(const struct ferrite_server *server,
+                                        const char *host,
+                                        size_t host_len,
+                                        uint16_t port,
+                                        const struct ferrite_http_options *options,
+                                        struct ferrite_http_listener **out);
+
+// The TCP port `listener` is bound to (the one picked when binding port 0).
+//
+// # Safety
+// `listener` is a live listener; `out` is valid for a write.
+ferrite_result ferrite_http_listener_port(const struct ferrite_http_listener *listener, uint16_t *out);
+
+// Free a listener that was never run, closing its socket. NULL is a no-op.
+//
+// # Safety
+// `listener` is NULL or a live listener that nothing else uses any more.
+void ferrite_http_listener_free(struct ferrite_http_listener *listener);
+
+// Serve Streamable HTTP on `listener` (which must come from `ferrite_server_http_bind` on
+// this same server) until `ferrite_server_close` is called from another thread; blocks the
+// calling thread meanwhile (requests are handled on the server's worker threads). Consumes
+// the listener whatever the outcome: do not use or free it afterwards. Returns
+// `FERRITE_RESULT_CLOSED` once closed (the normal end), `FERRITE_RESULT_IO` on a socket
+// error, `FERRITE_RESULT_INVALID_ARGUMENT` for a listener bound by another server. Cannot be
+// called from a callback (`FERRITE_RESULT_WRONG_THREAD`; the listener is freed).
+//
+// # Safety
+// `server` is a live server; `listener` is a live listener bound by it.
+ferrite_result ferrite_server_http_run(const struct ferrite_server *server,
+                                       struct ferrite_http_listener *listener);
+
+// Bind `host`:`port` (as for `ferrite_server_http_bind`) and serve Streamable HTTP there
+// until `ferrite_server_close` is called from another thread: `ferrite_server_http_bind` and
+// `ferrite_server_http_run` in one call (use the pair to learn the port when passing 0).
+// `options` may be NULL (defaults: path `/mcp`, loopback hosts only, ...); it is copied, so
+// it may be freed once serving started.
+// The server's mode decides stateful (sessions, `Mcp-Session-Id`) or stateless serving.
+// Blocks; returns `FERRITE_RESULT_CLOSED` once closed, `FERRITE_RESULT_IO` when the address
+// cannot be bound or on a socket error. Cannot be called from a callback
+// (`FERRITE_RESULT_WRONG_THREAD`).
+//
+// # Safety
+// `server` is a live server; `host` is NULL or points to `host_len` readable bytes;
+// `options` is NULL or a live options handle.
+ferrite_result ferrite_server_serve_http(const struct ferrite_server *server,
+                                         const char *host,
+                                         size_t host_len,
+                                         uint16_t port,
+                                         const struct ferrite_http_options *options);
+
+// Create options with every default (the core's `HttpConfig` defaults): path `/mcp`, response
+// mode auto, 4 MiB body limit, sessions end after 30 minutes idle, loopback hosts and
+// origins only (DNS-rebinding protection), resumable SSE streams, `retry` hint 1 s, an SSE
+// keep-alive comment every 15 s, legacy HTTP+SSE off. Free with `ferrite_http_options_free`.
+//
+// # Safety
+// `out` is valid for a write.
+ferrite_result ferrite_http_options_new(struct ferrite_http_options **out);
+
+// Free options. NULL is a no-op.
+//
+// # Safety
+// `options` is NULL or a live options handle that nothing else uses any more.
+void ferrite_http_options_free(struct ferrite_http_options *options);
+
+// Set any options at once from `json`, a JSON object of the core's `HttpConfig` keys
+// (snake_case; camelCase is read too): `host`, `port`, `path`, `response_mode` (`"auto"`,
+// `"json"`, `"sse"`), `max_body_bytes`, `session_idle_timeout_ms` (0: never),
+// `allowed_hosts`, `allowed_origins`, `allow_any_host`, `resumable`, `sse_retry_ms`,
+// `sse_keep_alive_ms` (0: never), `stream_buffer`, `legacy_sse`, `legacy_sse_path`,
+// `legacy_messages_path`, and whatever the core adds later. Keys not given keep their
+// current value; `null` puts a key back to its default. The setters below are shorthands
+// for one key each.
+//
+// The core checks the result: an unknown key, a value of the wrong type or a bad value is
+// `FERRITE_RESULT_INVALID_ARGUMENT` with the core's message (`invalid HTTP option
+// max_body_bytes: must be at least 1 byte, not 0`) in `ferrite_last_error`, and the options
+// are left unchanged; text that is not JSON is `FERRITE_RESULT_INVALID_JSON`.
+//
+// # Safety
+// `options` is a live options handle; `json` points to `json_len` readable bytes.
+ferrite_result ferrite_http_options_set_json(struct ferrite_http_options *options,
+                                             const char *json,
+                                             size_t json_len);
+
+// The options as JSON (the keys set so far, snake_case; `{}` when every option is at its
+// default), in a new buffer at `*out` (free it with `ferrite_string_free`); `*out_len` (if not
+// NULL) is its length.
+//
+// # Safety
+// `options` is a live options handle; `out` is valid for a write; `out_len` is NULL or valid.
+ferrite_result ferrite_http_options_get_json(const struct ferrite_http_options *options,
+                                             char **out,
+                                             size_t *out_len);
+
+// `path`: the endpoint path (default `/mcp`), a literal path starting with `/`.
+//
+// # Safety
+// `options` is a live options handle; `path` points to `path_len` readable bytes.
+ferrite_result ferrite_http_options_set_path(struct ferrite_http_options *options,
+                                             const char *path,
+                                             size_t path_len);
+
+// `max_body_bytes`: the largest accepted POST body (default 4 MiB); larger ones are answered
+// 413. At least 1.
+//
+// # Safety
+// `options` is a live options handle.
+ferrite_result ferrite_http_options_set_max_body_bytes(struct ferrite_http_options *options,
+                                                       size_t max_body_bytes);
+
+// `session_idle_timeout_ms`: sessions idle this long end (default 30 minutes); later requests
+// with their id get 404. 0 means sessions never expire (only DELETE or close end them).
+//
+// # Safety
+// `options` is a live options handle.
+ferrite_result ferrite_http_options_set_session_idle_timeout_ms(struct ferrite_http_options *options,
+                                                                uint64_t timeout_ms);
+
+// `response_mode`: how POSTs carrying requests are answered, a `ferrite_http_response_mode`.
+// A client whose `Accept` allows only one of JSON and SSE gets that one whatever the mode.
+// Another number is handed to the core as is, which refuses it
+// (`FERRITE_RESULT_INVALID_ARGUMENT`).
+//
+// # Safety
+// `options` is a live options handle.
+ferrite_result ferrite_http_options_set_response_mode(struct ferrite_http_options *options, uint32_t mode);
+
+// `allowed_hosts`, DNS-rebinding protection: `hosts_json` is a JSON array of accepted `Host`
+// names without port (default `["localhost", "127.0.0.1", "[::1]"]`; IPv6 in brackets),
+// compared case-insensitively; other hosts get 403. NULL puts the default back; to turn the
+// check off (behind a proxy that checks hosts itself) use `ferrite_http_options_allow_any_host`.
+// An empty list, or an entry with a port, scheme or path, is refused by the core.
+//
+// # Safety
+// `options` is a live options handle; `hosts_json` is NULL or points to `hosts_json_len`
+// readable bytes.
+ferrite_result ferrite_http_options_set_allowed_hosts(struct ferrite_http_options *options,
+                                                      const char *hosts_json,
+                                                      size_t hosts_json_len);
+
+// `allowed_origins`, DNS-rebinding protection: `origins_json` is a JSON array of accepted
+// `scheme://host` origins, any port (default: `http` and `https` on the loopback names); a
+// request with another `Origin` gets 403, one without `Origin` is accepted. NULL puts the
+// default back.
+//
+// # Safety
+// `options` is a live options handle; `origins_json` is NULL or points to
+// `origins_json_len` readable bytes.
+ferrite_result ferrite_http_options_set_allowed_origins(struct ferrite_http_options *options,
+                                                        const char *origins_json,
+                                                        size_t origins_json_len);
+
+// `allow_any_host`: accept every `Host` and `Origin` (both checks off). The core refuses it
+// together with `allowed_hosts` or `allowed_origins` (set those back with NULL first).
+//
+// # Safety
+// `options` is a live options handle.
+ferrite_result ferrite_http_options_allow_any_host(struct ferrite_http_options *options);
+
+// `resumable`: whether SSE streams keep their events for `Last-Event-ID` resumption (stateful
+// servers; default true, in a bounded in-memory store). Without it, a dropped stream's
+// messages are lost and `ferrite_request_close_sse_stream` has nothing to resume.
+//
+// # Safety
+// `options` is a live options handle.
+ferrite_result ferrite_http_options_set_resumable(struct ferrite_http_options *options, bool resumable);
+
+// `sse_retry_ms`: the reconnection delay advertised to clients in SSE `retry` fields
+// (default 1000).
+//
+// # Safety
+// `options` is a live options handle.
+ferrite_result ferrite_http_options_set_sse_retry_ms(struct ferrite_http_options *options, uint64_t retry_ms);
+
+// `legacy_sse`: also serve the deprecated 2024-11-05 HTTP+SSE transport for old clients
+// (`GET /sse`, `POST /messages?sessionId=...`; stateful servers). Default off.
+//
+// # Safety
+// `options` is a live options handle.
+ferrite_result ferrite_http_options_set_legacy_sse(struct ferrite_http_options *options, bool enabled);
+
+// The value at JSON Pointer `pointer` (RFC 6901, e.g. `"/a"`, `"/items/0/name"`; `""` is the
+// whole document) in `json`, as its JSON text in `json` (whitespace inside it kept), in a
+// new buffer at `*out` (NUL-terminated, length in `*out_len` if `out_len` is not NULL; free
+// it with `ferrite_string_free`). `FERRITE_RESULT_NOT_FOUND` if nothing is there.
+//
+// # Safety
+// `json`/`pointer` point to `json_len`/`pointer_len` readable bytes; `out` is valid for a
+// write; `out_len` is NULL or valid for a write.
+ferrite_result ferrite_json_get(const char *json,
+                                size_t json_len,
+                                const char *pointer,
+                                size_t pointer_len,
+                                char **out,
+                                size_t *out_len);
+
+// As `ferrite_json_get`, for a string value: its unescaped text (which may contain NUL bytes
+// when the JSON had `\u0000`; `*out_len` is exact). `FERRITE_RESULT_INVALID_ARGUMENT` if
+// the value is not a string.
+//
+// # Safety
+// As `ferrite_json_get`.
+ferrite_result ferrite_json_get_string(const char *json,
+                                       size_t json_len,
+                                       const char *pointer,
+                                       size_t pointer_len,
+                                       char **out,
+                                       size_t *out_len);
+
+// As `ferrite_json_get`, for an integer value that fits in `int64_t`, stored at `*out`.
+// `FERRITE_RESULT_INVALID_ARGUMENT` if the value is not such an integer.
+//
+// # Safety
+// `json`/`pointer` as in `ferrite_json_get`; `out` valid for a write.
+ferrite_result ferrite_json_get_i64(const char *json,
+                                    size_t json_len,
+                                    const char *pointer,
+                                    size_t pointer_len,
+                                    int64_t *out);
+
+// `text` as a JSON string literal, quotes included (`he said "hi"` becomes
+// `"he said \"hi\""`), in a new buffer at `*out` (free it with `ferrite_string_free`).
+//
+// # Safety
+// `text` points to `text_len` readable bytes; `out` is valid for a write; `out_len` is NULL
+// or valid for a write.
+ferrite_result ferrite_json_quote(const char *text, size_t text_len, char **out, size_t *out_len);
+
+// Seal the `requestState` of "input required" replies with the key `current` and also
+// accept states sealed with the keys in `previous_json` (a JSON array of key strings, or
+// NULL for none): key rotation. A key is 32 bytes written as 64 hex characters or base64.
+// Every instance of a fleet behind one URL must use the same keys; without this call a
+// server seals with a random key of its own (states do not survive a restart).
+// `FERRITE_RESULT_INVALID_ARGUMENT` for a malformed key (the detail names which, never its
+// text). Any thread.
+//
+// # Safety
+// `server` is a live server; `current` points to `current_len` readable bytes;
+// `previous_json` is NULL or points to `previous_json_len` readable bytes.
+ferrite_result ferrite_server_set_request_state_keys(const struct ferrite_server *server,
+                                                     const char *current,
+                                                     size_t current_len,
+                                                     const char *previous_json,
+                                                     size_t previous_json_len);
+
+// How long a sealed request state stays valid after it was issued, in milliseconds (at
+// least 1; the default is 15 minutes). A client retrying later gets -32602. Any thread.
+//
+// # Safety
+// `server` is a live server.
+ferrite_result ferrite_server_set_request_state_ttl_ms(const struct ferrite_server *server, uint64_t ttl_ms);
+
+// Set the cache hints 2026-07-28 results carry (`ttlMs`, `cacheScope`): `json` is the
+// core's `CacheHints` shape, `{"discover": {"ttlMs": 0, "cacheScope": "private"},
+// "toolsList": ..., "promptsList": ..., "resourcesList": ..., "templatesList": ...,
+// "resourceRead": ...}`; every member is optional and one left out takes the default
+// (`ttlMs` 0, `cacheScope` `"private"`). An unknown member or scope is
+// `FERRITE_RESULT_INVALID_ARGUMENT`. Per-resource hints
+// (`ferrite_server_set_resource_cache_hint`) override `resourceRead`. Any thread.
+//
+// # Safety
+// `server` is a live server; `json` points to `json_len` readable bytes.
+ferrite_result ferrite_server_set_cache_hints(const struct ferrite_server *server,
+                                              const char *json,
+                                              size_t json_len);
+
+// Set the cache hint of reads of one registered resource or resource template, by its URI
+// or URI template: fresh for `ttl_ms` milliseconds, shareable by any cache when `public`
+// (otherwise per user). `FERRITE_RESULT_NOT_FOUND` if nothing is registered under `uri`;
+// re-registering the resource drops its hint. Any thread.
+//
+// # Safety
+// `server` is a live server; `uri` points to `uri_len` readable bytes.
+ferrite_result ferrite_server_set_resource_cache_hint(const struct ferrite_server *server,
+                                                      const char *uri,
+                                                      size_t uri_len,
+                                                      uint64_t ttl_ms,
+                                                      bool public_);
 
 // Register (or replace) a tool. `tool_json` is its descriptor, the MCP `Tool` shape
 // (`{"name": "add", "description": ..., "inputSchema": {...}, "outputSchema": {...}}`);
@@ -512,9 +908,10 @@ ferrite_result ferrite_server_set_tool_required_client_capabilities(const struct
                                                                     const char *caps_json,
                                                                     size_t caps_json_len);
 
-// Remove a tool by name. Its finalizer runs now, or when its last running call ends. The
-// finalizer runs while the registry is locked: it must not call back into the server.
-// `FERRITE_RESULT_NOT_FOUND` if there was none.
+// Remove a tool by name. Its finalizer runs now, on this thread, after the server released
+// its registry (so it may call back into the server), or, if a call of the tool is still
+// running, when that call ends, on the thread that ends it. `FERRITE_RESULT_NOT_FOUND` if
+// there was none.
 //
 // # Safety
 // `server` is a live server; `key` points to `key_len` readable bytes.
@@ -548,269 +945,6 @@ ferrite_result ferrite_server_remove_resource_template(const struct ferrite_serv
 ferrite_result ferrite_server_remove_prompt(const struct ferrite_server *server,
                                             const char *key,
                                             size_t key_len);
-
-// Create options with every default: path `/mcp`, response mode auto, 4 MiB body limit,
-// sessions end after 30 minutes idle, loopback hosts and origins only (DNS-rebinding
-// protection), resumable SSE streams (bounded in-memory event store), `retry` hint 1 s,
-// legacy HTTP+SSE off. Free with `ferrite_http_options_free`.
-//
-// # Safety
-// `out` is valid for a write.
-ferrite_result ferrite_http_options_new(struct ferrite_http_options **out);
-
-// Free options. NULL is a no-op.
-//
-// # Safety
-// `options` is NULL or a live options handle that nothing else uses any more.
-void ferrite_http_options_free(struct ferrite_http_options *options);
-
-// The endpoint path (default `/mcp`). It must start with `/` and be a literal path (no
-// `{`, `}`, `*` or `?`); anything else is `FERRITE_RESULT_INVALID_ARGUMENT`.
-//
-// # Safety
-// `options` is a live options handle; `path` points to `path_len` readable bytes.
-ferrite_result ferrite_http_options_set_path(struct ferrite_http_options *options,
-                                             const char *path,
-                                             size_t path_len);
-
-// The largest accepted POST body in bytes (default 4 MiB); larger ones are answered 413.
-// 0 is `FERRITE_RESULT_INVALID_ARGUMENT`.
-//
-// # Safety
-// `options` is a live options handle.
-ferrite_result ferrite_http_options_set_max_body_bytes(struct ferrite_http_options *options,
-                                                       size_t max_body_bytes);
-
-// End sessions idle for longer than `timeout_ms` milliseconds (default 30 minutes); later
-// requests with their id get 404. 0 means sessions never expire (only DELETE or close end
-// them).
-//
-// # Safety
-// `options` is a live options handle.
-ferrite_result ferrite_http_options_set_session_idle_timeout_ms(struct ferrite_http_options *options,
-                                                                uint64_t timeout_ms);
-
-// How POSTs carrying requests are answered: a `ferrite_http_response_mode`. Unknown values
-// are `FERRITE_RESULT_INVALID_ARGUMENT`. A client whose `Accept` allows only one of JSON and
-// SSE gets that one whatever the mode.
-//
-// # Safety
-// `options` is a live options handle.
-ferrite_result ferrite_http_options_set_response_mode(struct ferrite_http_options *options, uint32_t mode);
-
-// DNS-rebinding protection, hosts: `hosts_json` is a JSON array of accepted `Host` names
-// without port (`["localhost", "127.0.0.1", "[::1]"]` is the default; IPv6 in brackets),
-// compared case-insensitively; other hosts get 403. NULL disables the check (for a server
-// behind a proxy that checks hosts itself). An empty list, or an entry with a port, scheme
-// or path (which would never match), is `FERRITE_RESULT_INVALID_ARGUMENT`.
-//
-// # Safety
-// `options` is a live options handle; `hosts_json` is NULL or points to `hosts_json_len`
-// readable bytes.
-ferrite_result ferrite_http_options_set_allowed_hosts(struct ferrite_http_options *options,
-                                                      const char *hosts_json,
-                                                      size_t hosts_json_len);
-
-// DNS-rebinding protection, origins: `origins_json` is a JSON array of accepted
-// `scheme://host` origins, any port (the default: `http` and `https` on the loopback
-// names); a request with another `Origin` gets 403, one without `Origin` is accepted. NULL
-// disables the check.
-//
-// # Safety
-// `options` is a live options handle; `origins_json` is NULL or points to
-// `origins_json_len` readable bytes.
-ferrite_result ferrite_http_options_set_allowed_origins(struct ferrite_http_options *options,
-                                                        const char *origins_json,
-                                                        size_t origins_json_len);
-
-// Accept every `Host` and `Origin` (both checks off): the same as passing NULL to both
-// setters above.
-//
-// # Safety
-// `options` is a live options handle.
-ferrite_result ferrite_http_options_allow_any_host(struct ferrite_http_options *options);
-
-// Whether SSE streams keep their events for `Last-Event-ID` resumption (stateful servers;
-// default true, in a bounded in-memory store). Without it, a dropped stream's messages are
-// lost and `ferrite_request_close_sse_stream` has nothing to resume.
-//
-// # Safety
-// `options` is a live options handle.
-ferrite_result ferrite_http_options_set_resumable(struct ferrite_http_options *options, bool resumable);
-
-// The reconnection delay advertised to clients in SSE `retry` fields, in milliseconds
-// (default 1000).
-//
-// # Safety
-// `options` is a live options handle.
-ferrite_result ferrite_http_options_set_sse_retry_ms(struct ferrite_http_options *options, uint64_t retry_ms);
-
-// Also serve the deprecated 2024-11-05 HTTP+SSE transport for old clients (`GET /sse`,
-// `POST /messages?sessionId=...`; stateful servers). Default off.
-//
-// # Safety
-// `options` is a live options handle.
-ferrite_result ferrite_http_options_set_legacy_sse(struct ferrite_http_options *options, bool enabled);
-
-// Bind `host` (an IP address such as `127.0.0.1`, `::1`, `0.0.0.0`, or `localhost`) and
-// `port` (0 picks a free port) without serving yet, so the host can learn the port
-// (`ferrite_http_listener_port`) before it starts `ferrite_server_http_run` on a thread of
-// its choice. `options` may be NULL (defaults); it is copied. On success `*out` is a new
-// listener: pass it to `ferrite_server_http_run` or `ferrite_http_listener_free`. Returns
-// `FERRITE_RESULT_IO` when the address cannot be bound (in use, not local),
-// `FERRITE_RESULT_INVALID_ARGUMENT` for a host that is not an IP address. Cannot be called
-// from a callback (`FERRITE_RESULT_WRONG_THREAD`).
-//
-// # Safety
-// `server` is a live server; `host` points to `host_len` readable bytes; `options` is NULL
-// or a live options handle; `out` is valid for a write.
-ferrite_result ferrite_server_http_bind(const struct ferrite_server *server,
-                                        const char *host,
-                                        size_t host_len,
-                                        uint16_t port,
-                                        const struct ferrite_http_options *options,
-                                        struct ferrite_http_listener **out);
-
-// The TCP port `listener` is bound to (the one picked when binding port 0).
-//
-// # Safety
-// `listener` is a live listener; `out` is valid for a write.
-ferrite_result ferrite_http_listener_port(const struct ferrite_http_listener *listener, uint16_t *out);
-
-// Free a listener that was never run, closing its socket. NULL is a no-op.
-//
-// # Safety
-// `listener` is NULL or a live listener that nothing else uses any more.
-void ferrite_http_listener_free(struct ferrite_http_listener *listener);
-
-// Serve Streamable HTTP on `listener` (which must come from `ferrite_server_http_bind` on
-// this same server) until `ferrite_server_close` is called from another thread; blocks the
-// calling thread meanwhile (requests are handled on the server's worker threads). Consumes
-// the listener whatever the outcome: do not use or free it afterwards. Returns
-// `FERRITE_RESULT_CLOSED` once closed (the normal end), `FERRITE_RESULT_IO` on a socket
-// error, `FERRITE_RESULT_INVALID_ARGUMENT` for a listener bound by another server. Cannot be
-// called from a callback (`FERRITE_RESULT_WRONG_THREAD`; the listener is freed).
-//
-// # Safety
-// `server` is a live server; `listener` is a live listener bound by it.
-ferrite_result ferrite_server_http_run(const struct ferrite_server *server,
-                                       struct ferrite_http_listener *listener);
-
-// Bind `host`:`port` and serve Streamable HTTP there until `ferrite_server_close` is called
-// from another thread: `ferrite_server_http_bind` and `ferrite_server_http_run` in one call
-// (use the pair to learn the port when passing 0). `options` may be NULL (defaults: path
-// `/mcp`, loopback hosts only, ...); it is copied, so it may be freed once serving started.
-// The server's mode decides stateful (sessions, `Mcp-Session-Id`) or stateless serving.
-// Blocks; returns `FERRITE_RESULT_CLOSED` once closed, `FERRITE_RESULT_IO` when the address
-// cannot be bound or on a socket error. Cannot be called from a callback
-// (`FERRITE_RESULT_WRONG_THREAD`).
-//
-// # Safety
-// `server` is a live server; `host` points to `host_len` readable bytes; `options` is NULL
-// or a live options handle.
-ferrite_result ferrite_server_serve_http(const struct ferrite_server *server,
-                                         const char *host,
-                                         size_t host_len,
-                                         uint16_t port,
-                                         const struct ferrite_http_options *options);
-
-// The value at JSON Pointer `pointer` (RFC 6901, e.g. `"/a"`, `"/items/0/name"`; `""` is the
-// whole document) in `json`, as its JSON text in `json` (whitespace inside it kept), in a
-// new buffer at `*out` (NUL-terminated, length in `*out_len` if `out_len` is not NULL; free
-// it with `ferrite_string_free`). `FERRITE_RESULT_NOT_FOUND` if nothing is there.
-//
-// # Safety
-// `json`/`pointer` point to `json_len`/`pointer_len` readable bytes; `out` is valid for a
-// write; `out_len` is NULL or valid for a write.
-ferrite_result ferrite_json_get(const char *json,
-                                size_t json_len,
-                                const char *pointer,
-                                size_t pointer_len,
-                                char **out,
-                                size_t *out_len);
-
-// As `ferrite_json_get`, for a string value: its unescaped text (which may contain NUL bytes
-// when the JSON had `\u0000`; `*out_len` is exact). `FERRITE_RESULT_INVALID_ARGUMENT` if
-// the value is not a string.
-//
-// # Safety
-// As `ferrite_json_get`.
-ferrite_result ferrite_json_get_string(const char *json,
-                                       size_t json_len,
-                                       const char *pointer,
-                                       size_t pointer_len,
-                                       char **out,
-                                       size_t *out_len);
-
-// As `ferrite_json_get`, for an integer value that fits in `int64_t`, stored at `*out`.
-// `FERRITE_RESULT_INVALID_ARGUMENT` if the value is not such an integer.
-//
-// # Safety
-// `json`/`pointer` as in `ferrite_json_get`; `out` valid for a write.
-ferrite_result ferrite_json_get_i64(const char *json,
-                                    size_t json_len,
-                                    const char *pointer,
-                                    size_t pointer_len,
-                                    int64_t *out);
-
-// `text` as a JSON string literal, quotes included (`he said "hi"` becomes
-// `"he said \"hi\""`), in a new buffer at `*out` (free it with `ferrite_string_free`).
-//
-// # Safety
-// `text` points to `text_len` readable bytes; `out` is valid for a write; `out_len` is NULL
-// or valid for a write.
-ferrite_result ferrite_json_quote(const char *text, size_t text_len, char **out, size_t *out_len);
-
-// Seal the `requestState` of "input required" replies with the key `current` and also
-// accept states sealed with the keys in `previous_json` (a JSON array of key strings, or
-// NULL for none): key rotation. A key is 32 bytes written as 64 hex characters or base64.
-// Every instance of a fleet behind one URL must use the same keys; without this call a
-// server seals with a random key of its own (states do not survive a restart).
-// `FERRITE_RESULT_INVALID_ARGUMENT` for a malformed key (the detail names which, never its
-// text). Any thread.
-//
-// # Safety
-// `server` is a live server; `current` points to `current_len` readable bytes;
-// `previous_json` is NULL or points to `previous_json_len` readable bytes.
-ferrite_result ferrite_server_set_request_state_keys(const struct ferrite_server *server,
-                                                     const char *current,
-                                                     size_t current_len,
-                                                     const char *previous_json,
-                                                     size_t previous_json_len);
-
-// How long a sealed request state stays valid after it was issued, in milliseconds (at
-// least 1; the default is 15 minutes). A client retrying later gets -32602. Any thread.
-//
-// # Safety
-// `server` is a live server.
-ferrite_result ferrite_server_set_request_state_ttl_ms(const struct ferrite_server *server, uint64_t ttl_ms);
-
-// Set the cache hints 2026-07-28 results carry (`ttlMs`, `cacheScope`): `json` is the
-// core's `CacheHints` shape, `{"discover": {"ttlMs": 0, "cacheScope": "private"},
-// "toolsList": ..., "promptsList": ..., "resourcesList": ..., "templatesList": ...,
-// "resourceRead": ...}`; every member is optional and one left out takes the default
-// (`ttlMs` 0, `cacheScope` `"private"`). An unknown member or scope is
-// `FERRITE_RESULT_INVALID_ARGUMENT`. Per-resource hints
-// (`ferrite_server_set_resource_cache_hint`) override `resourceRead`. Any thread.
-//
-// # Safety
-// `server` is a live server; `json` points to `json_len` readable bytes.
-ferrite_result ferrite_server_set_cache_hints(const struct ferrite_server *server,
-                                              const char *json,
-                                              size_t json_len);
-
-// Set the cache hint of reads of one registered resource or resource template, by its URI
-// or URI template: fresh for `ttl_ms` milliseconds, shareable by any cache when `public`
-// (otherwise per user). `FERRITE_RESULT_NOT_FOUND` if nothing is registered under `uri`;
-// re-registering the resource drops its hint. Any thread.
-//
-// # Safety
-// `server` is a live server; `uri` points to `uri_len` readable bytes.
-ferrite_result ferrite_server_set_resource_cache_hint(const struct ferrite_server *server,
-                                                      const char *uri,
-                                                      size_t uri_len,
-                                                      uint64_t ttl_ms,
-                                                      bool public_);
 
 // Complete `request` with its result as JSON: a `CallToolResult` for tools, a
 // `ReadResourceResult` for resources and templates, a `GetPromptResult` for prompts, a
@@ -850,6 +984,19 @@ ferrite_result ferrite_request_complete_text(struct ferrite_request *request,
                                              const char *structured_json,
                                              size_t structured_json_len);
 
+// Complete a completer's request with candidate values: `values_json` is a JSON array of
+// strings, all the candidates that match; the core's `CompleteResult::from_values` keeps the
+// first 100 (`CompleteResult::MAX_VALUES`) and fills in `total` and `hasMore`. Only for
+// completers; on any other request it fails the request and returns
+// `FERRITE_RESULT_INVALID_ARGUMENT`. Settles the request like `ferrite_request_complete`.
+//
+// # Safety
+// `request` is a live request handle; `values_json` points to `values_json_len` readable
+// bytes.
+ferrite_result ferrite_request_complete_values(struct ferrite_request *request,
+                                               const char *values_json,
+                                               size_t values_json_len);
+
 // Fail `request` with a JSON-RPC error (`code`, `message`, optional `data_json`, NULL for
 // none), sent to the client as is, for any kind of handler (e.g. -32602 for bad
 // arguments). Settles the request like `ferrite_request_complete`.
@@ -862,6 +1009,26 @@ ferrite_result ferrite_request_fail_rpc(struct ferrite_request *request,
                                         size_t message_len,
                                         const char *data_json,
                                         size_t data_json_len);
+
+// Call `callback` once if `request` is cancelled before it is settled: when the client sends
+// `notifications/cancelled` for it, or its connection ends (stdio end of input, the HTTP
+// session ends, the `ferrite_connection` is freed, the server closes while serving). Already
+// cancelled: the callback runs at once, on a worker thread. Settled first (completed or
+// failed): the callback never runs. Either way `finalizer` runs exactly once afterwards, on a
+// worker thread (or, when the server closes first, on the closing thread); ownership of
+// `user_data` passes as for `ferrite_server_add_tool`. Several callbacks may be registered on
+// one request. A 2026-07-28 request has no cancellation notification, so only the end of the
+// connection applies there.
+//
+// `ferrite_request_is_cancelled` is the same signal as a poll.
+//
+// # Safety
+// `request` is a live request handle; `callback` and `finalizer` are safe to call with
+// `user_data` from a worker thread.
+ferrite_result ferrite_request_on_cancel(const struct ferrite_request *request,
+                                         ferrite_cancel_callback callback,
+                                         void *user_data,
+                                         ferrite_finalizer finalizer);
 
 // The request's JSON-RPC id as JSON text (`7` or `"abc"`), borrowed: valid while the
 // request is.
@@ -920,8 +1087,9 @@ ferrite_result ferrite_request_protocol_version(const struct ferrite_request *re
 // `request` is a live request handle; `out` is valid for a write.
 ferrite_result ferrite_request_connection_id(const struct ferrite_request *request, struct ferrite_str *out);
 
-// Whether the client cancelled this request (`notifications/cancelled`). Long handlers
-// should poll it and stop; a late result is discarded either way.
+// Whether the client cancelled this request (`notifications/cancelled`, or an HTTP session
+// that ended). Long handlers should poll it and stop (or register
+// `ferrite_request_on_cancel`); a late result is discarded either way.
 //
 // # Safety
 // `request` is a live request handle; `out` is valid for a write.
@@ -977,6 +1145,48 @@ ferrite_result ferrite_request_header(const struct ferrite_request *request,
                                       const char *name,
                                       size_t name_len,
                                       struct ferrite_str *out);
+
+// The capabilities the client declared (the MCP `ClientCapabilities` shape, `{}` when it
+// declared none; on a 2026-07-28 request, those of its envelope) as JSON text, borrowed: valid
+// while the request is.
+//
+// Any thread, while the request is live (from its callback until it is settled).
+//
+// # Safety
+// `request` is a live request handle; `out` is valid for a write.
+ferrite_result ferrite_request_client_capabilities(const struct ferrite_request *request,
+                                                   struct ferrite_str *out);
+
+// The client's `clientInfo` (the MCP `Implementation` shape: `{"name": ..., "version": ...}`)
+// as JSON text, borrowed: valid while the request is. `out->ptr` is NULL (and the call
+// succeeds) when the client sent none (no `initialize` on this connection yet, or a
+// 2026-07-28 envelope without it).
+//
+// Any thread, while the request is live (from its callback until it is settled).
+//
+// # Safety
+// `request` is a live request handle; `out` is valid for a write.
+ferrite_result ferrite_request_client_info(const struct ferrite_request *request, struct ferrite_str *out);
+
+// The request's `_meta.progressToken` as JSON text (`"abc"` or `7`), borrowed: valid while
+// the request is. `out->ptr` is NULL (and the call succeeds) when the request carried none
+// (`ferrite_request_report_progress` then sends nothing).
+//
+// Any thread, while the request is live (from its callback until it is settled).
+//
+// # Safety
+// `request` is a live request handle; `out` is valid for a write.
+ferrite_result ferrite_request_progress_token(const struct ferrite_request *request, struct ferrite_str *out);
+
+// The request's `_meta` object as JSON text (every key the client sent, the 2026-07-28
+// envelope's included), borrowed: valid while the request is. `out->ptr` is NULL (and the
+// call succeeds) when the request had no `_meta`.
+//
+// Any thread, while the request is live (from its callback until it is settled).
+//
+// # Safety
+// `request` is a live request handle; `out` is valid for a write.
+ferrite_result ferrite_request_meta(const struct ferrite_request *request, struct ferrite_str *out);
 
 // Reply "input required" to a tool call, prompt or resource read: `input_requests_json` is
 // a JSON object of key -> request in the wire shape, each `{"method": "elicitation/create",
@@ -1110,7 +1320,8 @@ ferrite_result ferrite_request_close_sse_stream(const struct ferrite_request *re
                                                 bool *closed);
 
 // Ask the client's LLM (`sampling/createMessage`) without blocking: `params_json` is the
-// request's params (`{"messages": [...], "maxTokens": 100, ...}`); the client's
+// request's params (`{"messages": [...], "maxTokens": 100, ...}`; without `maxTokens`, the
+// core's default, 1000, the same on every Ferrite surface); the client's
 // `CreateMessageResult` arrives at `callback`. Needs a stateful server, a transport with a
 // channel back (stdio) and the client's `sampling` capability, otherwise the callback gets
 // `FERRITE_RESULT_PEER_ERROR` (always on a 2026-07-28 request: reply input required there
@@ -1128,9 +1339,11 @@ ferrite_result ferrite_request_sample(const struct ferrite_request *request,
                                       ferrite_finalizer finalizer);
 
 // Ask the user (`elicitation/create`) without blocking. `params_json` is the request's
-// params: form mode `{"message": ..., "requestedSchema": {...}}` (needs the client's
-// `elicitation`) or URL mode `{"mode": "url", "message": ..., "url": ...,
-// "elicitationId": ...}` (needs `elicitation.url`). The client's `ElicitResult`
+// params, read as the core's `ElicitRequestParams`: form mode `{"message": ...,
+// "requestedSchema": {...}}` (needs the client's `elicitation`) or URL mode `{"mode": "url",
+// "message": ..., "url": ..., "elicitationId": ...}` (needs `elicitation.url`). Params of
+// another shape are `FERRITE_RESULT_INVALID_ARGUMENT` with serde's reason
+// (`missing field \`requestedSchema\``). The client's `ElicitResult`
 // (`{"action": "accept", "content": {...}}`) arrives at `callback`, as for
 // `ferrite_request_sample`.
 //
@@ -1169,9 +1382,13 @@ ferrite_result ferrite_request_send(const struct ferrite_request *request,
 
 // Create a server. `info_json` is its identity, the MCP `Implementation` shape
 // (`{"name": "my-server", "version": "1.0.0"}`, optionally `title`, `icons`, ...); `mode` is a
-// `ferrite_server_mode`; `instructions` (NULL for none) is sent in the `initialize` result.
-// On success `*out` is a new server with its own worker threads; free it with
-// `ferrite_server_free`.
+// `ferrite_server_mode` (`FERRITE_SERVER_MODE_DEFAULT`: stateful); `instructions` (NULL for
+// none) is sent in the `initialize` result. On success `*out` is a new server with its own
+// worker threads; free it with `ferrite_server_free`.
+//
+// The defaults are the core's, the same on every Ferrite surface: stateful, the `logging`
+// capability on (`ferrite_server_disable_logging` turns it off), tool arguments validated
+// against their input schemas (`ferrite_server_disable_input_validation` turns that off).
 //
 // # Safety
 // The strings point to their lengths in readable bytes (or `instructions` is NULL); `out` is
@@ -1230,71 +1447,6 @@ ferrite_result ferrite_server_handle_raw(const struct ferrite_server *server,
 // `server` is a live server.
 ferrite_result ferrite_server_serve_stdio(const struct ferrite_server *server);
 
-// The capabilities the server declares now, as JSON (the MCP `ServerCapabilities` shape),
-// in a new buffer at `*out` (free it with `ferrite_string_free`).
-//
-// # Safety
-// `server` is a live server; `out` is valid for a write; `out_len` is NULL or valid.
-ferrite_result ferrite_server_capabilities(const struct ferrite_server *server, char **out, size_t *out_len);
-
-// Advertise the `logging` capability and accept `logging/setLevel`; `ferrite_request_log`
-// sends nothing without it.
-//
-// # Safety
-// `server` is a live server.
-ferrite_result ferrite_server_enable_logging(const struct ferrite_server *server);
-
-// Advertise `resources.subscribe`: `resources/subscribe` on handshake-era sessions of a
-// stateful server, and per-URI updates on 2026-07-28 `subscriptions/listen` streams (any
-// mode).
-//
-// # Safety
-// `server` is a live server.
-ferrite_result ferrite_server_enable_resource_subscriptions(const struct ferrite_server *server);
-
-// Advertise `tools.listChanged`.
-//
-// # Safety
-// `server` is a live server.
-ferrite_result ferrite_server_enable_tools_list_changed(const struct ferrite_server *server);
-
-// Advertise `resources.listChanged`.
-//
-// # Safety
-// `server` is a live server.
-ferrite_result ferrite_server_enable_resources_list_changed(const struct ferrite_server *server);
-
-// Advertise `prompts.listChanged`.
-//
-// # Safety
-// `server` is a live server.
-ferrite_result ferrite_server_enable_prompts_list_changed(const struct ferrite_server *server);
-
-// Refuse requests other than `ping` with -32002 until the client sent
-// `notifications/initialized` (off by default).
-//
-// # Safety
-// `server` is a live server.
-ferrite_result ferrite_server_require_initialized(const struct ferrite_server *server);
-
-// Stop validating tool arguments against their input schemas (on by default).
-//
-// # Safety
-// `server` is a live server.
-ferrite_result ferrite_server_disable_input_validation(const struct ferrite_server *server);
-
-// Require a tool with an output schema to return conforming `structuredContent`.
-//
-// # Safety
-// `server` is a live server.
-ferrite_result ferrite_server_enable_output_validation(const struct ferrite_server *server);
-
-// Return at most `page_size` items per `*/list` page; 0 (the default) disables pagination.
-//
-// # Safety
-// `server` is a live server.
-ferrite_result ferrite_server_set_page_size(const struct ferrite_server *server, size_t page_size);
-
 // Send a notification (`method`, `params_json` or NULL) to every connected client;
 // `*reached` (if not NULL) is how many connections it went to.
 //
@@ -1348,6 +1500,118 @@ ferrite_result ferrite_server_notify_resource_updated(const struct ferrite_serve
 // # Safety
 // `server` is a live server; `out` is valid for a write.
 ferrite_result ferrite_server_connection_count(const struct ferrite_server *server, size_t *out);
+
+// Send `ping` to the connection `connection_id` (an HTTP session id, the stdio connection, or
+// a `ferrite_connection` made with a send callback; see `ferrite_request_connection_id` and
+// `ferrite_connection_id`) without blocking, and wait up to `timeout_ms` for the client's
+// empty result. The answer arrives at `callback` as for `ferrite_request_sample`: OK with
+// `result_json` `{}`, or `FERRITE_RESULT_PEER_ERROR` with the reason (no such connection or no
+// channel back to it, the client answered with an error, the timeout passed, the connection
+// closed). Returns an error code (and runs the finalizer without calling the callback) only
+// when the arguments are unusable or the server is closed.
+//
+// Any thread, including a callback.
+//
+// # Safety
+// `server` is a live server; `connection_id` points to `connection_id_len` readable bytes;
+// `user_data` must tolerate the callback and finalizer on a worker thread.
+ferrite_result ferrite_server_ping_client(const struct ferrite_server *server,
+                                          const char *connection_id,
+                                          size_t connection_id_len,
+                                          uint64_t timeout_ms,
+                                          ferrite_reply_callback callback,
+                                          void *user_data,
+                                          ferrite_finalizer finalizer);
+
+// The capabilities the server declares now, as JSON (the MCP `ServerCapabilities` shape),
+// in a new buffer at `*out` (free it with `ferrite_string_free`).
+//
+// # Safety
+// `server` is a live server; `out` is valid for a write; `out_len` is NULL or valid.
+ferrite_result ferrite_server_capabilities(const struct ferrite_server *server, char **out, size_t *out_len);
+
+// Advertise the `logging` capability and accept `logging/setLevel` (on by default: a server
+// turned it off with `ferrite_server_disable_logging`); `ferrite_request_log` sends nothing
+// without it.
+//
+// # Safety
+// `server` is a live server.
+ferrite_result ferrite_server_enable_logging(const struct ferrite_server *server);
+
+// Stop advertising `logging` and refuse `logging/setLevel` (-32601); `ferrite_request_log`
+// then sends nothing. Logging is on by default.
+//
+// # Safety
+// `server` is a live server.
+ferrite_result ferrite_server_disable_logging(const struct ferrite_server *server);
+
+// Advertise `resources.subscribe`: `resources/subscribe` on handshake-era sessions of a
+// stateful server, and per-URI updates on 2026-07-28 `subscriptions/listen` streams (any
+// mode).
+//
+// # Safety
+// `server` is a live server.
+ferrite_result ferrite_server_enable_resource_subscriptions(const struct ferrite_server *server);
+
+// Advertise `tools.listChanged`.
+//
+// # Safety
+// `server` is a live server.
+ferrite_result ferrite_server_enable_tools_list_changed(const struct ferrite_server *server);
+
+// Advertise `resources.listChanged`.
+//
+// # Safety
+// `server` is a live server.
+ferrite_result ferrite_server_enable_resources_list_changed(const struct ferrite_server *server);
+
+// Advertise `prompts.listChanged`.
+//
+// # Safety
+// `server` is a live server.
+ferrite_result ferrite_server_enable_prompts_list_changed(const struct ferrite_server *server);
+
+// Refuse requests other than `ping` with -32002 until the client sent
+// `notifications/initialized` (off by default).
+//
+// # Safety
+// `server` is a live server.
+ferrite_result ferrite_server_require_initialized(const struct ferrite_server *server);
+
+// Stop validating tool arguments against their input schemas (on by default).
+//
+// # Safety
+// `server` is a live server.
+ferrite_result ferrite_server_disable_input_validation(const struct ferrite_server *server);
+
+// Validate tool arguments against their input schemas again (the default; undoes
+// `ferrite_server_disable_input_validation`). A call whose arguments violate the schema is
+// answered with a tool result with `isError: true` naming the violation; the callback does
+// not run.
+//
+// # Safety
+// `server` is a live server.
+ferrite_result ferrite_server_enable_input_validation(const struct ferrite_server *server);
+
+// Require a tool with an output schema to return conforming `structuredContent`.
+//
+// # Safety
+// `server` is a live server.
+ferrite_result ferrite_server_enable_output_validation(const struct ferrite_server *server);
+
+// Return at most `page_size` items per `*/list` page; 0 (the default) disables pagination.
+//
+// # Safety
+// `server` is a live server.
+ferrite_result ferrite_server_set_page_size(const struct ferrite_server *server, size_t page_size);
+
+// The registered tools, in registration order, as a JSON array of MCP `Tool` descriptors
+// (what `tools/list` serves, unpaginated), in a new buffer at `*out` (free it with
+// `ferrite_string_free`); `*out_len` (if not NULL) is its length.
+//
+// # Safety
+// `server` is a live server; `out` is valid for a write; `out_len` is NULL or valid.
+ferrite_result ferrite_server_list_tools(const struct ferrite_server *server, char **out, size_t *out_len);
 
 #if defined(FERRITE_TESTING)
 // Panic inside the panic boundary with a fixed message. Returns `FERRITE_RESULT_PANIC`.

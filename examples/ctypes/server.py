@@ -38,7 +38,7 @@ def find_library() -> str:
 lib = C.CDLL(find_library())
 
 OK, PENDING = 0, 1
-MODE_STATEFUL = 1
+MODE_DEFAULT = 2  # FERRITE_SERVER_MODE_DEFAULT: the core's defaults (stateful)
 
 
 class Str(C.Structure):
@@ -137,7 +137,7 @@ def main() -> None:
         sys.exit(f"server.py: libferrite ABI {abi_version()} is not 1")
     server = Server()
     info = json.dumps({"name": "ferrite-ctypes", "version": "0.1.0"}).encode()
-    check(server_new(info, len(info), MODE_STATEFUL, None, 0, C.byref(server)))
+    check(server_new(info, len(info), MODE_DEFAULT, None, 0, C.byref(server)))
 
     @tool(server, {
         "name": "add",

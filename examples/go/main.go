@@ -1,5 +1,6 @@
 // The Go everything server: the whole surface of examples/SURFACE.md over stdio or
-// Streamable HTTP, on libferrite through cgo (standard library only).
+// Streamable HTTP, written against the Go package ferrite.invalid/ferrite/bindings-go/ferrite
+// (libferrite through cgo; the standard library otherwise).
 //
 // From the repository root, after `cargo build --release -p ferrite-ffi`:
 //
@@ -13,7 +14,7 @@
 // With another cargo target directory, point cgo at it:
 // CGO_LDFLAGS="-L$DIR/release -Wl,-rpath,$DIR/release" go run ./examples/go
 //
-// Slow tools (logging, progress, test_slow) return ErrPending and finish in a goroutine, so
+// Slow tools (logging, progress, test_slow) return ferrite.ErrPending and finish in a goroutine, so
 // no library worker thread is held; sampling and elicitation complete from their reply.
 package main
 
@@ -26,6 +27,8 @@ import (
 	"strconv"
 	"sync/atomic"
 	"time"
+
+	"ferrite.invalid/ferrite/bindings-go/ferrite"
 )
 
 const png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
@@ -42,8 +45,8 @@ func tool(name, description string, schema obj) obj {
 	return obj{"name": name, "description": description, "inputSchema": schema}
 }
 
-func fixed(result any) ToolFunc {
-	return func(Request, json.RawMessage) (any, error) { return result, nil }
+func fixed(result any) ferrite.ToolFunc {
+	return func(ferrite.Request, json.RawMessage) (any, error) { return result, nil }
 }
 
 // wav is 0.1 s of 8 kHz mono 16-bit silence, base64.
@@ -69,7 +72,7 @@ func wav() string {
 // later runs work in a goroutine and tells the library the request is pending.
 func later(work func()) (any, error) {
 	go work()
-	return nil, ErrPending
+	return nil, ferrite.ErrPending
 }
 
 func compact(raw json.RawMessage) string {
@@ -84,7 +87,7 @@ func compact(raw json.RawMessage) string {
 	return string(b)
 }
 
-func elicitTool(req Request, params obj, format func(action, content string) string, none string) (any, error) {
+func elicitTool(req ferrite.Request, params obj, format func(action, content string) string, none string) (any, error) {
 	err := req.Elicit(params, func(result json.RawMessage, err error) {
 		if err != nil {
 			req.Fail(err.Error())
@@ -104,14 +107,14 @@ func elicitTool(req Request, params obj, format func(action, content string) str
 	if err != nil {
 		return nil, err
 	}
-	return nil, ErrPending
+	return nil, ferrite.ErrPending
 }
 
-func registerTools(s *Server) error {
+func registerTools(s *ferrite.Server) error {
 	var cancellations atomic.Uint64
 	tools := []struct {
 		descriptor obj
-		f          ToolFunc
+		f          ferrite.ToolFunc
 	}{
 		// First: clients may call the first tool listed with no arguments.
 		{tool("test_simple_text", "Returns a simple text response", noArgs()),
@@ -120,7 +123,7 @@ func registerTools(s *Server) error {
 			"inputSchema": obj{"type": "object", "properties": obj{"a": obj{"type": "integer"}, "b": obj{"type": "integer"}},
 				"required": []string{"a", "b"}},
 			"outputSchema": obj{"type": "object", "properties": obj{"sum": obj{"type": "integer"}}, "required": []string{"sum"}}},
-			func(_ Request, args json.RawMessage) (any, error) {
+			func(_ ferrite.Request, args json.RawMessage) (any, error) {
 				var a struct{ A, B int64 }
 				if err := json.Unmarshal(args, &a); err != nil {
 					return nil, err
@@ -133,7 +136,7 @@ func registerTools(s *Server) error {
 			}},
 		{tool("echo", "Echo the text back", obj{"type": "object",
 			"properties": obj{"text": obj{"type": "string", "description": "The text to echo back."}}, "required": []string{"text"}}),
-			func(_ Request, args json.RawMessage) (any, error) {
+			func(_ ferrite.Request, args json.RawMessage) (any, error) {
 				var a struct{ Text string }
 				err := json.Unmarshal(args, &a)
 				return text(a.Text), err
@@ -152,36 +155,36 @@ func registerTools(s *Server) error {
 				obj{"type": "resource", "resource": obj{"uri": "test://mixed-content-resource", "mimeType": "application/json",
 					"text": `{"test":"data","value":123}`}}))},
 		{tool("test_tool_with_logging", "Logs three messages while it runs", noArgs()),
-			func(req Request, _ json.RawMessage) (any, error) {
+			func(req ferrite.Request, _ json.RawMessage) (any, error) {
 				return later(func() {
 					for i, m := range []string{"Tool execution started", "Tool processing data", "Tool execution completed"} {
 						if i > 0 {
 							time.Sleep(50 * time.Millisecond)
 						}
-						req.Log(LogInfo, m)
+						req.Log(ferrite.LogInfo, m, "")
 					}
 					req.Complete(text("Tool with logging executed successfully"))
 				})
 			}},
 		{tool("test_tool_with_progress", "Reports progress 0, 50, 100 of 100", noArgs()),
-			func(req Request, _ json.RawMessage) (any, error) {
+			func(req ferrite.Request, _ json.RawMessage) (any, error) {
 				return later(func() {
 					for i, p := range []float64{0, 50, 100} {
 						if i > 0 {
 							time.Sleep(50 * time.Millisecond)
 						}
-						req.Progress(p, 100)
+						req.ReportProgress(p, 100, "")
 					}
 					req.Complete(text("Tool with progress executed successfully"))
 				})
 			}},
 		{tool("test_error_handling", "Always fails with isError", noArgs()),
-			func(Request, json.RawMessage) (any, error) {
+			func(ferrite.Request, json.RawMessage) (any, error) {
 				return nil, fmt.Errorf("This tool intentionally returns an error for testing")
 			}},
 		{tool("test_sampling", "Asks the client's LLM to answer a prompt", obj{"type": "object",
 			"properties": obj{"prompt": obj{"type": "string", "description": "The prompt to send"}}, "required": []string{"prompt"}}),
-			func(req Request, args json.RawMessage) (any, error) {
+			func(req ferrite.Request, args json.RawMessage) (any, error) {
 				var a struct{ Prompt string }
 				json.Unmarshal(args, &a)
 				params := obj{"messages": []obj{{"role": "user", "content": obj{"type": "text", "text": a.Prompt}}}, "maxTokens": 100}
@@ -203,12 +206,12 @@ func registerTools(s *Server) error {
 				if err != nil {
 					return nil, err
 				}
-				return nil, ErrPending
+				return nil, ferrite.ErrPending
 			}},
 		{tool("test_elicitation", "Asks the user for a username and an email", obj{"type": "object",
 			"properties": obj{"message": obj{"type": "string", "description": "The message to show the user"}},
 			"required":   []string{"message"}}),
-			func(req Request, args json.RawMessage) (any, error) {
+			func(req ferrite.Request, args json.RawMessage) (any, error) {
 				var a struct{ Message string }
 				json.Unmarshal(args, &a)
 				schema := obj{"type": "object", "properties": obj{
@@ -219,7 +222,7 @@ func registerTools(s *Server) error {
 					func(action, c string) string { return "User response: " + action + " " + c }, "null")
 			}},
 		{tool("test_elicitation_sep1034_defaults", "Elicits fields with default values (SEP-1034)", noArgs()),
-			func(req Request, _ json.RawMessage) (any, error) {
+			func(req ferrite.Request, _ json.RawMessage) (any, error) {
 				schema := obj{"type": "object", "properties": obj{
 					"name":     obj{"type": "string", "description": "User name", "default": "John Doe"},
 					"age":      obj{"type": "integer", "description": "User age", "default": 30},
@@ -231,7 +234,7 @@ func registerTools(s *Server) error {
 					formResult, "{}")
 			}},
 		{tool("test_elicitation_sep1330_enums", "Elicits every enum schema variant (SEP-1330)", noArgs()),
-			func(req Request, _ json.RawMessage) (any, error) {
+			func(req ferrite.Request, _ json.RawMessage) (any, error) {
 				titled := func(prefix string, titles ...string) []obj {
 					out := []obj{}
 					for i, t := range titles {
@@ -265,11 +268,11 @@ func registerTools(s *Server) error {
 			"if":    obj{"properties": obj{"contactMethod": obj{"const": "phone"}}, "required": []string{"contactMethod"}},
 			"then":  obj{"required": []string{"phone"}}, "else": obj{"required": []string{"email"}},
 			"additionalProperties": false}),
-			func(_ Request, args json.RawMessage) (any, error) {
+			func(_ ferrite.Request, args json.RawMessage) (any, error) {
 				return text("JSON Schema 2020-12 tool called with: " + string(args)), nil
 			}},
 		{tool("test_reconnection", "Closes the SSE stream mid-call (HTTP); completes at once on stdio", noArgs()),
-			func(req Request, _ json.RawMessage) (any, error) {
+			func(req ferrite.Request, _ json.RawMessage) (any, error) {
 				const done = "Reconnection test completed"
 				if !req.CloseSSEStream(200 * time.Millisecond) {
 					return text(done), nil
@@ -283,7 +286,7 @@ func registerTools(s *Server) error {
 			}},
 		{tool("test_slow", "Waits ms milliseconds, stopping early when cancelled", obj{"type": "object",
 			"properties": obj{"ms": obj{"type": "integer", "minimum": 0}}, "required": []string{"ms"}}),
-			func(req Request, args json.RawMessage) (any, error) {
+			func(req ferrite.Request, args json.RawMessage) (any, error) {
 				var a struct{ Ms int64 }
 				json.Unmarshal(args, &a)
 				return later(func() {
@@ -300,7 +303,9 @@ func registerTools(s *Server) error {
 				})
 			}},
 		{tool("test_cancellation_count", "How many test_slow calls observed cancellation", noArgs()),
-			func(Request, json.RawMessage) (any, error) { return text(fmt.Sprint(cancellations.Load())), nil }},
+			func(ferrite.Request, json.RawMessage) (any, error) {
+				return text(fmt.Sprint(cancellations.Load())), nil
+			}},
 	}
 	for _, t := range tools {
 		if err := s.AddTool(t.descriptor, t.f); err != nil {
@@ -314,9 +319,9 @@ func formResult(action, c string) string {
 	return "Elicitation completed: action=" + action + ", content=" + c
 }
 
-func registerResources(s *Server) error {
-	textResource := func(mime, body string) ResourceFunc {
-		return func(_ Request, uri string, _ map[string]string) (any, error) {
+func registerResources(s *ferrite.Server) error {
+	textResource := func(mime, body string) ferrite.ResourceFunc {
+		return func(_ ferrite.Request, uri string, _ map[string]string) (any, error) {
 			return obj{"contents": []obj{{"uri": uri, "mimeType": mime, "text": body}}}, nil
 		}
 	}
@@ -325,7 +330,7 @@ func registerResources(s *Server) error {
 		return err
 	}
 	if err := s.AddResource(obj{"uri": "test://static-binary", "name": "static-binary", "description": "A static PNG image",
-		"mimeType": "image/png"}, func(_ Request, uri string, _ map[string]string) (any, error) {
+		"mimeType": "image/png"}, func(_ ferrite.Request, uri string, _ map[string]string) (any, error) {
 		return obj{"contents": []obj{{"uri": uri, "mimeType": "image/png", "blob": png}}}, nil
 	}); err != nil {
 		return err
@@ -337,7 +342,7 @@ func registerResources(s *Server) error {
 	}
 	return s.AddResourceTemplate(obj{"uriTemplate": "test://template/{id}/data", "name": "template",
 		"description": "Data for an id", "mimeType": "application/json"},
-		func(_ Request, uri string, vars map[string]string) (any, error) {
+		func(_ ferrite.Request, uri string, vars map[string]string) (any, error) {
 			id := vars["id"]
 			body, err := json.Marshal(struct {
 				ID           string `json:"id"`
@@ -350,31 +355,31 @@ func registerResources(s *Server) error {
 
 func userText(s string) obj { return obj{"role": "user", "content": obj{"type": "text", "text": s}} }
 
-func registerPrompts(s *Server) error {
+func registerPrompts(s *ferrite.Server) error {
 	prompts := []struct {
 		descriptor obj
-		f          PromptFunc
+		f          ferrite.PromptFunc
 	}{
 		{obj{"name": "test_simple_prompt", "description": "A simple prompt without arguments"},
-			func(Request, map[string]string) (any, error) {
+			func(ferrite.Request, map[string]string) (any, error) {
 				return obj{"messages": []obj{userText("This is a simple prompt for testing.")}}, nil
 			}},
 		{obj{"name": "test_prompt_with_arguments", "description": "A prompt with two arguments", "arguments": []obj{
 			{"name": "arg1", "description": "First test argument", "required": true},
 			{"name": "arg2", "description": "Second test argument", "required": true}}},
-			func(_ Request, a map[string]string) (any, error) {
+			func(_ ferrite.Request, a map[string]string) (any, error) {
 				return obj{"messages": []obj{userText(fmt.Sprintf("Prompt with arguments: arg1='%s', arg2='%s'", a["arg1"], a["arg2"]))}}, nil
 			}},
 		{obj{"name": "test_prompt_with_embedded_resource", "description": "A prompt that embeds a resource", "arguments": []obj{
 			{"name": "resourceUri", "description": "URI of the resource to embed", "required": true}}},
-			func(_ Request, a map[string]string) (any, error) {
+			func(_ ferrite.Request, a map[string]string) (any, error) {
 				return obj{"messages": []obj{
 					{"role": "user", "content": obj{"type": "resource", "resource": obj{"uri": a["resourceUri"],
 						"mimeType": "text/plain", "text": "Embedded resource content for testing."}}},
 					userText("Please process the embedded resource above.")}}, nil
 			}},
 		{obj{"name": "test_prompt_with_image", "description": "A prompt with an image"},
-			func(Request, map[string]string) (any, error) {
+			func(ferrite.Request, map[string]string) (any, error) {
 				return obj{"messages": []obj{
 					{"role": "user", "content": obj{"type": "image", "data": png, "mimeType": "image/png"}},
 					userText("Please analyze the image above.")}}, nil
@@ -411,19 +416,19 @@ func run() error {
 			return usageError(fmt.Sprintf("unknown argument %q", args[i]))
 		}
 	}
-	s, err := NewServer("ferrite-everything", "0.1.0",
-		"Ferrite's everything server: the MCP conformance fixture surface.", !stateless)
+	opts := []ferrite.ServerOption{ferrite.WithInstructions("Ferrite's everything server: the MCP conformance fixture surface.")}
+	if stateless {
+		opts = append(opts, ferrite.Stateless())
+	}
+	s, err := ferrite.NewServer(ferrite.Implementation{Name: "ferrite-everything", Version: "0.1.0"}, opts...)
 	if err != nil {
 		return err
 	}
 	defer s.Free()
-	for _, register := range []func(*Server) error{registerTools, registerResources, registerPrompts, registerModern} {
+	for _, register := range []func(*ferrite.Server) error{registerTools, registerResources, registerPrompts, registerModern} {
 		if err := register(s); err != nil {
 			return err
 		}
-	}
-	if err := s.EnableLogging(); err != nil {
-		return err
 	}
 	// Handshake-era sessions subscribe with resources/subscribe; 2026-07-28 clients (any
 	// mode) through listen streams.
@@ -433,7 +438,7 @@ func run() error {
 	if port < 0 {
 		return s.ServeStdio()
 	}
-	l, err := s.Listen("127.0.0.1", uint16(port))
+	l, err := s.Listen("127.0.0.1", uint16(port), nil)
 	if err != nil {
 		return err
 	}

@@ -2,7 +2,7 @@
 // round-trip (MRTR) tools and prompt, a tool needing a client capability, a logging tool,
 // list change triggers, a tool with an x-mcp-header argument, and a skill.
 //
-// An MRTR handler returns InputRequired when it needs the client's input and reads the
+// An MRTR handler returns ferrite.InputRequired when it needs the client's input and reads the
 // answers from the request on the retry. The same handler serves both eras: a 2026-07-28
 // client retries with the answers; on a handshake-era session the library asks the client
 // itself and calls the handler again.
@@ -16,6 +16,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"ferrite.invalid/ferrite/bindings-go/ferrite"
 )
 
 // SkillMD and skillExamples are the skill the conformance suite reads (SEP-2640).
@@ -31,17 +33,17 @@ func userTextSampling(text string, maxTokens int) obj {
 	return obj{"messages": []obj{{"role": "user", "content": obj{"type": "text", "text": text}}}, "maxTokens": maxTokens}
 }
 
-func askName() InputRequest { return ElicitRequest("What is your name?", form("name")) }
-func askCapital() InputRequest {
-	return SampleRequest(userTextSampling("What is the capital of France?", 100))
+func askName() ferrite.InputRequest { return ferrite.ElicitRequest("What is your name?", form("name")) }
+func askCapital() ferrite.InputRequest {
+	return ferrite.SampleRequest(userTextSampling("What is the capital of France?", 100))
 }
-func askConfirm() InputRequest {
-	return ElicitRequest("Please confirm", obj{"type": "object", "properties": obj{"ok": obj{"type": "boolean"}},
+func askConfirm() ferrite.InputRequest {
+	return ferrite.ElicitRequest("Please confirm", obj{"type": "object", "properties": obj{"ok": obj{"type": "boolean"}},
 		"required": []string{"ok"}})
 }
 
-func ask(requests map[string]InputRequest, state string) (any, error) {
-	return InputRequired{Requests: requests, State: state}, nil
+func ask(requests map[string]ferrite.InputRequest, state string) (any, error) {
+	return ferrite.InputRequired{Requests: requests, State: state}, nil
 }
 
 // The client's answers, decoded the way the core's result types decode them.
@@ -67,18 +69,18 @@ type listRootsResult struct {
 
 // answer decodes the answer to key into v and checks it with valid: (false, nil) when
 // absent, a -32602 error when it does not decode.
-func answer(req Request, key, kind string, v any, valid func() bool) (bool, error) {
+func answer(req ferrite.Request, key, kind string, v any, valid func() bool) (bool, error) {
 	raw, ok := req.InputResponse(key)
 	if !ok {
 		return false, nil
 	}
 	if err := json.Unmarshal(raw, v); err != nil || !valid() {
-		return false, InvalidParams("input response %q: not a valid %s", key, kind)
+		return false, ferrite.InvalidParams("input response %q: not a valid %s", key, kind)
 	}
 	return true, nil
 }
 
-func elicitAnswer(req Request, key string) (*elicitResult, bool, error) {
+func elicitAnswer(req ferrite.Request, key string) (*elicitResult, bool, error) {
 	var r elicitResult
 	ok, err := answer(req, key, "ElicitResult", &r, func() bool {
 		return r.Action == "accept" || r.Action == "decline" || r.Action == "cancel"
@@ -86,7 +88,7 @@ func elicitAnswer(req Request, key string) (*elicitResult, bool, error) {
 	return &r, ok, err
 }
 
-func sampleAnswer(req Request, key string) (*createMessageResult, bool, error) {
+func sampleAnswer(req ferrite.Request, key string) (*createMessageResult, bool, error) {
 	var r createMessageResult
 	ok, err := answer(req, key, "CreateMessageResult", &r, func() bool {
 		return (r.Role == "user" || r.Role == "assistant") && r.Model != nil && r.Content != nil
@@ -94,7 +96,7 @@ func sampleAnswer(req Request, key string) (*createMessageResult, bool, error) {
 	return &r, ok, err
 }
 
-func rootsAnswer(req Request, key string) (*listRootsResult, bool, error) {
+func rootsAnswer(req ferrite.Request, key string) (*listRootsResult, bool, error) {
 	var r listRootsResult
 	ok, err := answer(req, key, "ListRootsResult", &r, func() bool {
 		if r.Roots == nil {
@@ -171,24 +173,27 @@ type round struct {
 	Name *string `json:"name"`
 }
 
-func (r round) state() string { return mustJSON(r) }
+func (r round) state() string {
+	b, _ := json.Marshal(r)
+	return string(b)
+}
 
 func mrtrTools() []struct {
 	descriptor obj
-	f          ToolFunc
+	f          ferrite.ToolFunc
 } {
 	return []struct {
 		descriptor obj
-		f          ToolFunc
+		f          ferrite.ToolFunc
 	}{
 		{tool("test_input_required_result_elicitation", "Asks for the user's name, then greets them (MRTR)", noArgs()),
-			func(req Request, _ json.RawMessage) (any, error) {
+			func(req ferrite.Request, _ json.RawMessage) (any, error) {
 				r, ok, err := elicitAnswer(req, "user_name")
 				switch {
 				case err != nil:
 					return nil, err
 				case !ok:
-					return ask(map[string]InputRequest{"user_name": askName()}, "")
+					return ask(map[string]ferrite.InputRequest{"user_name": askName()}, "")
 				}
 				if name, ok := r.accepted("name"); ok {
 					return text("Hello, " + name + "!"), nil
@@ -197,29 +202,29 @@ func mrtrTools() []struct {
 				}
 			}},
 		{tool("test_input_required_result_sampling", "Asks the client's LLM a question (MRTR)", noArgs()),
-			func(req Request, _ json.RawMessage) (any, error) {
+			func(req ferrite.Request, _ json.RawMessage) (any, error) {
 				r, ok, err := sampleAnswer(req, "capital_question")
 				switch {
 				case err != nil:
 					return nil, err
 				case !ok:
-					return ask(map[string]InputRequest{"capital_question": askCapital()}, "")
+					return ask(map[string]ferrite.InputRequest{"capital_question": askCapital()}, "")
 				}
 				return text("The model answered: " + r.text()), nil
 			}},
 		{tool("test_input_required_result_list_roots", "Asks for the client's roots (MRTR)", noArgs()),
-			func(req Request, _ json.RawMessage) (any, error) {
+			func(req ferrite.Request, _ json.RawMessage) (any, error) {
 				r, ok, err := rootsAnswer(req, "client_roots")
 				switch {
 				case err != nil:
 					return nil, err
 				case !ok:
-					return ask(map[string]InputRequest{"client_roots": ListRootsRequest()}, "")
+					return ask(map[string]ferrite.InputRequest{"client_roots": ferrite.ListRootsRequest()}, "")
 				}
 				return text("Roots: " + r.uris()), nil
 			}},
 		{tool("test_input_required_result_request_state", "Asks for a confirmation and carries state (MRTR)", noArgs()),
-			func(req Request, _ json.RawMessage) (any, error) {
+			func(req ferrite.Request, _ json.RawMessage) (any, error) {
 				const want = "awaiting-confirmation"
 				state, present := req.RequestState()
 				r, ok, err := elicitAnswer(req, "confirm")
@@ -227,14 +232,14 @@ func mrtrTools() []struct {
 				case present && state == want && ok:
 					return text("state-ok: confirmed=" + r.acceptedOrWhy("ok")), nil
 				case present && state != want:
-					return nil, InvalidParams("unexpected request state %q", state)
+					return nil, ferrite.InvalidParams("unexpected request state %q", state)
 				case err != nil:
 					return nil, err
 				}
-				return ask(map[string]InputRequest{"confirm": askConfirm()}, want)
+				return ask(map[string]ferrite.InputRequest{"confirm": askConfirm()}, want)
 			}},
 		{tool("test_input_required_result_multiple_inputs", "Asks for a name, a greeting and the roots at once (MRTR)", noArgs()),
-			func(req Request, _ json.RawMessage) (any, error) {
+			func(req ferrite.Request, _ json.RawMessage) (any, error) {
 				n, nOK, nErr := elicitAnswer(req, "user_name")
 				g, gOK, gErr := sampleAnswer(req, "greeting")
 				r, rOK, rErr := rootsAnswer(req, "client_roots")
@@ -246,21 +251,21 @@ func mrtrTools() []struct {
 						return nil, err
 					}
 				}
-				return ask(map[string]InputRequest{
+				return ask(map[string]ferrite.InputRequest{
 					"user_name":    askName(),
-					"greeting":     SampleRequest(userTextSampling("Generate a greeting", 50)),
-					"client_roots": ListRootsRequest(),
+					"greeting":     ferrite.SampleRequest(userTextSampling("Generate a greeting", 50)),
+					"client_roots": ferrite.ListRootsRequest(),
 				}, "multiple-inputs")
 			}},
 		{tool("test_input_required_result_multi_round", "Asks two questions in two rounds (MRTR)", noArgs()),
-			func(req Request, _ json.RawMessage) (any, error) {
-				step1 := map[string]InputRequest{"step1": ElicitRequest("Step 1: What is your name?", form("name"))}
-				step2 := map[string]InputRequest{"step2": ElicitRequest("Step 2: What is your favorite color?", form("color"))}
+			func(req ferrite.Request, _ json.RawMessage) (any, error) {
+				step1 := map[string]ferrite.InputRequest{"step1": ferrite.ElicitRequest("Step 1: What is your name?", form("name"))}
+				step2 := map[string]ferrite.InputRequest{"step2": ferrite.ElicitRequest("Step 2: What is your favorite color?", form("color"))}
 				one := uint8(1)
 				current := round{Step: &one}
 				if s, ok := req.RequestState(); ok {
 					if err := json.Unmarshal([]byte(s), &current); err != nil || current.Step == nil {
-						return nil, InvalidParams("request state: not a round")
+						return nil, ferrite.InvalidParams("request state: not a round")
 					}
 				}
 				if *current.Step == 1 {
@@ -288,7 +293,7 @@ func mrtrTools() []struct {
 				return text(name + " likes " + r.acceptedOrWhy("color")), nil
 			}},
 		{tool("test_input_required_result_tampered_state", "Carries sealed state; an altered one is refused (MRTR)", noArgs()),
-			func(req Request, _ json.RawMessage) (any, error) {
+			func(req ferrite.Request, _ json.RawMessage) (any, error) {
 				state, present := req.RequestState()
 				_, ok, err := elicitAnswer(req, "confirm")
 				switch {
@@ -297,11 +302,11 @@ func mrtrTools() []struct {
 				case err != nil:
 					return nil, err
 				}
-				return ask(map[string]InputRequest{"confirm": askConfirm()}, "tamper-check")
+				return ask(map[string]ferrite.InputRequest{"confirm": askConfirm()}, "tamper-check")
 			}},
 		{tool("test_input_required_result_capabilities",
 			"Asks only with what the client declared: elicitation, sampling, roots (MRTR)", noArgs()),
-			func(req Request, _ json.RawMessage) (any, error) {
+			func(req ferrite.Request, _ json.RawMessage) (any, error) {
 				if req.IsResubmission() {
 					var answers map[string]json.RawMessage
 					json.Unmarshal(req.InputResponses(), &answers)
@@ -316,7 +321,7 @@ func mrtrTools() []struct {
 					}
 					return text("answered: [" + strings.Join(quoted, ", ") + "]"), nil
 				}
-				requests := map[string]InputRequest{}
+				requests := map[string]ferrite.InputRequest{}
 				if req.ClientSupports("elicitation") {
 					requests["user_name"] = askName()
 				}
@@ -324,7 +329,7 @@ func mrtrTools() []struct {
 					requests["capital_question"] = askCapital()
 				}
 				if req.ClientSupports("roots") {
-					requests["client_roots"] = ListRootsRequest()
+					requests["client_roots"] = ferrite.ListRootsRequest()
 				}
 				if len(requests) == 0 {
 					return text("the client declared no capability to ask with"), nil
@@ -332,13 +337,13 @@ func mrtrTools() []struct {
 				return ask(requests, "")
 			}},
 		{tool("test_streaming_elicitation", "Needs elicitation; asks the MRTR way, never with a request", noArgs()),
-			func(req Request, _ json.RawMessage) (any, error) {
+			func(req ferrite.Request, _ json.RawMessage) (any, error) {
 				r, ok, err := elicitAnswer(req, "user_name")
 				switch {
 				case err != nil:
 					return nil, err
 				case !ok:
-					return ask(map[string]InputRequest{"user_name": askName()}, "")
+					return ask(map[string]ferrite.InputRequest{"user_name": askName()}, "")
 				}
 				return text("Hello, " + r.acceptedOrWhy("name") + "!"), nil
 			}},
@@ -349,20 +354,20 @@ func dynamicTool(version uint64) obj {
 	return tool("test_dynamic_tool", fmt.Sprintf("A tool test_trigger_tool_change replaces (version %d)", version), noArgs())
 }
 
-func addDynamicTool(s *Server, version uint64) error {
+func addDynamicTool(s *ferrite.Server, version uint64) error {
 	return s.AddTool(dynamicTool(version), fixed(text(fmt.Sprintf("dynamic tool version %d", version))))
 }
 
-func addDynamicPrompt(s *Server, version uint64) error {
+func addDynamicPrompt(s *ferrite.Server, version uint64) error {
 	return s.AddPrompt(obj{"name": "test_dynamic_prompt",
 		"description": fmt.Sprintf("A prompt test_trigger_prompt_change replaces (version %d)", version)},
-		func(Request, map[string]string) (any, error) {
+		func(ferrite.Request, map[string]string) (any, error) {
 			return obj{"messages": []obj{userText(fmt.Sprintf("dynamic prompt version %d", version))}}, nil
 		})
 }
 
 // registerModern registers the 2026-07-28 fixtures, after the other tools.
-func registerModern(s *Server) error {
+func registerModern(s *ferrite.Server) error {
 	for _, t := range mrtrTools() {
 		if err := s.AddTool(t.descriptor, t.f); err != nil {
 			return fmt.Errorf("tool %v: %w", t.descriptor["name"], err)
@@ -379,9 +384,9 @@ func registerModern(s *Server) error {
 		return err
 	}
 	if err := s.AddTool(tool("test_logging_tool", "Logs two messages (sent only when the request asked for a log level)", noArgs()),
-		func(req Request, _ json.RawMessage) (any, error) {
-			req.Log(LogInfo, "Logging tool started")
-			req.Log(LogInfo, "Logging tool finished")
+		func(req ferrite.Request, _ json.RawMessage) (any, error) {
+			req.Log(ferrite.LogInfo, "Logging tool started", "")
+			req.Log(ferrite.LogInfo, "Logging tool finished", "")
 			return text("Logging tool executed"), nil
 		}); err != nil {
 		return err
@@ -394,7 +399,7 @@ func registerModern(s *Server) error {
 	}
 	var versions atomic.Uint64
 	if err := s.AddTool(tool("test_trigger_tool_change", "Replaces test_dynamic_tool and announces the tools list changed", noArgs()),
-		func(Request, json.RawMessage) (any, error) {
+		func(ferrite.Request, json.RawMessage) (any, error) {
 			version := versions.Add(1)
 			if err := addDynamicTool(s, version); err != nil {
 				return nil, err
@@ -404,7 +409,7 @@ func registerModern(s *Server) error {
 		return err
 	}
 	if err := s.AddTool(tool("test_trigger_prompt_change", "Replaces test_dynamic_prompt and announces the prompts list changed", noArgs()),
-		func(Request, json.RawMessage) (any, error) {
+		func(ferrite.Request, json.RawMessage) (any, error) {
 			version := versions.Add(1)
 			if err := addDynamicPrompt(s, version); err != nil {
 				return nil, err
@@ -416,7 +421,7 @@ func registerModern(s *Server) error {
 	if err := s.AddTool(tool("test_x_mcp_header", "Echoes a region that HTTP clients mirror into the Mcp-Param-Region header",
 		obj{"type": "object", "properties": obj{"region": obj{"type": "string", "description": "A region name",
 			"x-mcp-header": "Region"}}, "required": []string{"region"}}),
-		func(_ Request, args json.RawMessage) (any, error) {
+		func(_ ferrite.Request, args json.RawMessage) (any, error) {
 			var a struct {
 				Region string `json:"region"`
 			}
@@ -426,14 +431,14 @@ func registerModern(s *Server) error {
 		return err
 	}
 	if err := s.AddPrompt(obj{"name": "test_input_required_result_prompt", "description": "Asks for context before it is built (MRTR)"},
-		func(req Request, _ map[string]string) (any, error) {
+		func(req ferrite.Request, _ map[string]string) (any, error) {
 			r, ok, err := elicitAnswer(req, "user_context")
 			switch {
 			case err != nil:
 				return nil, err
 			case !ok:
-				return ask(map[string]InputRequest{
-					"user_context": ElicitRequest("What context should the prompt use?", form("context"))}, "")
+				return ask(map[string]ferrite.InputRequest{
+					"user_context": ferrite.ElicitRequest("What context should the prompt use?", form("context"))}, "")
 			}
 			return obj{"messages": []obj{userText("Context: " + r.acceptedOrWhy("context"))}}, nil
 		}); err != nil {

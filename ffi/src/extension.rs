@@ -14,7 +14,8 @@ use tokio::runtime::Handle;
 
 use crate::buffer::{ferrite_str, json_arg, opt_json_arg, str_arg};
 use crate::error::{ferrite_result, ffi_boundary, Error};
-use crate::handler::{config, ferrite_finalizer, own, remove, UserData};
+use crate::handler::{config, ferrite_finalizer, own, UserData};
+use crate::register::remove;
 use crate::request::{ferrite_request, invoke, Completed, ResultKind};
 use crate::server::{ferrite_server, server_ref};
 

@@ -12,11 +12,12 @@
 //! - strings and JSON cross as UTF-8 `{ptr, len}`; buffers Ferrite returns are freed with
 //!   `ferrite_string_free` ([`buffer`]);
 //! - every callback is `(fn, user_data, finalizer)`, and the finalizer runs exactly once
-//!   ([`handler`]);
+//!   ([`handler`], registered by [`register`]);
 //! - a handler completes synchronously or returns PENDING and completes later from any thread
 //!   ([`request`]);
 //! - each server owns its runtime and worker threads ([`server`]) and serves stdio or
-//!   Streamable HTTP on them ([`http`]);
+//!   Streamable HTTP on them ([`http`], its options the core's `HttpConfig`), or text the host
+//!   carries on connections it holds ([`connection`]);
 //! - the 2026-07-28 revision: multi round-trip replies and reads on the request
 //!   ([`request`]), request-state keys and cache hints ([`modern`]), extensions, custom
 //!   methods and skills ([`extension`]).
@@ -24,16 +25,20 @@
 //! The header is generated from this crate by cbindgen (`ffi/tests/header.rs` checks it).
 
 pub mod buffer;
+pub mod connection;
 pub mod error;
 pub mod extension;
 pub mod handler;
 pub mod http;
 pub mod json;
 pub mod modern;
+pub mod register;
 pub mod request;
 pub mod server;
 #[cfg(feature = "testing")]
 pub mod testing;
+
+use std::ffi::c_char;
 
 pub use error::ferrite_result;
 
@@ -46,4 +51,12 @@ pub const FERRITE_ABI_VERSION: u32 = 1;
 #[no_mangle]
 pub extern "C" fn ferrite_abi_version() -> u32 {
     FERRITE_ABI_VERSION
+}
+
+/// The loaded library's version, `"MAJOR.MINOR.PATCH"` (the crate version it was built from),
+/// as a NUL-terminated string in static storage (never free it). The header's
+/// `FERRITE_VERSION` is the version it was generated from: they agree for a matching pair.
+#[no_mangle]
+pub extern "C" fn ferrite_version() -> *const c_char {
+    concat!(env!("CARGO_PKG_VERSION"), "\0").as_ptr().cast()
 }

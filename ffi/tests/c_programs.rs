@@ -19,7 +19,7 @@ fn lib_dir() -> PathBuf {
     exe.parent().and_then(|deps| deps.parent()).expect("target/<profile>").to_path_buf()
 }
 
-/// Compile `tests/c/abi_test.c` once per test run.
+/// Compile the C test program (`tests/c/abi_test.c` and `tests/c/abi_parity.c`) once per test run.
 fn abi_test_binary() -> &'static PathBuf {
     static BIN: OnceLock<PathBuf> = OnceLock::new();
     BIN.get_or_init(|| {
@@ -33,6 +33,7 @@ fn abi_test_binary() -> &'static PathBuf {
             .arg("-I")
             .arg(repo_root().join("include"))
             .arg(repo_root().join("tests/c/abi_test.c"))
+            .arg(repo_root().join("tests/c/abi_parity.c"))
             .arg("-o")
             .arg(&bin)
             .arg("-L")
@@ -41,7 +42,7 @@ fn abi_test_binary() -> &'static PathBuf {
             .args(["-lferrite", "-lpthread", "-ldl", "-lm"])
             .status()
             .expect("run gcc");
-        assert!(status.success(), "gcc failed to build tests/c/abi_test.c");
+        assert!(status.success(), "gcc failed to build the C test program in tests/c/");
         bin
     })
 }

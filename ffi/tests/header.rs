@@ -1,7 +1,8 @@
 //! `include/ferrite.h` is generated from this crate by the pinned cbindgen and committed.
 //! These tests fail when the committed header differs from what the code generates
 //! (`FERRITE_BLESS=1` rewrites it), and when it does not compile on its own as strict C99
-//! and C++11.
+//! and C++11. The version macros (`FERRITE_VERSION_MAJOR`, ...) come from the crate version
+//! here, so they are generated like the rest.
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -14,8 +15,24 @@ fn header_path() -> PathBuf {
     crate_dir().join("../include/ferrite.h")
 }
 
+/// The version macros, from this crate's version (the one `ferrite_version()` returns), so the
+/// header is regenerated (and this test fails until it is) whenever the version changes.
+fn version_macros() -> String {
+    format!(
+        "/* The version of Ferrite this header was generated from (the crate version).\n \
+         * ferrite_version() gives the loaded library's: they agree for a matching pair. */\n\
+         #define FERRITE_VERSION_MAJOR {}\n#define FERRITE_VERSION_MINOR {}\n#define FERRITE_VERSION_PATCH {}\n\
+         #define FERRITE_VERSION \"{}\"\n",
+        env!("CARGO_PKG_VERSION_MAJOR"),
+        env!("CARGO_PKG_VERSION_MINOR"),
+        env!("CARGO_PKG_VERSION_PATCH"),
+        env!("CARGO_PKG_VERSION"),
+    )
+}
+
 fn generate() -> String {
-    let config = cbindgen::Config::from_file(crate_dir().join("cbindgen.toml")).expect("ffi/cbindgen.toml parses");
+    let mut config = cbindgen::Config::from_file(crate_dir().join("cbindgen.toml")).expect("ffi/cbindgen.toml parses");
+    config.after_includes = Some(version_macros());
     let bindings = cbindgen::Builder::new()
         .with_crate(crate_dir())
         .with_config(config)

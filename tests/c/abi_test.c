@@ -3,8 +3,10 @@
  * from another thread) handlers, finalizers, NULL and bad UTF-8 inputs, a panic surfaced as
  * a code, the JSON helpers; the 2026-07-28 revision (bad modern input, multi round-trip
  * requests with sealed and tampered state, the new request getters, custom methods, request
- * state keys, extensions, cache hints, skills) in-process and over HTTP. Built and run by
- * ffi/tests/c_programs.rs (and under valgrind by tests/c/run.sh).
+ * state keys, extensions, cache hints, skills) in-process and over HTTP; and, in abi_parity.c,
+ * the version, the defaults, the request context and server API items every surface has, host
+ * connections and the HTTP options' core errors. Built and run by ffi/tests/c_programs.rs (and
+ * under valgrind by tests/c/run.sh).
  *
  *   abi_test          run every check, print "ok"/"not ok" lines and a summary; exit 1 on failure
  *   abi_test serve    register the same handlers and serve stdio (for the stdio test)
@@ -14,45 +16,19 @@
  *
  * Needs a libferrite built with the cargo feature "testing" (ferrite_testing_panic).
  */
-#define _POSIX_C_SOURCE 200809L
-#define FERRITE_TESTING 1
-#include "ferrite.h"
+#include "abi_test.h"
 
 #include <arpa/inet.h>
 #include <ctype.h>
 #include <limits.h>
 #include <netinet/in.h>
-#include <pthread.h>
-#include <stdatomic.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <unistd.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <time.h>
 
-#define S(lit) lit, sizeof(lit) - 1
-
-static int failures = 0;
-static int checks = 0;
-
-#define CHECK(cond, name)                                                                  \
-    do {                                                                                   \
-        checks++;                                                                          \
-        if (cond) {                                                                        \
-            printf("ok %d - %s\n", checks, name);                                          \
-        } else {                                                                           \
-            failures++;                                                                    \
-            printf("not ok %d - %s (line %d; last error: %s)\n", checks, name, __LINE__, \
-                   ferrite_last_error());                                                  \
-        }                                                                                  \
-    } while (0)
-
-static void sleep_ms(long ms) {
-    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
-    nanosleep(&ts, NULL);
-}
+int failures = 0;
+int checks = 0;
 
 /* ---------------------------------------------------------------- handlers */
 
@@ -1389,6 +1365,7 @@ static void check_http_options(void) {
               ferrite_http_options_set_legacy_sse(o, false) == FERRITE_RESULT_OK &&
               ferrite_http_options_set_allowed_hosts(o, S("[\"127.0.0.1\",\"localhost\"]")) == FERRITE_RESULT_OK &&
               ferrite_http_options_set_allowed_origins(o, NULL, 0) == FERRITE_RESULT_OK &&
+              ferrite_http_options_set_allowed_hosts(o, NULL, 0) == FERRITE_RESULT_OK &&
               ferrite_http_options_allow_any_host(o) == FERRITE_RESULT_OK,
           "valid settings are accepted");
     ferrite_http_options_free(o);
@@ -1462,8 +1439,8 @@ static void check_http(void) {
     CHECK(ferrite_server_http_bind(server, S("127.0.0.1"), port, NULL, &taken) == FERRITE_RESULT_IO && !taken,
           "binding a port in use is IO");
     ferrite_http_listener *unused = NULL;
-    CHECK(ferrite_server_http_bind(server, S("localhost"), 0, NULL, &unused) == FERRITE_RESULT_OK,
-          "a second listener binds");
+    CHECK(ferrite_server_http_bind(server, NULL, 0, 0, NULL, &unused) == FERRITE_RESULT_OK,
+          "a second listener binds (a NULL host is the default, 127.0.0.1)");
     ferrite_http_listener_free(unused); /* never run: freeing closes it */
 
     http_call c = {server, l, FERRITE_RESULT_OK, false};
@@ -1546,6 +1523,7 @@ int main(int argc, char **argv) {
     check_modern();
     check_skills();
     check_http();
+    check_parity();
     printf("%d checks, %d failed\n", checks, failures);
     return failures == 0 ? 0 : 1;
 }

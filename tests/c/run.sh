@@ -5,8 +5,11 @@
 #     compiles, the C test program through handle_raw and over stdio (debug libferrite).
 #  2. valgrind on the C test program: no definite or indirect leaks after ferrite_server_close
 #     (installs the Debian package when missing).
-#  3. release libferrite; the C everything server linked dynamically and statically, the Go
-#     everything server (cgo); a stdio smoke test of each.
+#  3. release libferrite; the C everything server (examples/c/everything*.c) linked dynamically
+#     and statically, the Go everything server (cgo, on the package bindings-go/ferrite); go vet
+#     and go test for that package; cargo cinstall into a temporary prefix, then a C program
+#     built with only `pkg-config --cflags --libs ferrite` (and run) and the Go server built with
+#     -tags ferrite_pkgconfig against the install; a stdio smoke test of each server.
 #  4. the shared harnesses, when present: tests/interop/python/run.sh (C and Go everything
 #     servers, over stdio and, for the 2026-07-28 client tests, HTTP) and tests/inspector/run.sh
 #     (C, Go and the ctypes server).
@@ -79,17 +82,52 @@ step "valgrind: abi_test leaks nothing after ferrite_server_close" run_valgrind
 # 3. Release library and the everything servers.
 step "cargo build --release -p ferrite-ffi" cargo build --release -p ferrite-ffi
 mkdir -p "$bin"
-step "gcc everything.c (shared libferrite)" \
-    gcc -std=c11 -O2 -Wall -Wextra -Werror -Iinclude examples/c/everything.c -o "$bin/everything-c" \
+step "gcc examples/c/everything*.c: C everything (shared libferrite)" \
+    gcc -std=c11 -O2 -Wall -Wextra -Werror -Iinclude examples/c/everything*.c -o "$bin/everything-c" \
     -L"$target/release" -Wl,-rpath,"$target/release" -lferrite -lpthread -ldl -lm
-step "gcc everything.c (static libferrite.a)" \
-    gcc -std=c11 -O2 -Wall -Wextra -Werror -Iinclude examples/c/everything.c -o "$bin/everything-c-static" \
+step "gcc examples/c/everything*.c: C everything (static libferrite.a)" \
+    gcc -std=c11 -O2 -Wall -Wextra -Werror -Iinclude examples/c/everything*.c -o "$bin/everything-c-static" \
     "$target/release/libferrite.a" -lpthread -ldl -lm
 build_go() {
     command -v go >/dev/null 2>&1 || { echo "go is not installed"; return 1; }
     CGO_LDFLAGS="-L$target/release -Wl,-rpath,$target/release" go build -o "$bin/everything-go" ./examples/go
 }
 step "go build ./examples/go" build_go
+# The Go package's own checks: go vet and its go test tests (in-process, through handle_raw).
+go_package() {
+    command -v go >/dev/null 2>&1 || { echo "go is not installed"; return 1; }
+    export CGO_LDFLAGS="-L$target/release -Wl,-rpath,$target/release"
+    go vet ./bindings-go/ferrite ./examples/go || return 1
+    local out="$log/go-test.out" rc=0
+    go test -count=1 -timeout 300s -v ./bindings-go/ferrite >"$out" 2>&1 || rc=$?
+    cat "$out"
+    echo "go test: $(grep -c '^--- PASS' "$out") passed, $(grep -c '^--- FAIL' "$out") failed"
+    return $rc
+}
+step "go vet and go test ./bindings-go/ferrite" go_package
+
+# Installing: cargo cinstall into a temporary prefix (versioned soname, ferrite.pc, the header),
+# then a C program built with nothing but pkg-config's flags, and the Go package built against
+# the install (the ferrite_pkgconfig build tag).
+install_prefix() {
+    command -v cargo-cinstall >/dev/null 2>&1 || cargo install --locked cargo-c || return 1
+    # Go's build cache keeps the -L pkg-config gave when the package was built (pkg-config's
+    # output is not part of its key): a fixed prefix with a Go cache of its own keeps it right.
+    local prefix="$target/c-install-test"
+    rm -rf "$prefix"
+    cargo cinstall -p ferrite-ffi --release --prefix "$prefix" --libdir "$prefix/lib" || return 1
+    ls -l "$prefix/lib" "$prefix/include"
+    export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
+    echo "pkg-config: $(pkg-config --cflags --libs ferrite)"
+    # shellcheck disable=SC2046
+    cc -std=c11 -Wall -Wextra -Werror tests/c/install_test.c $(pkg-config --cflags --libs ferrite) \
+        -o "$log/install_test" || return 1
+    readelf -d "$log/install_test" | grep -F '[libferrite.so.0]' || { echo "not linked by its soname"; return 1; }
+    LD_LIBRARY_PATH="$prefix/lib" "$log/install_test" || return 1
+    CGO_LDFLAGS="" GOCACHE="$target/c-install-test-gocache" \
+        go build -tags ferrite_pkgconfig -o "$log/everything-go-installed" ./examples/go
+}
+step "cargo cinstall to a prefix; cc \$(pkg-config --cflags --libs ferrite); Go with -tags ferrite_pkgconfig" install_prefix
 
 # A few requests over stdio; the answers must carry the expected fragments.
 smoke() {

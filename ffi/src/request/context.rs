@@ -1,5 +1,5 @@
 //! Reading the request: its id, arguments, revision, connection, cancellation, the client's
-//! capabilities and extensions, HTTP headers. Every string output is borrowed from the
+//! capabilities, info and extensions, the progress token and `_meta`, HTTP headers. Every string output is borrowed from the
 //! request (valid while the request is) and never needs freeing.
 
 use std::ffi::c_char;
@@ -154,8 +154,9 @@ pub unsafe extern "C" fn ferrite_request_connection_id(
     })
 }
 
-/// Whether the client cancelled this request (`notifications/cancelled`). Long handlers
-/// should poll it and stop; a late result is discarded either way.
+/// Whether the client cancelled this request (`notifications/cancelled`, or an HTTP session
+/// that ended). Long handlers should poll it and stop (or register
+/// `ferrite_request_on_cancel`); a late result is discarded either way.
 ///
 /// # Safety
 /// `request` is a live request handle; `out` is valid for a write.
@@ -270,5 +271,110 @@ pub unsafe extern "C" fn ferrite_request_header(
         let value = req.ctx.header(name).map_or(ferrite_str::ABSENT, ferrite_str::borrow);
         // SAFETY: forwarded from this function's contract.
         unsafe { write_out(out, value, "out") }
+    })
+}
+
+/// The capabilities the client declared (the MCP `ClientCapabilities` shape, `{}` when it
+/// declared none; on a 2026-07-28 request, those of its envelope) as JSON text, borrowed: valid
+/// while the request is.
+///
+/// Any thread, while the request is live (from its callback until it is settled).
+///
+/// # Safety
+/// `request` is a live request handle; `out` is valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn ferrite_request_client_capabilities(
+    request: *const ferrite_request,
+    out: *mut ferrite_str,
+) -> ferrite_result {
+    ffi_boundary!({
+        // SAFETY: forwarded from this function's contract.
+        let req = unsafe { request_ref(request) }?;
+        if out.is_null() {
+            return Err(Error::null("out"));
+        }
+        let text = req.cached_text("client_capabilities".to_owned(), || {
+            serde_json::to_string(&req.ctx.client_capabilities()).ok()
+        });
+        // SAFETY: forwarded from this function's contract.
+        unsafe { write_out(out, text, "out") }
+    })
+}
+
+/// The client's `clientInfo` (the MCP `Implementation` shape: `{"name": ..., "version": ...}`)
+/// as JSON text, borrowed: valid while the request is. `out->ptr` is NULL (and the call
+/// succeeds) when the client sent none (no `initialize` on this connection yet, or a
+/// 2026-07-28 envelope without it).
+///
+/// Any thread, while the request is live (from its callback until it is settled).
+///
+/// # Safety
+/// `request` is a live request handle; `out` is valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn ferrite_request_client_info(
+    request: *const ferrite_request,
+    out: *mut ferrite_str,
+) -> ferrite_result {
+    ffi_boundary!({
+        // SAFETY: forwarded from this function's contract.
+        let req = unsafe { request_ref(request) }?;
+        if out.is_null() {
+            return Err(Error::null("out"));
+        }
+        let text = req.cached_text("client_info".to_owned(), || {
+            req.ctx.connection().client_info().and_then(|info| serde_json::to_string(&info).ok())
+        });
+        // SAFETY: forwarded from this function's contract.
+        unsafe { write_out(out, text, "out") }
+    })
+}
+
+/// The request's `_meta.progressToken` as JSON text (`"abc"` or `7`), borrowed: valid while
+/// the request is. `out->ptr` is NULL (and the call succeeds) when the request carried none
+/// (`ferrite_request_report_progress` then sends nothing).
+///
+/// Any thread, while the request is live (from its callback until it is settled).
+///
+/// # Safety
+/// `request` is a live request handle; `out` is valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn ferrite_request_progress_token(
+    request: *const ferrite_request,
+    out: *mut ferrite_str,
+) -> ferrite_result {
+    ffi_boundary!({
+        // SAFETY: forwarded from this function's contract.
+        let req = unsafe { request_ref(request) }?;
+        if out.is_null() {
+            return Err(Error::null("out"));
+        }
+        let text = req.cached_text("progress_token".to_owned(), || req.ctx.progress_token().map(Value::to_string));
+        // SAFETY: forwarded from this function's contract.
+        unsafe { write_out(out, text, "out") }
+    })
+}
+
+/// The request's `_meta` object as JSON text (every key the client sent, the 2026-07-28
+/// envelope's included), borrowed: valid while the request is. `out->ptr` is NULL (and the
+/// call succeeds) when the request had no `_meta`.
+///
+/// Any thread, while the request is live (from its callback until it is settled).
+///
+/// # Safety
+/// `request` is a live request handle; `out` is valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn ferrite_request_meta(
+    request: *const ferrite_request,
+    out: *mut ferrite_str,
+) -> ferrite_result {
+    ffi_boundary!({
+        // SAFETY: forwarded from this function's contract.
+        let req = unsafe { request_ref(request) }?;
+        if out.is_null() {
+            return Err(Error::null("out"));
+        }
+        let text = req.cached_text("meta".to_owned(), || req.ctx.meta().and_then(|m| serde_json::to_string(m).ok()));
+        // SAFETY: forwarded from this function's contract.
+        unsafe { write_out(out, text, "out") }
     })
 }

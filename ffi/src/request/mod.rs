@@ -14,11 +14,13 @@
 //! progress and server-to-client requests work from any thread while it is alive.
 //!
 //! This module holds the handle and its completion; the other concepts live beside it:
-//! `context` (reading the request: id, arguments, revision, headers, ...), `notify`
-//! (logging, progress and notifications tied to the request), `peer` (server-to-client
-//! requests) and `mrtr` (multi round-trip requests: replying "input required", reading the
-//! answers and the request state).
+//! `context` (reading the request: id, arguments, revision, client, progress token, `_meta`,
+//! headers, ...), `cancel` (cancellation as a callback), `notify` (logging, progress and
+//! notifications tied to the request), `peer` (server-to-client requests) and `mrtr` (multi
+//! round-trip requests: replying "input required", reading the answers and the request
+//! state).
 
+mod cancel;
 mod context;
 mod mrtr;
 mod notify;
@@ -27,6 +29,9 @@ mod peer;
 use std::collections::HashMap;
 use std::ffi::c_char;
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+
+use ferrite_core::sync::lock;
+use tokio_util::sync::CancellationToken;
 
 use ferrite_core::{
     CallToolResult, CompleteResult, Content, ErrorObject, GetPromptResult, HandlerError, ReadResourceResult, Reply,
@@ -37,6 +42,7 @@ use serde_json::{Map, Value};
 use tokio::runtime::Handle;
 use tokio::sync::oneshot;
 
+pub use cancel::ferrite_cancel_callback;
 pub use notify::ferrite_log_level;
 pub use peer::ferrite_reply_callback;
 
@@ -124,6 +130,19 @@ struct State {
     sender: Option<oneshot::Sender<Outcome>>,
     /// The host's reference; dropped when the request is settled.
     host_ref: Option<Arc<ferrite_request>>,
+    /// Cancelled when the request is settled or dropped, so cancellation watchers
+    /// (`ferrite_request_on_cancel`) stop; made only when one is registered.
+    done: Option<CancellationToken>,
+}
+
+impl State {
+    /// Mark the request settled and release its cancellation watchers.
+    fn mark_settled(&mut self) {
+        self.settled = true;
+        if let Some(done) = &self.done {
+            done.cancel();
+        }
+    }
 }
 
 /// An in-flight request handed to a handler callback. Opaque.
@@ -153,7 +172,7 @@ pub struct ferrite_request {
 
 impl ferrite_request {
     fn state(&self) -> MutexGuard<'_, State> {
-        self.state.lock().unwrap_or_else(|p| p.into_inner())
+        lock(&self.state)
     }
 
     /// The arguments (tool, prompt) or params (custom method) as JSON text, made once.
@@ -165,7 +184,7 @@ impl ferrite_request {
     /// A text made by `make` for `key` (once per request), borrowed from the request:
     /// `ptr` NULL when `make` gives `None`.
     fn cached_text(&self, key: String, make: impl FnOnce() -> Option<String>) -> ferrite_str {
-        let mut texts = self.texts.lock().unwrap_or_else(|p| p.into_inner());
+        let mut texts = lock(&self.texts);
         let entry = texts.entry(key).or_insert_with(|| make().map(String::into_boxed_str));
         // The boxed text is never freed or moved before the request is dropped (entries are
         // only added), so the view stays valid while the request is.
@@ -179,7 +198,7 @@ impl ferrite_request {
         if st.settled {
             return Err(Error::new(ferrite_result::AlreadyCompleted, "the request was already completed or failed"));
         }
-        st.settled = true;
+        st.mark_settled();
         if st.in_callback {
             st.early = Some(outcome);
             return Ok(None);
@@ -189,6 +208,15 @@ impl ferrite_request {
             let _ = tx.send(outcome);
         }
         Ok(st.host_ref.take())
+    }
+}
+
+impl Drop for ferrite_request {
+    fn drop(&mut self) {
+        // Dropped unsettled (the server closed, or the core gave up on the call): watchers stop.
+        if let Some(done) = &self.state.get_mut().unwrap_or_else(|p| p.into_inner()).done {
+            done.cancel();
+        }
     }
 }
 
@@ -222,7 +250,14 @@ where
         id_json: OnceLock::new(),
         input_responses_json: OnceLock::new(),
         texts: Mutex::new(HashMap::new()),
-        state: Mutex::new(State { settled: false, in_callback: true, early: None, sender: None, host_ref: None }),
+        state: Mutex::new(State {
+            settled: false,
+            in_callback: true,
+            early: None,
+            sender: None,
+            host_ref: None,
+            done: None,
+        }),
     });
     request.state().host_ref = Some(request.clone());
     let status = call(Arc::as_ptr(&request).cast_mut());
@@ -249,7 +284,7 @@ where
                     Err(HandlerError::failed(format!("the handler failed: {what}")))
                 }
             };
-            st.settled = true;
+            st.mark_settled();
             (Answer::Now(outcome), st.host_ref.take())
         }
     };
@@ -383,6 +418,35 @@ pub unsafe extern "C" fn ferrite_request_complete_text(
                     structured_content,
                     ..CallToolResult::default()
                 }))))
+            })
+        }
+    })
+}
+
+/// Complete a completer's request with candidate values: `values_json` is a JSON array of
+/// strings, all the candidates that match; the core's `CompleteResult::from_values` keeps the
+/// first 100 (`CompleteResult::MAX_VALUES`) and fills in `total` and `hasMore`. Only for
+/// completers; on any other request it fails the request and returns
+/// `FERRITE_RESULT_INVALID_ARGUMENT`. Settles the request like `ferrite_request_complete`.
+///
+/// # Safety
+/// `request` is a live request handle; `values_json` points to `values_json_len` readable
+/// bytes.
+#[no_mangle]
+pub unsafe extern "C" fn ferrite_request_complete_values(
+    request: *mut ferrite_request,
+    values_json: *const c_char,
+    values_json_len: usize,
+) -> ferrite_result {
+    ffi_boundary!({
+        // SAFETY: forwarded from this function's contract.
+        unsafe {
+            finish(request, |req| {
+                if !matches!(req.kind, ResultKind::Completion) {
+                    return Err(Error::invalid("ferrite_request_complete_values completes completion requests only"));
+                }
+                let values: Vec<String> = crate::buffer::json_arg(values_json, values_json_len, "values_json")?;
+                Ok(Ok(Completed::Completion(CompleteResult::from_values(values))))
             })
         }
     })

@@ -8,7 +8,7 @@
 
 use std::ffi::{c_char, c_void};
 
-use ferrite_core::{CreateMessageParams, PeerError, RequestContext};
+use ferrite_core::{CreateMessageParams, ElicitRequestParams, PeerError, RequestContext};
 use serde_json::Value;
 
 use super::{ferrite_request, request_ref};
@@ -70,7 +70,8 @@ fn to_json<T: serde::Serialize>(v: &T) -> Result<String, PeerError> {
 }
 
 /// Ask the client's LLM (`sampling/createMessage`) without blocking: `params_json` is the
-/// request's params (`{"messages": [...], "maxTokens": 100, ...}`); the client's
+/// request's params (`{"messages": [...], "maxTokens": 100, ...}`; without `maxTokens`, the
+/// core's default, 1000, the same on every Ferrite surface); the client's
 /// `CreateMessageResult` arrives at `callback`. Needs a stateful server, a transport with a
 /// channel back (stdio) and the client's `sampling` capability, otherwise the callback gets
 /// `FERRITE_RESULT_PEER_ERROR` (always on a 2026-07-28 request: reply input required there
@@ -93,31 +94,24 @@ pub unsafe extern "C" fn ferrite_request_sample(
         // SAFETY: forwarded from this function's contract.
         unsafe {
             ask(request, callback, user_data, finalizer, |ctx| {
-                let params: CreateMessageParams = json_arg(params_json, params_json_len, "params_json")?;
+                let mut params: Value = json_arg(params_json, params_json_len, "params_json")?;
+                if let Some(p) = params.as_object_mut() {
+                    p.entry("maxTokens").or_insert(CreateMessageParams::DEFAULT_MAX_TOKENS.into());
+                }
+                let params: CreateMessageParams =
+                    serde_json::from_value(params).map_err(|e| Error::invalid(format!("params_json: {e}")))?;
                 Ok(Box::pin(async move { to_json(&ctx.sample(params).await?) }))
             })
         }
     })
 }
 
-#[derive(serde::Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct ElicitParams {
-    #[serde(default)]
-    mode: Option<String>,
-    message: String,
-    #[serde(default)]
-    requested_schema: Option<Value>,
-    #[serde(default)]
-    url: Option<String>,
-    #[serde(default)]
-    elicitation_id: Option<String>,
-}
-
 /// Ask the user (`elicitation/create`) without blocking. `params_json` is the request's
-/// params: form mode `{"message": ..., "requestedSchema": {...}}` (needs the client's
-/// `elicitation`) or URL mode `{"mode": "url", "message": ..., "url": ...,
-/// "elicitationId": ...}` (needs `elicitation.url`). The client's `ElicitResult`
+/// params, read as the core's `ElicitRequestParams`: form mode `{"message": ...,
+/// "requestedSchema": {...}}` (needs the client's `elicitation`) or URL mode `{"mode": "url",
+/// "message": ..., "url": ..., "elicitationId": ...}` (needs `elicitation.url`). Params of
+/// another shape are `FERRITE_RESULT_INVALID_ARGUMENT` with serde's reason
+/// (`missing field \`requestedSchema\``). The client's `ElicitResult`
 /// (`{"action": "accept", "content": {...}}`) arrives at `callback`, as for
 /// `ferrite_request_sample`.
 ///
@@ -136,15 +130,17 @@ pub unsafe extern "C" fn ferrite_request_elicit(
         // SAFETY: forwarded from this function's contract.
         unsafe {
             ask(request, callback, user_data, finalizer, |ctx| {
-                let p: ElicitParams = json_arg(params_json, params_json_len, "params_json")?;
-                if p.mode.as_deref() == Some("url") {
-                    let (Some(url), Some(id)) = (p.url, p.elicitation_id) else {
-                        return Err(Error::invalid("URL-mode elicitation needs url and elicitationId"));
-                    };
-                    Ok(Box::pin(async move { to_json(&ctx.elicit_url(&p.message, &url, &id).await?) }))
-                } else {
-                    let schema = p.requested_schema.ok_or_else(|| Error::invalid("requestedSchema is missing"))?;
-                    Ok(Box::pin(async move { to_json(&ctx.elicit(&p.message, schema).await?) }))
+                match json_arg(params_json, params_json_len, "params_json")? {
+                    ElicitRequestParams::Form { message, requested_schema } => {
+                        Ok(Box::pin(async move { to_json(&ctx.elicit(&message, requested_schema).await?) }))
+                    }
+                    ElicitRequestParams::Url { message, url, elicitation_id: Some(id) } => {
+                        Ok(Box::pin(async move { to_json(&ctx.elicit_url(&message, &url, &id).await?) }))
+                    }
+                    // The core's URL elicitation correlates by id (`RequestContext::elicit_url`).
+                    ElicitRequestParams::Url { elicitation_id: None, .. } => {
+                        Err(Error::invalid("params_json: a URL-mode elicitation needs an elicitationId"))
+                    }
                 }
             })
         }

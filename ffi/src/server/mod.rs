@@ -4,20 +4,28 @@
 //! blocking entry points (`handle_raw`, `serve_stdio`, `serve_http`) spawn their work on it
 //! and wait on a plain channel, and every host callback runs on one of its worker threads.
 //! (Serving from a worker matters: tokio's I/O driver runs there, so reading a message costs
-//! no thread hand-off.) `ferrite_server_close` cancels serving, shuts the runtime down (dropping every in-flight task), then drops the
-//! core server, which drops every handler and so runs every finalizer, once, on the closing
-//! thread.
+//! no thread hand-off.) `ferrite_server_close` cancels serving, shuts the runtime down
+//! (dropping every in-flight task), then drops the core server, which drops every handler and
+//! so runs every finalizer, once, on the closing thread.
+//!
+//! This module holds the handle's life and the ways in (in-process text, stdio); `options`
+//! holds the server's settings (capabilities, validation, pagination, the tool listing) and
+//! `notify` what the server sends on its own (broadcasts, `ping`).
+
+mod notify;
+mod options;
 
 use std::ffi::c_char;
 use std::sync::{mpsc, Condvar, Mutex, RwLock};
 use std::time::Duration;
 
+use ferrite_core::sync::{lock, read, write};
 use ferrite_core::transport::stdio::{self, StdioOptions};
 use ferrite_core::{Implementation, Server, ServerMode};
 use tokio::runtime::{Handle, Runtime};
 use tokio_util::sync::CancellationToken;
 
-use crate::buffer::{give_string, json_arg, opt_str_arg, str_arg, write_opt, write_out};
+use crate::buffer::{give_string, json_arg, opt_str_arg, str_arg};
 use crate::error::{ferrite_result, ffi_boundary, Error};
 
 /// How long `ferrite_server_close` waits for blocking threads (the stdin reader) to stop.
@@ -29,10 +37,12 @@ const SHUTDOWN_GRACE: Duration = Duration::from_secs(2);
 #[allow(non_camel_case_types)]
 pub enum ferrite_server_mode {
     /// No sessions: state is built per request. No server-to-client requests, no
-    /// subscriptions.
+    /// subscriptions. The opt-out (the everything servers' `--stateless`).
     Stateless = 0,
     /// One connection state per session (per stdio process), created at `initialize`.
     Stateful = 1,
+    /// The core's default mode, the same on every Ferrite surface: stateful.
+    Default = 2,
 }
 
 /// An MCP server and the runtime that drives it. Opaque; create with `ferrite_server_new`,
@@ -54,14 +64,14 @@ struct Serving<'a>(&'a ferrite_server);
 
 impl<'a> Serving<'a> {
     fn enter(server: &'a ferrite_server) -> Serving<'a> {
-        *server.serving.lock().unwrap_or_else(|p| p.into_inner()) += 1;
+        *lock(&server.serving) += 1;
         Serving(server)
     }
 }
 
 impl Drop for Serving<'_> {
     fn drop(&mut self) {
-        *self.0.serving.lock().unwrap_or_else(|p| p.into_inner()) -= 1;
+        *lock(&self.0.serving) -= 1;
         self.0.serving_done.notify_all();
     }
 }
@@ -69,7 +79,7 @@ impl Drop for Serving<'_> {
 impl ferrite_server {
     /// The core server, or `Closed`.
     pub(crate) fn core(&self) -> Result<Server, Error> {
-        self.server.read().unwrap_or_else(|p| p.into_inner()).clone().ok_or_else(Error::closed)
+        read(&self.server).clone().ok_or_else(Error::closed)
     }
 
     pub(crate) fn runtime_handle(&self) -> Handle {
@@ -130,18 +140,18 @@ impl ferrite_server {
         self.shutdown.cancel();
         // Serving stops reading at once and lets in-flight requests finish: give it the grace
         // period to return before the runtime under it goes away.
-        let serving = self.serving.lock().unwrap_or_else(|p| p.into_inner());
+        let serving = lock(&self.serving);
         let (serving, _) = self
             .serving_done
             .wait_timeout_while(serving, SHUTDOWN_GRACE, |n| *n > 0)
             .unwrap_or_else(|p| p.into_inner());
         drop(serving);
-        let runtime = self.runtime.lock().unwrap_or_else(|p| p.into_inner()).take();
+        let runtime = lock(&self.runtime).take();
         if let Some(rt) = runtime {
             rt.shutdown_timeout(SHUTDOWN_GRACE);
         }
         // The last reference to the core server: handlers, and their finalizers, go here.
-        let server = self.server.write().unwrap_or_else(|p| p.into_inner()).take();
+        let server = write(&self.server).take();
         drop(server);
         Ok(())
     }
@@ -156,9 +166,13 @@ pub(crate) unsafe fn server_ref<'a>(server: *const ferrite_server) -> Result<&'a
 
 /// Create a server. `info_json` is its identity, the MCP `Implementation` shape
 /// (`{"name": "my-server", "version": "1.0.0"}`, optionally `title`, `icons`, ...); `mode` is a
-/// `ferrite_server_mode`; `instructions` (NULL for none) is sent in the `initialize` result.
-/// On success `*out` is a new server with its own worker threads; free it with
-/// `ferrite_server_free`.
+/// `ferrite_server_mode` (`FERRITE_SERVER_MODE_DEFAULT`: stateful); `instructions` (NULL for
+/// none) is sent in the `initialize` result. On success `*out` is a new server with its own
+/// worker threads; free it with `ferrite_server_free`.
+///
+/// The defaults are the core's, the same on every Ferrite surface: stateful, the `logging`
+/// capability on (`ferrite_server_disable_logging` turns it off), tool arguments validated
+/// against their input schemas (`ferrite_server_disable_input_validation` turns that off).
 ///
 /// # Safety
 /// The strings point to their lengths in readable bytes (or `instructions` is NULL); `out` is
@@ -183,6 +197,7 @@ pub unsafe extern "C" fn ferrite_server_new(
         let mode = match mode {
             0 => ServerMode::Stateless,
             1 => ServerMode::Stateful,
+            2 => ServerMode::default(),
             other => return Err(Error::invalid(format!("{other} is not a ferrite_server_mode"))),
         };
         let mut builder = Server::builder(info).mode(mode);
@@ -241,7 +256,7 @@ pub unsafe extern "C" fn ferrite_server_free(server: *mut ferrite_server) {
         // SAFETY: a live handle from `ferrite_server_new`, now owned by this call.
         let server = unsafe { Box::from_raw(server) };
         if server.close().is_err() {
-            if let Some(rt) = server.runtime.lock().unwrap_or_else(|p| p.into_inner()).take() {
+            if let Some(rt) = lock(&server.runtime).take() {
                 rt.shutdown_background();
             }
         }
@@ -306,316 +321,5 @@ pub unsafe extern "C" fn ferrite_server_serve_stdio(server: *const ferrite_serve
             async move { stdio::serve_stdio_with(&core, options).await },
             "stdio",
         )
-    })
-}
-
-/// The capabilities the server declares now, as JSON (the MCP `ServerCapabilities` shape),
-/// in a new buffer at `*out` (free it with `ferrite_string_free`).
-///
-/// # Safety
-/// `server` is a live server; `out` is valid for a write; `out_len` is NULL or valid.
-#[no_mangle]
-pub unsafe extern "C" fn ferrite_server_capabilities(
-    server: *const ferrite_server,
-    out: *mut *mut c_char,
-    out_len: *mut usize,
-) -> ferrite_result {
-    ffi_boundary!({
-        // SAFETY: forwarded from this function's contract.
-        let caps = unsafe { server_ref(server) }?.core()?.capabilities();
-        let text = serde_json::to_string(&caps).map_err(|e| Error::invalid(e.to_string()))?;
-        // SAFETY: forwarded from this function's contract.
-        unsafe { give_string(text.as_bytes(), out, out_len) }
-    })
-}
-
-/// Apply a setting to the core server.
-///
-/// # Safety
-/// `server` NULL or live.
-unsafe fn configure(server: *const ferrite_server, f: impl FnOnce(&Server) -> Result<(), Error>) -> Result<(), Error> {
-    // SAFETY: forwarded from the caller's contract.
-    f(&unsafe { server_ref(server) }?.core()?)
-}
-
-/// Advertise the `logging` capability and accept `logging/setLevel`; `ferrite_request_log`
-/// sends nothing without it.
-///
-/// # Safety
-/// `server` is a live server.
-#[no_mangle]
-pub unsafe extern "C" fn ferrite_server_enable_logging(server: *const ferrite_server) -> ferrite_result {
-    ffi_boundary!({
-        // SAFETY: forwarded from this function's contract.
-        unsafe {
-            configure(server, |core| {
-                core.enable_logging();
-                Ok(())
-            })
-        }
-    })
-}
-
-/// Advertise `resources.subscribe`: `resources/subscribe` on handshake-era sessions of a
-/// stateful server, and per-URI updates on 2026-07-28 `subscriptions/listen` streams (any
-/// mode).
-///
-/// # Safety
-/// `server` is a live server.
-#[no_mangle]
-pub unsafe extern "C" fn ferrite_server_enable_resource_subscriptions(server: *const ferrite_server) -> ferrite_result {
-    ffi_boundary!({
-        // SAFETY: forwarded from this function's contract.
-        unsafe {
-            configure(server, |core| {
-                core.enable_resource_subscriptions()
-                    .map_err(|e| Error::new(ferrite_result::NeedsStateful, e.to_string()))
-            })
-        }
-    })
-}
-
-/// Advertise `tools.listChanged`.
-///
-/// # Safety
-/// `server` is a live server.
-#[no_mangle]
-pub unsafe extern "C" fn ferrite_server_enable_tools_list_changed(server: *const ferrite_server) -> ferrite_result {
-    ffi_boundary!({
-        // SAFETY: forwarded from this function's contract.
-        unsafe {
-            configure(server, |core| {
-                core.enable_tools_list_changed();
-                Ok(())
-            })
-        }
-    })
-}
-
-/// Advertise `resources.listChanged`.
-///
-/// # Safety
-/// `server` is a live server.
-#[no_mangle]
-pub unsafe extern "C" fn ferrite_server_enable_resources_list_changed(server: *const ferrite_server) -> ferrite_result {
-    ffi_boundary!({
-        // SAFETY: forwarded from this function's contract.
-        unsafe {
-            configure(server, |core| {
-                core.enable_resources_list_changed();
-                Ok(())
-            })
-        }
-    })
-}
-
-/// Advertise `prompts.listChanged`.
-///
-/// # Safety
-/// `server` is a live server.
-#[no_mangle]
-pub unsafe extern "C" fn ferrite_server_enable_prompts_list_changed(server: *const ferrite_server) -> ferrite_result {
-    ffi_boundary!({
-        // SAFETY: forwarded from this function's contract.
-        unsafe {
-            configure(server, |core| {
-                core.enable_prompts_list_changed();
-                Ok(())
-            })
-        }
-    })
-}
-
-/// Refuse requests other than `ping` with -32002 until the client sent
-/// `notifications/initialized` (off by default).
-///
-/// # Safety
-/// `server` is a live server.
-#[no_mangle]
-pub unsafe extern "C" fn ferrite_server_require_initialized(server: *const ferrite_server) -> ferrite_result {
-    ffi_boundary!({
-        // SAFETY: forwarded from this function's contract.
-        unsafe {
-            configure(server, |core| {
-                core.require_initialized();
-                Ok(())
-            })
-        }
-    })
-}
-
-/// Stop validating tool arguments against their input schemas (on by default).
-///
-/// # Safety
-/// `server` is a live server.
-#[no_mangle]
-pub unsafe extern "C" fn ferrite_server_disable_input_validation(server: *const ferrite_server) -> ferrite_result {
-    ffi_boundary!({
-        // SAFETY: forwarded from this function's contract.
-        unsafe {
-            configure(server, |core| {
-                core.disable_input_validation();
-                Ok(())
-            })
-        }
-    })
-}
-
-/// Require a tool with an output schema to return conforming `structuredContent`.
-///
-/// # Safety
-/// `server` is a live server.
-#[no_mangle]
-pub unsafe extern "C" fn ferrite_server_enable_output_validation(server: *const ferrite_server) -> ferrite_result {
-    ffi_boundary!({
-        // SAFETY: forwarded from this function's contract.
-        unsafe {
-            configure(server, |core| {
-                core.enable_output_validation();
-                Ok(())
-            })
-        }
-    })
-}
-
-/// Return at most `page_size` items per `*/list` page; 0 (the default) disables pagination.
-///
-/// # Safety
-/// `server` is a live server.
-#[no_mangle]
-pub unsafe extern "C" fn ferrite_server_set_page_size(
-    server: *const ferrite_server,
-    page_size: usize,
-) -> ferrite_result {
-    ffi_boundary!({
-        // SAFETY: forwarded from this function's contract.
-        unsafe { server_ref(server) }?.core()?.set_page_size(page_size);
-        Ok(())
-    })
-}
-
-/// Send a notification (`method`, `params_json` or NULL) to every connected client;
-/// `*reached` (if not NULL) is how many connections it went to.
-///
-/// # Safety
-/// `server` is a live server; strings point to their lengths in readable bytes; `reached` is
-/// NULL or valid for a write.
-#[no_mangle]
-pub unsafe extern "C" fn ferrite_server_notify(
-    server: *const ferrite_server,
-    method: *const c_char,
-    method_len: usize,
-    params_json: *const c_char,
-    params_json_len: usize,
-    reached: *mut usize,
-) -> ferrite_result {
-    ffi_boundary!({
-        // SAFETY: forwarded from this function's contract.
-        let core = unsafe { server_ref(server) }?.core()?;
-        // SAFETY: forwarded from this function's contract.
-        let method = unsafe { str_arg(method, method_len, "method") }?;
-        // SAFETY: forwarded from this function's contract.
-        let params = unsafe { crate::buffer::opt_json_arg(params_json, params_json_len, "params_json") }?;
-        let n = core.notify(method, params);
-        // SAFETY: forwarded from this function's contract.
-        unsafe { write_opt(reached, n) };
-        Ok(())
-    })
-}
-
-/// Run a broadcast and report its reach.
-///
-/// # Safety
-/// `server` NULL or live; `reached` NULL or valid for a write.
-unsafe fn broadcast(server: *const ferrite_server, reached: *mut usize, f: fn(&Server) -> usize) -> Result<(), Error> {
-    // SAFETY: forwarded from the caller's contract.
-    let n = f(&unsafe { server_ref(server) }?.core()?);
-    // SAFETY: forwarded from the caller's contract.
-    unsafe { write_opt(reached, n) };
-    Ok(())
-}
-
-/// Send `notifications/tools/list_changed` to every connected client; `*reached` (if not
-/// NULL) is how many connections it went to.
-///
-/// # Safety
-/// `server` is a live server; `reached` is NULL or valid for a write.
-#[no_mangle]
-pub unsafe extern "C" fn ferrite_server_notify_tools_list_changed(
-    server: *const ferrite_server,
-    reached: *mut usize,
-) -> ferrite_result {
-    // SAFETY: forwarded from this function's contract.
-    ffi_boundary!({ unsafe { broadcast(server, reached, Server::notify_tools_list_changed) } })
-}
-
-/// Send `notifications/resources/list_changed` to every connected client; `*reached` (if not
-/// NULL) is how many connections it went to.
-///
-/// # Safety
-/// `server` is a live server; `reached` is NULL or valid for a write.
-#[no_mangle]
-pub unsafe extern "C" fn ferrite_server_notify_resources_list_changed(
-    server: *const ferrite_server,
-    reached: *mut usize,
-) -> ferrite_result {
-    // SAFETY: forwarded from this function's contract.
-    ffi_boundary!({ unsafe { broadcast(server, reached, Server::notify_resources_list_changed) } })
-}
-
-/// Send `notifications/prompts/list_changed` to every connected client; `*reached` (if not
-/// NULL) is how many connections it went to.
-///
-/// # Safety
-/// `server` is a live server; `reached` is NULL or valid for a write.
-#[no_mangle]
-pub unsafe extern "C" fn ferrite_server_notify_prompts_list_changed(
-    server: *const ferrite_server,
-    reached: *mut usize,
-) -> ferrite_result {
-    // SAFETY: forwarded from this function's contract.
-    ffi_boundary!({ unsafe { broadcast(server, reached, Server::notify_prompts_list_changed) } })
-}
-
-/// Send `notifications/resources/updated` for `uri` to the clients subscribed to it;
-/// `*reached` (if not NULL) is how many.
-///
-/// # Safety
-/// `server` is a live server; `uri` points to `uri_len` readable bytes; `reached` is NULL or
-/// valid for a write.
-#[no_mangle]
-pub unsafe extern "C" fn ferrite_server_notify_resource_updated(
-    server: *const ferrite_server,
-    uri: *const c_char,
-    uri_len: usize,
-    reached: *mut usize,
-) -> ferrite_result {
-    ffi_boundary!({
-        // SAFETY: forwarded from this function's contract.
-        let core = unsafe { server_ref(server) }?.core()?;
-        // SAFETY: forwarded from this function's contract.
-        let uri = unsafe { str_arg(uri, uri_len, "uri") }?;
-        let n = core.notify_resource_updated(uri);
-        // SAFETY: forwarded from this function's contract.
-        unsafe { write_opt(reached, n) };
-        Ok(())
-    })
-}
-
-/// How many connections are listening for notifications now (stdio processes served, HTTP
-/// sessions).
-///
-/// # Safety
-/// `server` is a live server; `out` is valid for a write.
-#[no_mangle]
-pub unsafe extern "C" fn ferrite_server_connection_count(
-    server: *const ferrite_server,
-    out: *mut usize,
-) -> ferrite_result {
-    ffi_boundary!({
-        // SAFETY: forwarded from this function's contract.
-        let n = unsafe { server_ref(server) }?.core()?.connected_sessions().len();
-        // SAFETY: forwarded from this function's contract.
-        unsafe { write_out(out, n, "out") }
     })
 }

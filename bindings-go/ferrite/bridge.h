@@ -1,0 +1,18 @@
+/* The Go functions libferrite calls back (defined with //export in callbacks.go), declared for
+ * the files that hand them to C. */
+#ifndef FERRITE_GO_BRIDGE_H
+#define FERRITE_GO_BRIDGE_H
+#include <stdint.h>
+#include <stdlib.h>
+#include "ferrite.h"
+
+extern uint32_t goToolCallback(void *user_data, ferrite_request *request);
+extern uint32_t goResourceCallback(void *user_data, ferrite_request *request, ferrite_str uri, ferrite_str variables_json);
+extern uint32_t goPromptCallback(void *user_data, ferrite_request *request);
+extern uint32_t goCompletionCallback(void *user_data, ferrite_request *request, ferrite_str request_json);
+extern uint32_t goMethodCallback(void *user_data, ferrite_request *request, ferrite_str params_json);
+extern void goReplyCallback(void *user_data, ferrite_result result, ferrite_str result_json, ferrite_str error_message);
+extern void goCancelCallback(void *user_data);
+extern void goSendCallback(void *user_data, ferrite_str frame);
+extern void goFinalizer(void *user_data);
+#endif
