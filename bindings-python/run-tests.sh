@@ -44,7 +44,7 @@ say() { printf 'run-tests.sh: %s\n' "$*" >&2; }
         rm -rf "$venv"
         "$base_python" -m venv "$venv"
     fi
-    want="pytest==9.2.0 pydantic>=2,<3 mypy==2.4.1"
+    want="pytest==9.2.0 pydantic>=2,<3 mypy==2.4.1 PyJWT==2.15.1 cryptography==50.0.2"
     if [[ "$(cat "$venv/.ferrite-py-tools" 2>/dev/null)" != "$want" ]]; then
         say "installing $want"
         # shellcheck disable=SC2086
@@ -66,7 +66,7 @@ export FERRITE_STDIO_SERVERS="python=$python examples/python/everything.py"
 if [[ -x "$root/tests/interop/python/run.sh" ]]; then
     say "interop: tests/interop/python/run.sh"
     if [[ "${FERRITE_PY_HTTP:-1}" != 0 ]]; then
-        FERRITE_HTTP_SERVERS="python=$python examples/python/everything.py" "$root/tests/interop/python/run.sh" \
+        FERRITE_HTTP_SERVERS="python=$python examples/python/everything.py" FERRITE_AUTH_SERVERS="python=$python examples/python/everything.py" "$root/tests/interop/python/run.sh" \
             || failed+=("tests/interop/python")
     else
         "$root/tests/interop/python/run.sh" || failed+=("tests/interop/python")

@@ -68,6 +68,8 @@ pub enum Input {
     Notification(String, Option<Value>),
     /// A custom request method's params (without `_meta`).
     Method(Map<String, Value>),
+    /// A bearer token for the server's token verifier (never logged; no `Debug` here).
+    Token(String),
 }
 
 impl Input {
@@ -84,6 +86,7 @@ impl Input {
             Input::Prompt(m) | Input::Method(m) => Ok(convert::map_to_py(py, m)?.into_any()),
             // The request's wire shape, as the core serializes it.
             Input::Completion(req) => convert::to_py(py, &serde_json::to_value(req).unwrap_or(Value::Null)),
+            Input::Token(token) => Ok(pyo3::types::PyString::new(py, token).into_any()),
             Input::Notification(method, params) => {
                 let params = match params {
                     Some(p) => convert::to_py(py, p)?,
@@ -372,7 +375,13 @@ impl Executor {
     }
 }
 
-fn call_sync(py: Python<'_>, h: &PyCallable, input: &Input, ctx: Option<RequestContext>, shared: &Arc<Shared>) -> Outcome {
+fn call_sync(
+    py: Python<'_>,
+    h: &PyCallable,
+    input: &Input,
+    ctx: Option<RequestContext>,
+    shared: &Arc<Shared>,
+) -> Outcome {
     let result = (|| {
         let arg = input.to_py(py)?;
         let ctx = context_arg(py, h, ctx, shared)?;

@@ -174,7 +174,10 @@ fn settle(resolve: &Py<PyAny>, outcome: Result<Value, ErrorObject>) {
     let _ = Python::try_attach(|py| {
         let args = match &outcome {
             Ok(v) => convert::to_py(py, v).map(|v| (py.None().into_bound(py), v)),
-            Err(e) => Ok((errors::rpc_err(py, "McpError", e).into_value(py).into_bound(py).into_any(), py.None().into_bound(py))),
+            Err(e) => Ok((
+                errors::rpc_err(py, "McpError", e).into_value(py).into_bound(py).into_any(),
+                py.None().into_bound(py),
+            )),
         };
         if let Err(e) = args.and_then(|a| resolve.bind(py).call1(a)) {
             e.write_unraisable(py, None);
@@ -223,7 +226,13 @@ impl PyConnection {
     /// `resolve(error, result)` is called from a runtime thread (`error` an `McpError` for a
     /// JSON-RPC error). Returns the request's id (for `notifications/cancelled`).
     #[pyo3(signature = (method, params, resolve))]
-    fn request(&self, py: Python<'_>, method: String, params: Option<&Bound<'_, PyAny>>, resolve: Py<PyAny>) -> PyResult<i64> {
+    fn request(
+        &self,
+        py: Python<'_>,
+        method: String,
+        params: Option<&Bound<'_, PyAny>>,
+        resolve: Py<PyAny>,
+    ) -> PyResult<i64> {
         let params = params.map(convert::from_py).transpose()?;
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let message = Message::Request(Request::new(RequestId::Number(id), method, params));
@@ -243,7 +252,13 @@ impl PyConnection {
     /// Send the server a notification from this connection's client; `resolve(None, None)`
     /// is called once the server processed it.
     #[pyo3(signature = (method, params, resolve))]
-    fn notify(&self, py: Python<'_>, method: String, params: Option<&Bound<'_, PyAny>>, resolve: Py<PyAny>) -> PyResult<()> {
+    fn notify(
+        &self,
+        py: Python<'_>,
+        method: String,
+        params: Option<&Bound<'_, PyAny>>,
+        resolve: Py<PyAny>,
+    ) -> PyResult<()> {
         let params = params.map(convert::from_py).transpose()?;
         let message = Message::Notification(Notification { method, params });
         self.spawn(py, message, move |_| settle(&resolve, Ok(Value::Null)))

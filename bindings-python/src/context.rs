@@ -190,6 +190,23 @@ impl PyRequestContext {
         }
     }
 
+    /// The caller's verified identity (`{subject, clientId, scopes, expiresAt, issuer,
+    /// claims}`, the core's `RequestInfo::to_json()["identity"]`), or None when the request
+    /// was not authenticated. Never the token.
+    #[getter]
+    fn identity<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        match self.ctx.identity() {
+            Some(id) => convert::to_py(py, &id.to_json()),
+            None => Ok(py.None().into_bound(py)),
+        }
+    }
+
+    /// The caller's verified subject, or None when the request was not authenticated.
+    #[getter]
+    fn subject(&self) -> Option<&str> {
+        self.ctx.subject()
+    }
+
     /// The request's `_meta`, if any.
     #[getter]
     fn meta<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
@@ -432,7 +449,8 @@ impl PyRequestContext {
     /// Read one of the server's resources as a client would; the `ReadResourceResult` JSON.
     /// Blocks the calling thread without the GIL (call it from a `def` handler).
     fn read_resource<'py>(&self, py: Python<'py>, uri: String) -> PyResult<Bound<'py, PyAny>> {
-        let server = self.shared.server().ok_or_else(|| errors::message_err(py, "ServerClosedError", "the server is closed"))?;
+        let server =
+            self.shared.server().ok_or_else(|| errors::message_err(py, "ServerClosedError", "the server is closed"))?;
         let id = self.ctx.connection_id().to_owned();
         let runtime = self.shared.runtime.clone();
         let join = runtime.spawn(read_resource(server, id, uri));
@@ -448,14 +466,18 @@ impl PyRequestContext {
     /// `read_resource` without blocking: `resolve(error, result)` is called from a runtime
     /// thread.
     fn read_resource_async(&self, py: Python<'_>, uri: String, resolve: Py<PyAny>) -> PyResult<()> {
-        let server = self.shared.server().ok_or_else(|| errors::message_err(py, "ServerClosedError", "the server is closed"))?;
+        let server =
+            self.shared.server().ok_or_else(|| errors::message_err(py, "ServerClosedError", "the server is closed"))?;
         let id = self.ctx.connection_id().to_owned();
         self.shared.runtime.spawn(async move {
             let out = read_resource(server, id, uri).await;
             let _ = Python::try_attach(|py| {
                 let args = match &out {
                     Ok(v) => convert::to_py(py, v).map(|v| (py.None().into_bound(py), v)),
-                    Err(e) => Ok((errors::rpc_err(py, "McpError", e).into_value(py).into_bound(py).into_any(), py.None().into_bound(py))),
+                    Err(e) => Ok((
+                        errors::rpc_err(py, "McpError", e).into_value(py).into_bound(py).into_any(),
+                        py.None().into_bound(py),
+                    )),
                 };
                 if let Err(e) = args.and_then(|a| resolve.bind(py).call1(a)) {
                     e.write_unraisable(py, None);

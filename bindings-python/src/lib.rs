@@ -8,6 +8,7 @@
 //!
 //! - [`server`]: the `Core` class (registration, options, notifications, serving).
 //! - [`adapters`]: Python callables as the core's handler traits.
+//! - [`auth`]: the `auth` configuration and a Python token verifier as the core's.
 //! - [`modern`]: the 2026-07-28 settings (request-state keys, cache hints, skills).
 //! - [`mrtr`]: the core's `InputRequest` / `InputRequired` as Python objects.
 //! - [`context`]: the per-request `RequestContext`.
@@ -19,6 +20,7 @@
 //! - [`errors`]: exceptions to handler errors and core errors to exceptions.
 
 mod adapters;
+mod auth;
 mod bridge;
 mod connection;
 mod context;

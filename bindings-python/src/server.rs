@@ -9,7 +9,7 @@
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 use ferrite_core::server::uri_template::UriTemplate;
@@ -169,9 +169,14 @@ impl Drop for Core {
 #[pymethods]
 impl Core {
     #[new]
-    #[pyo3(signature = (name, version, *, title=None, description=None, website_url=None, instructions=None, stateless=false, worker_threads=None, icons=None))]
+    /// `auth` (a dict of the core's `AuthConfig` keys) protects the server as an OAuth
+    /// resource server; `token_verifier` (the package's wrapper, see `auth.rs`) then verifies
+    /// tokens instead of the configuration's `jwt` or `introspection`. A bad option raises
+    /// `ConfigError` with the core's text.
+    #[pyo3(signature = (name, version, *, title=None, description=None, website_url=None, instructions=None, stateless=false, worker_threads=None, icons=None, auth=None, token_verifier=None, token_verifier_is_async=false))]
     #[allow(clippy::too_many_arguments)]
     fn new(
+        py: Python<'_>,
         name: &str,
         version: &str,
         title: Option<String>,
@@ -181,6 +186,9 @@ impl Core {
         stateless: bool,
         worker_threads: Option<usize>,
         icons: Option<&Bound<'_, PyAny>>,
+        auth: Option<&Bound<'_, PyAny>>,
+        token_verifier: Option<Py<PyAny>>,
+        token_verifier_is_async: bool,
     ) -> PyResult<Self> {
         let mut info = Implementation::new(name, version);
         info.title = title;
@@ -190,6 +198,21 @@ impl Core {
         let mut builder = Server::builder(info);
         if let Some(i) = instructions {
             builder = builder.instructions(i);
+        }
+        // The verifier runs on the executor, made below from the server it protects.
+        let verifier_exec = Arc::new(OnceLock::new());
+        match (auth, token_verifier) {
+            (Some(config), verifier) => {
+                let verifier = verifier.map(|v| (v, token_verifier_is_async));
+                builder = builder.auth(crate::auth::resource_server(py, config, verifier, &verifier_exec)?);
+            }
+            (None, Some(_)) => {
+                return Err(errors::config_msg(
+                    py,
+                    "invalid auth option token_verifier: a token_verifier needs the auth settings",
+                ))
+            }
+            (None, None) => {}
         }
         let server = if stateless { builder.stateless() } else { builder.stateful() }.build();
         let threads = worker_threads
@@ -207,6 +230,7 @@ impl Core {
         let shared = Arc::new(Shared::new(handle.clone(), server.clone()));
         let pool = Arc::new(SyncPool::new(shared.clone(), MAX_SYNC_WORKERS));
         let exec = Arc::new(Executor { queue: Arc::new(queue), pool });
+        let _ = verifier_exec.set(exec.clone());
         Ok(Core {
             server,
             runtime: Mutex::new(Some(runtime)),
@@ -701,7 +725,13 @@ impl Core {
     }
 
     /// `ping_client` without blocking: `resolve(error, None)` is called from a runtime thread.
-    fn ping_client_async(&self, py: Python<'_>, connection_id: String, timeout: f64, resolve: Py<PyAny>) -> PyResult<()> {
+    fn ping_client_async(
+        &self,
+        py: Python<'_>,
+        connection_id: String,
+        timeout: f64,
+        resolve: Py<PyAny>,
+    ) -> PyResult<()> {
         self.check_open(py)?;
         let timeout = timeout_of(timeout)?;
         let server = self.server.clone();
@@ -723,7 +753,11 @@ impl Core {
     /// A connection held by the caller (see `connection.rs`): `on_message(frame)` receives
     /// the server's notifications, `on_request(method, params, reply)` its requests.
     #[pyo3(signature = (on_message=None, on_request=None))]
-    fn connect(slf: &Bound<'_, Self>, on_message: Option<Py<PyAny>>, on_request: Option<Py<PyAny>>) -> PyResult<PyConnection> {
+    fn connect(
+        slf: &Bound<'_, Self>,
+        on_message: Option<Py<PyAny>>,
+        on_request: Option<Py<PyAny>>,
+    ) -> PyResult<PyConnection> {
         slf.get().check_open(slf.py())?;
         Ok(PyConnection::new(slf, on_message, on_request))
     }

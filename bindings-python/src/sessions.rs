@@ -24,7 +24,9 @@ impl SessionStates {
     /// The dict of the session `conn` belongs to, made on first use.
     pub fn get<'py>(&self, py: Python<'py>, conn: &Arc<ConnectionState>) -> Bound<'py, PyDict> {
         let mut entries = lock(&self.entries);
-        if let Some((_, d)) = entries.iter().find(|(w, _)| w.strong_count() > 0 && std::ptr::eq(w.as_ptr(), Arc::as_ptr(conn))) {
+        if let Some((_, d)) =
+            entries.iter().find(|(w, _)| w.strong_count() > 0 && std::ptr::eq(w.as_ptr(), Arc::as_ptr(conn)))
+        {
             return d.bind(py).clone();
         }
         entries.retain(|(w, _)| w.strong_count() > 0);

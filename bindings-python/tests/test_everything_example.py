@@ -43,6 +43,42 @@ def test_unknown_arguments_print_usage_and_exit_2(argv: Any) -> None:
     assert r.stdout == ""
 
 
+@pytest.mark.parametrize(
+    "argv, env, message",
+    [
+        (["--auth"], {}, "everything: --auth needs --port (tokens travel in HTTP headers)\nusage:"),
+        (["--port", "0", "--auth"], {"FERRITE_AUTH_ISSUER": ""}, "everything: --auth needs FERRITE_AUTH_ISSUER in the environment\n"),
+    ],
+)
+def test_auth_needs_a_port_and_its_environment(argv: Any, env: Any, message: str) -> None:
+    import os
+
+    environ = {k: v for k, v in os.environ.items() if not k.startswith("FERRITE_AUTH_")}
+    environ.update(env)
+    r = subprocess.run(
+        [sys.executable, str(EXAMPLES / "everything.py"), *argv], capture_output=True, text=True, timeout=30, env=environ
+    )
+    assert r.returncode == 2
+    assert r.stderr.startswith(message), r.stderr
+
+
+def test_whoami_exists_only_with_auth(everything: Any) -> None:
+    auth = {
+        "resource": "http://127.0.0.1:1/mcp",
+        "authorization_servers": ["https://as.example"],
+        "tool_scopes": {"whoami": ["mcp:whoami"]},
+        "jwt": {"issuer": "https://as.example", "jwks_url": "https://as.example/jwks"},
+    }
+    for config, listed in ((None, False), (auth, True)):
+        s = everything.build(False, config)
+        try:
+            names = [t["name"] for t in s.tools()]
+            assert ("whoami" in names) is listed
+            assert names[0] == "test_simple_text"
+        finally:
+            s.close()
+
+
 def test_test_simple_text_is_listed_first(server: Server) -> None:
     tools = modern_ok(server, "tools/list")["tools"]
     assert tools[0]["name"] == "test_simple_text"

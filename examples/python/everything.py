@@ -4,8 +4,11 @@ are served: the handshake revisions and 2026-07-28 (fixtures in ``everything_mod
 
 Run it with ``python examples/python/everything.py`` (stdio; needs ``pip install
 ./bindings-python``); ``--port N`` serves Streamable HTTP on 127.0.0.1:N at ``/mcp``;
-``--stateless`` builds a stateless server. Any other argument prints a usage line on stderr
-and exits with status 2. ``FERRITE_ADD_ASYNC=1`` registers ``add`` as an ``async def`` (for
+``--stateless`` builds a stateless server. ``--auth`` (with ``--port``) protects it as an
+OAuth resource server: tokens are JWTs of ``FERRITE_AUTH_ISSUER`` for the audience
+``FERRITE_AUTH_AUDIENCE`` (the server's URL), keys from ``FERRITE_AUTH_JWKS_URL``; every MCP
+request needs one, and the ``whoami`` tool (scope ``mcp:whoami``) answers the token's subject.
+Any other argument prints a usage line on stderr and exits with status 2. ``FERRITE_ADD_ASYNC=1`` registers ``add`` as an ``async def`` (for
 the benchmark's second row).
 """
 
@@ -53,12 +56,13 @@ ADD_OUTPUT_SCHEMA = {"type": "object", "properties": {"sum": {"type": "integer"}
 NO_ARGS = {"type": "object", "additionalProperties": False}
 
 
-def build(stateless: bool) -> Server:
+def build(stateless: bool, auth: Optional[Dict[str, Any]] = None) -> Server:
     server = Server(
         "ferrite-everything",
         "0.1.0",
         instructions="Ferrite's everything server: the MCP conformance fixture surface.",
         stateless=stateless,
+        auth=auth,
     )
 
     # ----- tools (test_simple_text first: clients may call the first tool without arguments) -----
@@ -371,25 +375,55 @@ def build(stateless: bool) -> Server:
     # Handshake-era sessions subscribe with resources/subscribe; 2026-07-28 clients (either
     # mode) through listen streams.
     server.enable_resource_subscriptions()
+
+    if auth is not None:
+
+        @server.tool(input_schema=NO_ARGS)
+        def whoami(ctx: Context) -> str:
+            """Answers the subject of the caller's access token (needs scope mcp:whoami)"""
+            return ctx.subject or ""
+
     return server
 
 
-USAGE = "usage: everything.py [--port N] [--stateless]\n  no --port: serve stdio; --port N: Streamable HTTP on 127.0.0.1:N at /mcp"
+USAGE = (
+    "usage: everything.py [--port N] [--stateless] [--auth]\n"
+    "  no --port: serve stdio; --port N: Streamable HTTP on 127.0.0.1:N at /mcp;\n"
+    "  --auth: require bearer JWTs (FERRITE_AUTH_ISSUER, FERRITE_AUTH_AUDIENCE, FERRITE_AUTH_JWKS_URL)"
+)
 
 
 class Args(NamedTuple):
     port: Optional[int]
     stateless: bool
+    auth: bool
+
+
+def auth_from_env() -> Dict[str, Any]:
+    """The resource-server configuration of ``--auth``, from the environment."""
+    names = ("FERRITE_AUTH_ISSUER", "FERRITE_AUTH_AUDIENCE", "FERRITE_AUTH_JWKS_URL")
+    for name in names:
+        if not os.environ.get(name):
+            raise ValueError(f"--auth needs {name} in the environment")
+    issuer, audience, jwks = (os.environ[n] for n in names)
+    return {
+        "resource": audience,
+        "authorization_servers": [issuer],
+        "tool_scopes": {"whoami": ["mcp:whoami"]},
+        "jwt": {"issuer": issuer, "jwks_url": jwks},
+    }
 
 
 def parse_args(argv: List[str]) -> Args:
     """The command line; ``ValueError`` naming what is wrong."""
     port: Optional[int] = None
-    stateless = False
+    stateless = auth = False
     it = iter(argv)
     for arg in it:
         if arg == "--stateless":
             stateless = True
+        elif arg == "--auth":
+            auth = True
         elif arg == "--port":
             value = next(it, "")
             if not value.isdigit() or not 0 <= int(value) <= 65535:
@@ -397,7 +431,9 @@ def parse_args(argv: List[str]) -> Args:
             port = int(value)
         else:
             raise ValueError(f"unknown argument {arg!r}")
-    return Args(port, stateless)
+    if auth and port is None:
+        raise ValueError("--auth needs --port (tokens travel in HTTP headers)")
+    return Args(port, stateless, auth)
 
 
 def main() -> None:
@@ -406,7 +442,12 @@ def main() -> None:
     except ValueError as e:
         print(f"everything: {e}\n{USAGE}", file=sys.stderr)
         sys.exit(2)
-    server = build(args.stateless)
+    try:
+        auth = auth_from_env() if args.auth else None
+    except ValueError as e:
+        print(f"everything: {e}", file=sys.stderr)
+        sys.exit(2)
+    server = build(args.stateless, auth)
     if args.port is not None:
         server.run(transport="http", host="127.0.0.1", port=args.port, path="/mcp")
     else:

@@ -16,6 +16,7 @@ Quick start (the official SDK's ``MCPServer`` spelling works too)::
 """
 
 from . import _ferrite
+from .auth import AccessToken, AuthSettings, Identity, TokenVerifier, get_access_token
 from .content import (
     Audio,
     AudioContent,
@@ -59,6 +60,7 @@ from .errors import (
     StatelessError,
     ToolError,
     UseInputRequiredError,
+    VerifierUnavailableError,
 )
 from .modern import CacheHint
 from .mrtr import InputRequest, InputRequired
@@ -84,6 +86,11 @@ __all__ = [
     "InputRequired",
     "CacheHint",
     "schema_for",
+    "AuthSettings",
+    "AccessToken",
+    "Identity",
+    "TokenVerifier",
+    "get_access_token",
     "Audio",
     "AudioContent",
     "AssistantMessage",
@@ -121,4 +128,5 @@ __all__ = [
     "ClientError",
     "MalformedResponseError",
     "RequestTimeoutError",
+    "VerifierUnavailableError",
 ]

@@ -10,7 +10,7 @@ import functools
 import inspect
 import typing
 import weakref
-from typing import TYPE_CHECKING, Any, Callable, Dict, Optional
+from typing import TYPE_CHECKING, Any, Callable, Dict, Optional, Tuple
 
 from . import _ferrite
 from .context import Context
@@ -122,6 +122,17 @@ class _ServerBase:
     _core: _ferrite.Core
     _bridge: Optional["LoopBridge"]
     _has_async: bool
+    #: Whether the server is protected (``auth``): handlers then always get the request
+    #: context, so that ``get_access_token()`` answers inside them.
+    _auth: bool = False
+
+    def _handler(self, wrapper: Callable[..., Any], is_async: bool, wants_context: bool) -> Tuple[Callable[..., Any], bool, bool]:
+        """``(wrapper, is_async, wants_context)`` as the core registers them."""
+        if not self._auth:
+            return wrapper, is_async, wants_context
+        from .auth import _with_request
+
+        return _with_request(wrapper, is_async, wants_context)
 
     def _loop_bridge(self) -> "LoopBridge":
         if self._bridge is None:

@@ -43,6 +43,8 @@ from .mrtr import DEFAULT_MAX_TOKENS, sampling_params
 if TYPE_CHECKING:
     import asyncio
 
+    from .auth import Identity
+
 __all__ = ["Context", "Sent", "ServerRequestContext"]
 
 T = TypeVar("T")
@@ -260,6 +262,23 @@ class Context:
     def meta(self) -> Optional[Dict[str, Any]]:
         """The request's ``_meta``, if any."""
         return self._raw.meta
+
+    # ----- who is calling (a server with ``auth``) -----
+
+    @property
+    def identity(self) -> Optional["Identity"]:
+        """The caller's verified identity (subject, client id, scopes, expiry, issuer, every
+        claim), or ``None`` when the request was not authenticated (a server without
+        ``auth``, stdio, in-process). Never the token."""
+        from .auth import Identity
+
+        return Identity._from_core(self._raw.identity)
+
+    @property
+    def subject(self) -> Optional[str]:
+        """The caller's verified subject (``sub``, or the client id of a token without one),
+        or ``None`` when the request was not authenticated."""
+        return self._raw.subject
 
     @property
     def is_stateless(self) -> bool:

@@ -38,6 +38,7 @@ __all__ = [
     "ClientError",
     "MalformedResponseError",
     "RequestTimeoutError",
+    "VerifierUnavailableError",
 ]
 
 # JSON-RPC and MCP error codes.
@@ -139,3 +140,10 @@ class ClientError(PeerError):
         self.code = int(code)
         self.message = message
         self.data = data
+
+
+class VerifierUnavailableError(FerriteError):
+    """Raise from a token verifier that cannot decide now (its own backend is down): the
+    request gets 503 with ``Retry-After`` instead of 401, so the client retries rather than
+    re-authorizing. Any other exception refuses the token (401, its message the challenge's
+    ``error_description``)."""

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from typing import Any, List, Optional
 
+from .errors import ConfigError
 from .server import Lifespan, Server
 
 __all__ = ["MCPServer", "FastMCP"]
@@ -32,7 +33,9 @@ class MCPServer(Server):
     constructor: ``MCPServer(name=None, title=None, description=None, instructions=None,
     website_url=None, icons=None, version="", *, lifespan=None, ...)``. The name defaults
     to ``"mcp-server"``. ``stateless``, ``logging`` and ``worker_threads`` are Ferrite's own
-    (keyword-only, as in ``Server``)."""
+    (keyword-only, as in ``Server``). ``token_verifier`` and ``auth`` are the official
+    SDK's (see :mod:`ferrite_mcp.auth`); ``auth_server_provider`` is refused, since Ferrite
+    is a resource server only."""
 
     def __init__(
         self,
@@ -43,8 +46,11 @@ class MCPServer(Server):
         website_url: Optional[str] = None,
         icons: Optional[List[Any]] = None,
         version: str = "",
+        auth_server_provider: Any = None,
+        token_verifier: Any = None,
         *,
         lifespan: Optional[Lifespan] = None,
+        auth: Any = None,
         stateless: bool = False,
         logging: bool = True,
         worker_threads: Optional[int] = None,
@@ -53,6 +59,11 @@ class MCPServer(Server):
         unknown = sorted(set(ignored) - set(_IGNORED))
         if unknown:
             raise TypeError(f"MCPServer() got unexpected keyword arguments {unknown} (not supported by ferrite_mcp)")
+        if auth_server_provider is not None:
+            raise ConfigError(
+                "invalid auth option auth_server_provider: Ferrite is a resource server only; run the authorization "
+                "server apart and verify its tokens with token_verifier, or the jwt or introspection settings"
+            )
         super().__init__(
             name or "mcp-server",
             version,
@@ -65,6 +76,8 @@ class MCPServer(Server):
             worker_threads=worker_threads,
             lifespan=lifespan,
             icons=icons,
+            auth=auth,
+            token_verifier=token_verifier,
         )
 
 

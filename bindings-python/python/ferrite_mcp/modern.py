@@ -185,7 +185,7 @@ class _Modern(_ServerBase):
                 return _method_result(_not_awaitable(fn, fn(**bind(inp, ctx))))
 
             wrapper = call
-        self._core.add_method(name, wrapper, is_async, ctx_name is not None)
+        self._core.add_method(name, *self._handler(wrapper, is_async, ctx_name is not None))
         self._registered(is_async)
 
     def remove_method(self, name: str) -> bool:

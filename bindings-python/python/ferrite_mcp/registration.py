@@ -175,7 +175,7 @@ class _Registration(_ServerBase):
         bind = _Binder(args, ctx_name, self, refuse)
         result = output if output.schema is not None else None
         wrapper = _wrap(fn, bind, lambda value: tool_result(value, result), is_async)
-        self._core.add_tool(descriptor, wrapper, is_async, ctx_name is not None)
+        self._core.add_tool(descriptor, *self._handler(wrapper, is_async, ctx_name is not None))
         if required_capabilities is not None:
             self._core.set_tool_required_client_capabilities(descriptor["name"], required_capabilities)
         self._registered(is_async)
@@ -290,12 +290,12 @@ class _Registration(_ServerBase):
             wrapper = reader
         if is_template:
             descriptor["uriTemplate"] = uri
-            self._core.add_resource_template(descriptor, wrapper, is_async, ctx_name is not None)
+            self._core.add_resource_template(descriptor, *self._handler(wrapper, is_async, ctx_name is not None))
         else:
             descriptor["uri"] = uri
             if size is not None:
                 descriptor["size"] = size
-            self._core.add_resource(descriptor, wrapper, is_async, ctx_name is not None)
+            self._core.add_resource(descriptor, *self._handler(wrapper, is_async, ctx_name is not None))
         self._registered(is_async)
 
     def remove_resource(self, uri: str) -> bool:
@@ -362,7 +362,7 @@ class _Registration(_ServerBase):
             return InvalidParamsError(f"Invalid arguments for prompt {prompt_name}: {message}")
 
         bind = _Binder(Arguments(fn.__name__, params, var_kw) if params or var_kw else None, ctx_name, self, refuse)
-        self._core.add_prompt(descriptor, _wrap(fn, bind, prompt_result, is_async), is_async, ctx_name is not None)
+        self._core.add_prompt(descriptor, *self._handler(_wrap(fn, bind, prompt_result, is_async), is_async, ctx_name is not None))
         self._registered(is_async)
 
     def remove_prompt(self, name: str) -> bool:
@@ -425,9 +425,9 @@ class _Registration(_ServerBase):
         wrapper = _wrap(fn, bind, completion_result, is_async)
         reference = self._reference(prompt, resource, argument)
         if reference is None:
-            self._core.set_completion_handler(wrapper, is_async, ctx_name is not None)
+            self._core.set_completion_handler(*self._handler(wrapper, is_async, ctx_name is not None))
         else:
-            self._core.set_argument_completer(reference, argument or "", wrapper, is_async, ctx_name is not None)
+            self._core.set_argument_completer(reference, argument or "", *self._handler(wrapper, is_async, ctx_name is not None))
         self._registered(is_async)
 
     def completion_values(

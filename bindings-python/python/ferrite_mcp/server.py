@@ -56,6 +56,14 @@ class Server(_Registration, _Modern):
     context manager, entered before serving (``run``, ``run_async``, ``async with server``,
     ``Client(server)``) and exited when serving ends; handlers read its value as
     ``ctx.request_context.lifespan_context``.
+
+    ``auth`` (:class:`~ferrite_mcp.AuthSettings`, the official SDK's ``AuthSettings``, or a
+    dict of the core's keys) makes the server an OAuth 2.1 resource server over Streamable
+    HTTP: every request needs a bearer token the core verifies, with the configuration's
+    ``jwt`` or ``introspection`` settings or with ``token_verifier`` (the official
+    ``TokenVerifier``, ``verify_token(token) -> AccessToken | None``, or a callable answering
+    the token's claims; ``def`` or ``async def``). Handlers see the caller as
+    ``ctx.identity`` and ``get_access_token()``. See :mod:`ferrite_mcp.auth`.
     """
 
     def __init__(
@@ -72,9 +80,13 @@ class Server(_Registration, _Modern):
         worker_threads: Optional[int] = None,
         lifespan: Optional[Lifespan] = None,
         icons: Optional[List[Any]] = None,
+        auth: Any = None,
+        token_verifier: Any = None,
     ) -> None:
+        from .auth import _settings
         from .registration import _plain
 
+        config, verifier, verifier_is_async = _settings(auth, token_verifier)
         self._core = _ferrite.Core(
             name,
             version,
@@ -85,7 +97,11 @@ class Server(_Registration, _Modern):
             stateless=stateless,
             worker_threads=worker_threads,
             icons=_plain(icons),
+            auth=config,
+            token_verifier=verifier,
+            token_verifier_is_async=verifier_is_async,
         )
+        self._auth = config is not None
         # The event loop for `async def` handlers, made when the first one is registered (so
         # a server with only `def` handlers never imports asyncio).
         self._bridge: Optional[LoopBridge] = None
@@ -98,6 +114,8 @@ class Server(_Registration, _Modern):
         if not logging:
             self._core.disable_logging()
         _LIVE.add(self)
+        if verifier_is_async:  # an `async def` verifier runs on the event loop, as handlers do
+            self._registered(True)
 
     # ----- identity -----
 
