@@ -58,6 +58,12 @@ export declare class NativeServer {
    * `RequestInfo::to_json`), or `null` for stdio and in-process requests.
    */
   ctxRequestInfo(slot: number): string
+  /**
+   * The caller's verified identity (`{subject, clientId, scopes, expiresAt, issuer,
+   * claims}`, the core's `Identity::to_json`; never the token), or `null` when the request
+   * was not authenticated.
+   */
+  ctxIdentity(slot: number): string | null
   /** A request header by case-insensitive name (HTTP only), or `null`. */
   ctxHeader(slot: number, name: string): string | null
   /** Whether the request was cancelled (false once it finished). */
@@ -146,11 +152,13 @@ export declare class NativeServer {
   addSkillDir(root: string, dir: string): void
   /**
    * `optionsJson`: `{name, version, title?, description?, websiteUrl?, icons?,
-   * instructions?, stateless?, stateful?, workerThreads?}`. The server has the core's
+   * instructions?, stateless?, stateful?, workerThreads?, auth?}`. The server has the core's
    * defaults (stateful, logging on, input validation on) unless `stateless: true` (or
-   * `stateful: false`).
+   * `stateful: false`). `auth` (the core's `AuthConfig`) protects it as an OAuth resource
+   * server; `verifier(token)` then verifies tokens instead of the configuration's `jwt` or
+   * `introspection` (see `auth.rs`). A bad `auth` option throws a `TypeError` naming it.
    */
-  constructor(optionsJson: string)
+  constructor(optionsJson: string, verifier?: ((token: string) => string | Promise<string>) | undefined | null)
   /** Register (or replace) a tool. `toolJson` is the MCP `Tool` descriptor. */
   addTool(toolJson: string, handler: (slot: number, payload: string) => string | Promise<string>): void
   /** Remove a tool; whether it existed. */

@@ -86,7 +86,7 @@ for harness in tests/interop/python/run.sh tests/inspector/run.sh; do
         http=""
         [[ "$harness" == tests/interop/python/run.sh ]] && http="$http_servers"
         echo "run-tests.sh: $harness with FERRITE_STDIO_SERVERS=\"$FERRITE_STDIO_SERVERS\" FERRITE_HTTP_SERVERS=\"$http\"" >&2
-        (cd "$root" && FERRITE_HTTP_SERVERS="$http" bash "$harness")
+        (cd "$root" && FERRITE_HTTP_SERVERS="$http" FERRITE_AUTH_SERVERS="${http:+node=node examples/node/everything.mjs}" bash "$harness")
         step "$harness" $?
     else
         echo "run-tests.sh: $harness does not exist: skipped" >&2

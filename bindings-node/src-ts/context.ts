@@ -5,11 +5,13 @@
  *
  * The context is also the TypeScript SDK's `extra` (`RequestHandlerExtra`): `signal`,
  * `requestId`, `_meta`, `sessionId`, `requestInfo`, `authInfo`, `sendNotification`,
- * `sendRequest` and `closeSSEStream` read and do what they do there.
+ * `sendRequest` and `closeSSEStream` read and do what they do there (`authInfo.token` is
+ * undefined: Ferrite never keeps tokens; `identity` and `subject` say who is calling).
  */
 
 import type { StandardSchemaV1 } from '@standard-schema/spec';
 
+import { type AuthInfo, type Identity, authInfoOf, identityOf } from './auth.js';
 import { InvalidParamsError, RequestCancelledError, clientRequestResult } from './errors.js';
 import { samplingParams } from './mrtr.js';
 import type {
@@ -65,19 +67,6 @@ export interface RequestInfo {
   remoteAddr?: string;
 }
 
-/**
- * The TypeScript SDK's `AuthInfo` (a validated access token). Ferrite's transports do not
- * validate OAuth tokens, so `ctx.authInfo` is always undefined.
- */
-export interface AuthInfo {
-  token: string;
-  clientId: string;
-  scopes: string[];
-  expiresAt?: number;
-  resource?: URL;
-  extra?: { [key: string]: unknown };
-}
-
 /** A notification as the TypeScript SDK's `extra.sendNotification` takes it. */
 export interface NotificationLike {
   method: string;
@@ -98,6 +87,7 @@ export class Context {
   #info: Info | undefined;
   #abort: AbortController | undefined;
   #responses: { [key: string]: JsonObject } | undefined;
+  #identity: Identity | null | undefined;
 
   /** @internal Made by the server for each request. */
   constructor(native: NativeServer, server: CancelWatcher, slot: number) {
@@ -261,9 +251,30 @@ export class Context {
     if (head.remoteAddr !== null) info.remoteAddr = head.remoteAddr;
     return info;
   }
-  /** Always undefined: Ferrite's transports do not validate OAuth access tokens (the TypeScript SDK's `extra.authInfo`). */
+  /**
+   * The verified caller (subject, client id, scopes, expiry, issuer, claims) when the server
+   * is protected (the `auth` option) and the request came over HTTP; undefined otherwise.
+   * Never the token.
+   */
+  get identity(): Identity | undefined {
+    if (this.#identity === undefined) {
+      const json = this.#native.ctxIdentity(this.#slot);
+      this.#identity = json === null || json === undefined ? null : identityOf(json);
+    }
+    return this.#identity ?? undefined;
+  }
+  /** The verified caller's subject (`identity.subject`), or undefined. */
+  get subject(): string | undefined {
+    return this.identity?.subject;
+  }
+  /**
+   * The verified token as the TypeScript SDK's `extra.authInfo` (`clientId`, `scopes`,
+   * `expiresAt`, `resource` from `aud`, every claim in `extra`), or undefined. `token` is
+   * always undefined: Ferrite does not keep tokens past their verification.
+   */
   get authInfo(): AuthInfo | undefined {
-    return undefined;
+    const id = this.identity;
+    return id === undefined ? undefined : authInfoOf(id);
   }
   /** Whether the client cancelled this request. */
   get cancelled(): boolean {

@@ -19,6 +19,7 @@ export {
   InternalError,
   InvalidArgumentsError,
   InvalidParamsError,
+  InvalidTokenError,
   McpError,
   McpServer,
   MethodNotFoundError,
@@ -27,6 +28,7 @@ export {
   ResourceTemplate,
   Server,
   StdioServerTransport,
+  VerifierUnavailableError,
   completable,
 } from './index.js';
 export default cjs;

@@ -10,6 +10,7 @@
  * - `registration.ts`: tools, resources, prompts, completions, custom methods and skills,
  *   and the adaptation of user handlers to the one native handler shape;
  * - `context.ts`: the request context handlers receive (also the SDK's `extra`);
+ * - `auth.ts`: the `auth` option, token verifiers in JavaScript, the caller's identity;
  * - `connection.ts`: a connection the application holds (raw text on its own state);
  * - `mrtr.ts`: `InputRequest` and `InputRequired` (multi round-trip requests);
  * - `transports.ts`: stdio, Streamable HTTP, in-process;
@@ -34,7 +35,18 @@ export {
 } from './errors.js';
 export type { ClientRequestErrorKind } from './errors.js';
 export { Context } from './context.js';
-export type { AuthInfo, NotificationLike, RequestInfo, RequestLike } from './context.js';
+export type { NotificationLike, RequestInfo, RequestLike } from './context.js';
+export { InvalidTokenError, VerifierUnavailableError } from './auth.js';
+export type {
+  AuthInfo,
+  AuthOptions,
+  Identity,
+  IntrospectionOptions,
+  JwtOptions,
+  OAuthTokenVerifier,
+  TokenClaims,
+  VerifyAccessToken,
+} from './auth.js';
 export { Connection } from './connection.js';
 export type { ConnectionOptions } from './connection.js';
 export { InputRequest, InputRequired, DEFAULT_MAX_TOKENS } from './mrtr.js';

@@ -4,6 +4,7 @@
  * is the Rust core's; this class converts and forwards.
  */
 
+import { type AuthOptions, type OAuthTokenVerifier, type VerifyAccessToken, nativeVerifier, verifierFunction } from './auth.js';
 import { Connection, type ConnectionOptions } from './connection.js';
 import type { Context } from './context.js';
 import { RequestCancelledError, clientRequestResult, errorMessage } from './errors.js';
@@ -80,6 +81,17 @@ export interface ServerOptions {
   validateOutput?: boolean;
   /** Threads of the server's Rust runtime (default 1). */
   workerThreads?: number;
+  /**
+   * Protect the server as an OAuth 2.1 resource server (MCP authorization): every
+   * Streamable HTTP request needs `Authorization: Bearer <token>`. The core's configuration,
+   * checked by the core (a bad option throws a `TypeError` naming it).
+   */
+  auth?: AuthOptions;
+  /**
+   * Verify tokens in JavaScript instead of `auth.jwt` or `auth.introspection`: a function
+   * `(token) => claims | AuthInfo | null`, or an `OAuthTokenVerifier` (`{ verifyAccessToken }`).
+   */
+  verifyAccessToken?: VerifyAccessToken | OAuthTokenVerifier;
 }
 
 export interface ToolConfig<S extends ArgsSchema> {
@@ -201,11 +213,13 @@ export class Server implements AsyncDisposable {
     if (typeof options.name !== 'string' || typeof options.version !== 'string') {
       throw new TypeError('new Server(options): name and version must be strings');
     }
-    const { name, version, title, description, websiteUrl, icons, instructions, stateless, stateful, workerThreads } = options;
+    const { name, version, title, description, websiteUrl, icons, instructions, stateless, stateful, workerThreads, auth } = options;
+    const verify = verifierFunction(options.verifyAccessToken);
     this.#native = new NativeServer(
       JSON.stringify(
-        register.definedOnly({ name, version, title, description, websiteUrl, icons, instructions, stateless, stateful, workerThreads }),
+        register.definedOnly({ name, version, title, description, websiteUrl, icons, instructions, stateless, stateful, workerThreads, auth }),
       ),
+      verify === undefined ? undefined : nativeVerifier(verify),
     );
     this.#host = { native: this.#native, server: this };
     const n = this.#native;

@@ -97,6 +97,14 @@ impl NativeServer {
         Ok(live(&self.calls, slot)?.ctx.request_info().to_json().to_string())
     }
 
+    /// The caller's verified identity (`{subject, clientId, scopes, expiresAt, issuer,
+    /// claims}`, the core's `Identity::to_json`; never the token), or `null` when the request
+    /// was not authenticated.
+    #[napi]
+    pub fn ctx_identity(&self, slot: i64) -> Result<Option<String>> {
+        Ok(live(&self.calls, slot)?.ctx.identity().map(|id| id.to_json().to_string()))
+    }
+
     /// A request header by case-insensitive name (HTTP only), or `null`.
     #[napi]
     pub fn ctx_header(&self, slot: i64, name: String) -> Result<Option<String>> {

@@ -21,8 +21,11 @@
 //! - [`mrtr`]: the core's `InputRequest` built from JS values (MRTR, 2026-07-28).
 //! - [`connection`]: a connection the JS user holds (`handle_raw_on` against its own state,
 //!   with a peer that hands server messages to a JS function).
+//! - [`auth`]: the `auth` option (the core's `AuthConfig`) and a JS token verifier as the
+//!   core's `TokenVerifier`.
 //! - [`errors`]: configuration mistakes as the JS error classes the package throws.
 
+mod auth;
 mod calls;
 mod connection;
 mod context;

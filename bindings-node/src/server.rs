@@ -90,6 +90,9 @@ struct NativeOptions {
     /// handler work, one worker does the protocol work).
     #[serde(default)]
     worker_threads: Option<usize>,
+    /// The core's `AuthConfig` (camelCase or snake_case keys): a protected server.
+    #[serde(default)]
+    auth: Option<Value>,
 }
 
 /// The core server, owned by a JS `Server`.
@@ -108,11 +111,19 @@ pub struct NativeServer {
 #[napi]
 impl NativeServer {
     /// `optionsJson`: `{name, version, title?, description?, websiteUrl?, icons?,
-    /// instructions?, stateless?, stateful?, workerThreads?}`. The server has the core's
+    /// instructions?, stateless?, stateful?, workerThreads?, auth?}`. The server has the core's
     /// defaults (stateful, logging on, input validation on) unless `stateless: true` (or
-    /// `stateful: false`).
+    /// `stateful: false`). `auth` (the core's `AuthConfig`) protects it as an OAuth resource
+    /// server; `verifier(token)` then verifies tokens instead of the configuration's `jwt` or
+    /// `introspection` (see `auth.rs`). A bad `auth` option throws a `TypeError` naming it.
     #[napi(constructor)]
-    pub fn new(env: &Env, options_json: String) -> Result<Self> {
+    pub fn new(
+        env: &Env,
+        options_json: String,
+        #[napi(ts_arg_type = "((token: string) => string | Promise<string>) | undefined | null")] verifier: Option<
+            Function<'_, String, crate::auth::VerifierReturn>,
+        >,
+    ) -> Result<Self> {
         let o: NativeOptions = parse(&options_json, "server options")?;
         let stateless = match (o.stateless, o.stateful) {
             (Some(a), Some(b)) if a == b => {
@@ -131,6 +142,13 @@ impl NativeServer {
         }
         if stateless {
             builder = builder.stateless();
+        }
+        match (o.auth, verifier) {
+            (Some(config), verifier) => builder = builder.auth(crate::auth::resource_server(env, config, verifier)?),
+            (None, Some(_)) => {
+                return Err(errors::type_error(env, "new Server(options): verifyAccessToken needs the auth option"))
+            }
+            (None, None) => {}
         }
         let server = builder.build();
         Ok(NativeServer {

@@ -6,6 +6,10 @@
 //   node examples/node/everything.mjs             # stateful, stdio
 //   node examples/node/everything.mjs --stateless # stateless
 //   node examples/node/everything.mjs --port 3000 # Streamable HTTP on 127.0.0.1:3000/mcp
+//   node examples/node/everything.mjs --port 3000 --auth
+//       # an OAuth resource server: bearer JWTs of FERRITE_AUTH_ISSUER for the audience
+//       # FERRITE_AUTH_AUDIENCE (the server's URL), keys from FERRITE_AUTH_JWKS_URL; adds the
+//       # tool whoami (scope mcp:whoami), answering the token's subject
 //
 // Any other argument prints a usage line on stderr and exits with status 2.
 // It imports the package from bindings-node/ (run `npm install` there first to build it).
@@ -391,9 +395,28 @@ function registerPrompts(server) {
   ]);
 }
 
-/** Build the everything server. */
-export function build({ stateless = false } = {}) {
+/** The `auth` option of `--auth`, from the environment (throws naming a missing variable). */
+export function authFromEnv(env = process.env) {
+  const need = (name) => {
+    const value = env[name];
+    if (value === undefined || value === '') throw new Error(`--auth needs ${name} in the environment`);
+    return value;
+  };
+  const issuer = need('FERRITE_AUTH_ISSUER');
+  const audience = need('FERRITE_AUTH_AUDIENCE');
+  const jwksUrl = need('FERRITE_AUTH_JWKS_URL');
+  return {
+    resource: audience,
+    authorizationServers: [issuer],
+    toolScopes: { whoami: ['mcp:whoami'] },
+    jwt: { issuer, jwksUrl },
+  };
+}
+
+/** Build the everything server (`auth`: the resource-server configuration of `--auth`). */
+export function build({ stateless = false, auth } = {}) {
   const server = new Server({
+    auth,
     name: 'ferrite-everything',
     version: '0.1.0',
     instructions: "Ferrite's everything server: the MCP conformance fixture surface.",
@@ -410,20 +433,31 @@ export function build({ stateless = false } = {}) {
   registerPrompts(server);
   modern.register(server);
   modern.registerCacheHints(server);
+  if (auth !== undefined) {
+    server.tool(
+      'whoami',
+      { description: "Answers the subject of the caller's access token (needs scope mcp:whoami)", inputSchema: NO_ARGS },
+      (_args, ctx) => ctx.subject ?? '',
+    );
+  }
   return server;
 }
 
 export const USAGE =
-  'usage: everything.mjs [--port N] [--stateless]\n  no --port: serve stdio; --port N: Streamable HTTP on 127.0.0.1:N at /mcp';
+  'usage: everything.mjs [--port N] [--stateless] [--auth]\n  no --port: serve stdio; --port N: Streamable HTTP on 127.0.0.1:N at /mcp;\n' +
+  '  --auth: require bearer JWTs (FERRITE_AUTH_ISSUER, FERRITE_AUTH_AUDIENCE, FERRITE_AUTH_JWKS_URL)';
 
-/** The command line as `{ port, stateless }`; throws naming what is wrong. */
+/** The command line as `{ port, stateless, auth }`; throws naming what is wrong. */
 export function parseArgs(argv) {
   let port;
   let stateless = false;
+  let auth = false;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (arg === '--stateless') {
       stateless = true;
+    } else if (arg === '--auth') {
+      auth = true;
     } else if (arg === '--port') {
       const value = argv[++i] ?? '';
       if (!/^\d+$/.test(value) || Number(value) > 65535) throw new Error(`--port needs a port number, got ${JSON.stringify(value)}`);
@@ -432,18 +466,26 @@ export function parseArgs(argv) {
       throw new Error(`unknown argument ${JSON.stringify(arg)}`);
     }
   }
-  return { port, stateless };
+  if (auth && port === undefined) throw new Error('--auth needs --port (tokens travel in HTTP headers)');
+  return { port, stateless, auth };
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(realpathSync(process.argv[1])).href) {
   let args;
+  let auth;
   try {
     args = parseArgs(process.argv.slice(2));
   } catch (e) {
     console.error(`everything: ${e.message}\n${USAGE}`);
     process.exit(2);
   }
-  const server = build({ stateless: args.stateless });
+  try {
+    if (args.auth) auth = authFromEnv();
+  } catch (e) {
+    console.error(`everything: ${e.message}`);
+    process.exit(2);
+  }
+  const server = build({ stateless: args.stateless, auth });
   if (args.port !== undefined) {
     const { url } = await server.listen({ port: args.port });
     console.error(`everything: Streamable HTTP on ${url}`);
