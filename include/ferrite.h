@@ -24,15 +24,15 @@
  * Threads
  * - Each server owns a pool of worker threads ("ferrite-worker"). Handler callbacks,
  *   notification observers, reply callbacks (sample, elicit, list_roots, ping_client),
- *   cancellation callbacks and connection send callbacks run on those threads, possibly
- *   several at once for the same handler, so user_data must tolerate concurrent use from any
- *   thread. A handler's finalizer runs on the thread that drops the handler: the one calling
- *   ferrite_server_close/_free or removing/replacing it, or the worker ending the handler's
- *   last running call when that ends later. The server's registry is not locked then, so a
- *   finalizer may call the server's non-blocking functions (after ferrite_server_close they
- *   return FERRITE_RESULT_CLOSED); the one exception is the finalizer of a replaced
- *   notification or roots observer, which runs while the observer slot is locked and must
- *   not call into the server.
+ *   cancellation callbacks, connection send callbacks and token verifiers run on those threads,
+ *   possibly several at once for the same handler, so user_data must tolerate concurrent use
+ *   from any thread. A handler's finalizer runs on the thread that drops the handler: the one
+ *   calling ferrite_server_close/_free or removing/replacing it, or the worker ending the
+ *   handler's last running call when that ends later. The server's registry is not locked then,
+ *   so a finalizer may call the server's non-blocking functions (after ferrite_server_close
+ *   they return FERRITE_RESULT_CLOSED); the one exception is the finalizer of a replaced
+ *   notification or roots observer, which runs while the observer slot is locked and must not
+ *   call into the server.
  * - A callback must not block for long: it holds a worker. To do slow work, return
  *   FERRITE_RESULT_PENDING and complete the request later from any thread with
  *   ferrite_request_complete / ferrite_request_fail.
@@ -197,6 +197,12 @@ typedef uint32_t ferrite_http_response_mode;
 #endif // __STDC_VERSION__ >= 202311L
 #endif // __cplusplus
 
+// A resource-server configuration (the core's `ResourceServer`): pass it to
+// `ferrite_server_new_with_auth`. Opaque; create with `ferrite_auth_new`, release with
+// `ferrite_auth_free` (a server built with it keeps what it needs). May be used by several
+// servers, from any thread.
+typedef struct ferrite_auth ferrite_auth;
+
 // A connection the host holds: one peer of the server, with its own negotiated state
 // (`initialize`, log level, subscriptions, in-flight requests). Opaque; made by
 // `ferrite_connection_new`, used with `ferrite_server_handle_raw_on`, released with
@@ -230,6 +236,12 @@ typedef struct ferrite_request ferrite_request;
 // called from any thread, concurrently, until `ferrite_server_free`.
 typedef struct ferrite_server ferrite_server;
 
+// One token being verified by a host verifier. Opaque. Valid from the start of the
+// callback until it is settled (by `ferrite_verification_accept`, `_reject` or
+// `_unavailable`, or when the callback returns anything but PENDING); any thread may
+// settle it.
+typedef struct ferrite_verification ferrite_verification;
+
 // A borrowed UTF-8 string: `len` bytes at `ptr`, not NUL-terminated unless documented.
 // Ferrite passes these to callbacks (valid only for the duration of the call) and returns
 // them from request getters (valid while the request is; see each function).
@@ -242,14 +254,16 @@ typedef struct ferrite_str {
   size_t len;
 } ferrite_str;
 
-// Receives one JSON-RPC message the server sends on a `ferrite_connection` (a notification
-// such as `notifications/message`, or a server-to-client request such as `ping`,
-// `roots/list`, `sampling/createMessage`), as text borrowed for the call. Deliver it to the
-// client; feed the client's answer to a request back with `ferrite_server_handle_raw_on`
-// (from another thread: the callback must not block). Runs on a server worker thread,
-// possibly on several at once; the notifications of one request arrive before its response
-// is returned.
-typedef void (*ferrite_send_callback)(void *user_data, struct ferrite_str frame);
+// A host token verifier. `token` is the bearer token of the request's `Authorization`
+// header, borrowed from `verification` (valid until it is settled; never log it). Settle
+// `verification` with `ferrite_verification_accept`, `_reject` or `_unavailable` before
+// returning `FERRITE_RESULT_OK`, or return `FERRITE_RESULT_PENDING` and settle it later from
+// any thread. Any other return value refuses the token (401). Runs on a worker thread,
+// possibly several at once; a verifier that does I/O should return PENDING and answer from
+// a thread of its own. Returns a `ferrite_result` value.
+typedef uint32_t (*ferrite_verify_callback)(void *user_data,
+                                            struct ferrite_str token,
+                                            struct ferrite_verification *verification);
 
 // Called once with the `user_data` it was registered with, when Ferrite no longer needs it
 // (NULL: nothing to free). Runs on whichever thread drops the handler: the one calling
@@ -258,6 +272,15 @@ typedef void (*ferrite_send_callback)(void *user_data, struct ferrite_str frame)
 // registration fails. The server's registry is not locked then (see the header's opening
 // comment for the one exception, a replaced observer).
 typedef void (*ferrite_finalizer)(void *user_data);
+
+// Receives one JSON-RPC message the server sends on a `ferrite_connection` (a notification
+// such as `notifications/message`, or a server-to-client request such as `ping`,
+// `roots/list`, `sampling/createMessage`), as text borrowed for the call. Deliver it to the
+// client; feed the client's answer to a request back with `ferrite_server_handle_raw_on`
+// (from another thread: the callback must not block). Runs on a server worker thread,
+// possibly on several at once; the notifications of one request arrive before its response
+// is returned.
+typedef void (*ferrite_send_callback)(void *user_data, struct ferrite_str frame);
 
 // A custom request method's handler: `params_json` is the request's params as a JSON
 // object without `_meta` (`{}` when it had none), borrowed for the call; the same text is
@@ -341,6 +364,86 @@ uint32_t ferrite_abi_version(void);
 // as a NUL-terminated string in static storage (never free it). The header's
 // `FERRITE_VERSION` is the version it was generated from: they agree for a matching pair.
 const char *ferrite_version(void);
+
+// Read the core's resource-server configuration from `config_json` (a JSON object with the
+// core's keys, snake_case or camelCase: `resource`, `authorization_servers`,
+// `required_scopes`, `tool_scopes`, `prompt_scopes`, `resource_scopes`, `hide_unauthorized`,
+// `scopes_supported`, `resource_name`, `resource_documentation`, and `jwt` or
+// `introspection`; see the README's "Authorization") and, when `callback` is not NULL, use
+// it as the token verifier (the configuration then names neither `jwt` nor
+// `introspection`). On success `*out` is a new `ferrite_auth`.
+//
+// The core checks everything here: a bad option is `FERRITE_RESULT_INVALID_ARGUMENT` with
+// the core's text as the last error (`invalid auth option jwt.jwks_url: ...`), text that is
+// not JSON `FERRITE_RESULT_INVALID_JSON`. Ownership of `user_data` passes to the library even
+// when the call fails: `finalizer` runs exactly once, when the last server using the
+// verifier is dropped and the `ferrite_auth` is freed, or at once on failure (or when
+// `callback` is NULL).
+//
+// # Safety
+// `config_json` points to `config_json_len` readable bytes; `out` is valid for a write.
+ferrite_result ferrite_auth_new(const char *config_json,
+                                size_t config_json_len,
+                                ferrite_verify_callback callback,
+                                void *user_data,
+                                ferrite_finalizer finalizer,
+                                struct ferrite_auth **out);
+
+// Free a `ferrite_auth` (NULL is a no-op). Servers built with it keep working; the
+// verifier's finalizer runs when the last of them is dropped too.
+//
+// # Safety
+// `auth` is NULL or a live `ferrite_auth` that nothing else uses any more.
+void ferrite_auth_free(struct ferrite_auth *auth);
+
+// The Protected Resource Metadata document (RFC 9728) the server serves, as JSON, in a new
+// buffer at `*out` (free it with `ferrite_string_free`); `*out_len` (if not NULL) is its
+// length.
+//
+// # Safety
+// `auth` is a live `ferrite_auth`; `out` is valid for a write; `out_len` is NULL or valid.
+ferrite_result ferrite_auth_metadata(const struct ferrite_auth *auth, char **out, size_t *out_len);
+
+// Accept the token: `claims_json` is its claims as a JSON object (`sub`, `client_id`, `scope`
+// or `scp`, `exp`, `iss`, anything else), which the core reads into the request's identity
+// (`ferrite_request_identity`). Claims naming no subject refuse the token with the core's
+// reason. Settles the verification whatever happens (JSON that does not parse refuses the
+// token, and the code says why). After PENDING the handle is freed by this call.
+//
+// # Safety
+// `verification` is a live verification; `claims_json` points to `claims_json_len` readable
+// bytes.
+ferrite_result ferrite_verification_accept(struct ferrite_verification *verification,
+                                           const char *claims_json,
+                                           size_t claims_json_len);
+
+// Refuse the token: 401 `invalid_token` with `message` as the challenge's
+// `error_description` (say why, never repeat the token). Settles the verification like
+// `ferrite_verification_accept`.
+//
+// # Safety
+// `verification` is a live verification; `message` points to `message_len` readable bytes.
+ferrite_result ferrite_verification_reject(struct ferrite_verification *verification,
+                                           const char *message,
+                                           size_t message_len);
+
+// Say the verifier cannot decide now (its authorization server is unreachable): 503 with
+// `Retry-After`, so the client retries instead of re-authorizing; `message` says why.
+// Settles the verification like `ferrite_verification_accept`.
+//
+// # Safety
+// `verification` is a live verification; `message` points to `message_len` readable bytes.
+ferrite_result ferrite_verification_unavailable(struct ferrite_verification *verification,
+                                                const char *message,
+                                                size_t message_len);
+
+// The token being verified (the same text the callback got), borrowed: valid until the
+// verification is settled. For a verifier that returned PENDING and answers from elsewhere.
+//
+// # Safety
+// `verification` is a live verification; `out` is valid for a write.
+ferrite_result ferrite_verification_token(const struct ferrite_verification *verification,
+                                          struct ferrite_str *out);
 
 // Free a buffer Ferrite returned through a `char **out` parameter (`ferrite_server_handle_raw`,
 // `ferrite_json_get`, ...). NULL is a no-op. Freeing anything else, or twice, is undefined.
@@ -1188,6 +1291,29 @@ ferrite_result ferrite_request_progress_token(const struct ferrite_request *requ
 // `request` is a live request handle; `out` is valid for a write.
 ferrite_result ferrite_request_meta(const struct ferrite_request *request, struct ferrite_str *out);
 
+// The caller's verified identity on a protected server (`ferrite_server_new_with_auth`), as
+// JSON text, borrowed: valid while the request is. The core's shape, the same on every
+// surface: `{"subject", "clientId", "scopes", "expiresAt", "issuer", "claims"}` (absent
+// values `null`; `claims` holds every claim of the token). `out->ptr` is NULL (and the call
+// succeeds) when the request was not authenticated (an unprotected server, stdio,
+// `ferrite_server_handle_raw`). The token itself is never kept.
+//
+// Any thread, while the request is live (from its callback until it is settled).
+//
+// # Safety
+// `request` is a live request handle; `out` is valid for a write.
+ferrite_result ferrite_request_identity(const struct ferrite_request *request, struct ferrite_str *out);
+
+// The caller's verified subject (the identity's `subject`: the token's `sub`, or its client
+// id when it has none), borrowed: valid while the request is. `out->ptr` is NULL (and the
+// call succeeds) when the request was not authenticated.
+//
+// Any thread, while the request is live (from its callback until it is settled).
+//
+// # Safety
+// `request` is a live request handle; `out` is valid for a write.
+ferrite_result ferrite_request_subject(const struct ferrite_request *request, struct ferrite_str *out);
+
 // Reply "input required" to a tool call, prompt or resource read: `input_requests_json` is
 // a JSON object of key -> request in the wire shape, each `{"method": "elicitation/create",
 // "params": {"message": ..., "requestedSchema": {...}}}`, `{"method":
@@ -1399,6 +1525,26 @@ ferrite_result ferrite_server_new(const char *info_json,
                                   const char *instructions,
                                   size_t instructions_len,
                                   struct ferrite_server **out);
+
+// Create a protected server: as `ferrite_server_new`, and an OAuth 2.1 resource server with
+// `auth` (from `ferrite_auth_new`; NULL: unprotected, as `ferrite_server_new`). Over HTTP
+// every request then needs `Authorization: Bearer <token>` that the configuration's verifier
+// accepts (401, 400, 403 and 503 otherwise, with the core's `WWW-Authenticate` challenges),
+// the Protected Resource Metadata is served at
+// `/.well-known/oauth-protected-resource<path>`, tools, prompts and resources need their
+// configured scopes, a session belongs to the subject that created it, and handlers read
+// the caller with `ferrite_request_identity`. The server keeps what it needs of `auth`:
+// free it when you like.
+//
+// # Safety
+// As `ferrite_server_new`; `auth` is NULL or a live `ferrite_auth`.
+ferrite_result ferrite_server_new_with_auth(const char *info_json,
+                                            size_t info_json_len,
+                                            uint32_t mode,
+                                            const char *instructions,
+                                            size_t instructions_len,
+                                            const struct ferrite_auth *auth,
+                                            struct ferrite_server **out);
 
 // Stop the server: stop serving (a `ferrite_server_serve_stdio`, `ferrite_server_serve_http`
 // or `ferrite_server_http_run` in another thread returns `FERRITE_RESULT_CLOSED`; HTTP

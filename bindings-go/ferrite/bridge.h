@@ -14,5 +14,6 @@ extern uint32_t goMethodCallback(void *user_data, ferrite_request *request, ferr
 extern void goReplyCallback(void *user_data, ferrite_result result, ferrite_str result_json, ferrite_str error_message);
 extern void goCancelCallback(void *user_data);
 extern void goSendCallback(void *user_data, ferrite_str frame);
+extern uint32_t goVerifyCallback(void *user_data, ferrite_str token, ferrite_verification *verification);
 extern void goFinalizer(void *user_data);
 #endif

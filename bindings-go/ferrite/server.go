@@ -24,6 +24,9 @@ type ServerOption func(*serverConfig)
 type serverConfig struct {
 	mode         C.uint32_t
 	instructions string
+	auth         any
+	protected    bool
+	verifier     VerifyTokenFunc
 }
 
 // Stateless opts out of sessions: state is built per request, so there are no
@@ -43,7 +46,7 @@ func WithInstructions(text string) ServerOption {
 type Server struct{ ptr *C.ferrite_server }
 
 // NewServer creates a server with the core's defaults: stateful, the logging capability on,
-// tool arguments validated against their input schemas.
+// tool arguments validated against their input schemas; WithAuth protects it.
 func NewServer(info Implementation, opts ...ServerOption) (*Server, error) {
 	cfg := serverConfig{mode: C.FERRITE_SERVER_MODE_DEFAULT}
 	for _, o := range opts {
@@ -53,10 +56,15 @@ func NewServer(info Implementation, opts ...ServerOption) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	auth, err := newAuth(&cfg)
+	if err != nil {
+		return nil, err
+	}
+	defer C.ferrite_auth_free(auth) // the server keeps what it needs
 	i, n := nonNull(text)
 	ins, insLen := str(cfg.instructions)
 	var ptr *C.ferrite_server
-	if err := check(C.ferrite_server_new(i, n, cfg.mode, ins, insLen, &ptr)); err != nil {
+	if err := check(C.ferrite_server_new_with_auth(i, n, cfg.mode, ins, insLen, auth, &ptr)); err != nil {
 		return nil, err
 	}
 	return &Server{ptr: ptr}, nil

@@ -10,9 +10,12 @@
  * or statically:
  *   gcc -std=c11 -Iinclude examples/c/everything*.c target/release/libferrite.a -lpthread -ldl -lm
  *
- * Usage: everything [--stateless] [--port N]
+ * Usage: everything [--stateless] [--port N [--auth]]
  *   no --port: serves stdio; --port N: Streamable HTTP at http://127.0.0.1:N/mcp
- *   (stateful, with sessions, unless --stateless). Any other argument: usage, exit status 2.
+ *   (stateful, with sessions, unless --stateless). --auth: an OAuth resource server (bearer
+ *   JWTs of FERRITE_AUTH_ISSUER for the audience FERRITE_AUTH_AUDIENCE, keys from
+ *   FERRITE_AUTH_JWKS_URL) with one more tool, whoami (scope mcp:whoami), answering the
+ *   token's subject. Any other argument: usage, exit status 2.
  *   Both protocol eras are served: the handshake revisions and 2026-07-28.
  *
  * Patterns shown: synchronous handlers that fill the result before returning; slow handlers
@@ -27,6 +30,47 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* ------------------------------------------------------------------ --auth */
+
+/* whoami: the caller's subject, from the identity the core verified. */
+static uint32_t tool_whoami(void *user_data, ferrite_request *req) {
+    (void)user_data;
+    ferrite_str subject = {NULL, 0};
+    ferrite_request_subject(req, &subject);
+    return subject.ptr ? complete_text(req, subject.ptr, subject.len) : complete_text(req, "", 0);
+}
+
+/* The resource-server configuration of --auth, from the environment: JWTs of the issuer for
+ * the audience (this server's URL), keys from the JWKS URL, whoami needing mcp:whoami. NULL
+ * (after saying why) when a variable is missing or the core refuses the configuration. */
+static ferrite_auth *auth_from_env(void) {
+    const char *issuer = getenv("FERRITE_AUTH_ISSUER"), *audience = getenv("FERRITE_AUTH_AUDIENCE"),
+               *jwks = getenv("FERRITE_AUTH_JWKS_URL");
+    if (!issuer || !audience || !jwks) {
+        fprintf(stderr, "everything: --auth needs FERRITE_AUTH_ISSUER, FERRITE_AUTH_AUDIENCE and "
+                        "FERRITE_AUTH_JWKS_URL in the environment\n");
+        return NULL;
+    }
+    buf config = {0};
+    buf_str(&config, "{\"resource\":");
+    buf_quoted(&config, audience, strlen(audience));
+    buf_str(&config, ",\"authorization_servers\":[");
+    buf_quoted(&config, issuer, strlen(issuer));
+    buf_str(&config, "],\"tool_scopes\":{\"whoami\":[\"mcp:whoami\"]},\"jwt\":{\"issuer\":");
+    buf_quoted(&config, issuer, strlen(issuer));
+    buf_str(&config, ",\"jwks_url\":");
+    buf_quoted(&config, jwks, strlen(jwks));
+    buf_str(&config, "}}");
+    ferrite_auth *auth = NULL;
+    ferrite_result rc = ferrite_auth_new(config.p, config.len, NULL, NULL, NULL, &auth);
+    free(config.p);
+    if (rc != FERRITE_RESULT_OK) {
+        fprintf(stderr, "everything: %s\n", ferrite_last_error());
+        return NULL;
+    }
+    return auth;
+}
 
 /* ------------------------------------------------------------------ main */
 
@@ -52,13 +96,17 @@ static ferrite_result serve_http(ferrite_server *server, uint16_t port) {
 }
 
 int main(int argc, char **argv) {
-    static const char USAGE[] = "usage: everything [--stateless] [--port N]\n"
-                                "  no --port: serve stdio; --port N: Streamable HTTP on 127.0.0.1:N at /mcp\n";
-    bool stateless = false;
+    static const char USAGE[] =
+        "usage: everything [--stateless] [--port N [--auth]]\n"
+        "  no --port: serve stdio; --port N: Streamable HTTP on 127.0.0.1:N at /mcp\n"
+        "  --auth: require bearer JWTs (FERRITE_AUTH_ISSUER, FERRITE_AUTH_AUDIENCE, FERRITE_AUTH_JWKS_URL)\n";
+    bool stateless = false, protect = false;
     int port = -1; /* -1: stdio */
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--stateless") == 0) {
             stateless = true;
+        } else if (strcmp(argv[i], "--auth") == 0) {
+            protect = true;
         } else if (strcmp(argv[i], "--port") == 0 && i + 1 < argc) {
             char *end = NULL;
             long p = strtol(argv[++i], &end, 10);
@@ -72,6 +120,14 @@ int main(int argc, char **argv) {
             return 2;
         }
     }
+    if (protect && port < 0) {
+        fprintf(stderr, "everything: --auth needs --port (tokens travel in HTTP headers)\n%s", USAGE);
+        return 2;
+    }
+    ferrite_auth *auth = NULL;
+    if (protect && (auth = auth_from_env()) == NULL) {
+        return 2;
+    }
     if (ferrite_abi_version() != FERRITE_ABI_VERSION) {
         fprintf(stderr, "everything: libferrite ABI %u, header %u\n", ferrite_abi_version(), FERRITE_ABI_VERSION);
         return 1;
@@ -79,17 +135,24 @@ int main(int argc, char **argv) {
     wav_base64 = make_wav_base64();
 
     ferrite_server *server = NULL;
-    ferrite_result rc = ferrite_server_new(
+    /* auth NULL (no --auth): an unprotected server, as ferrite_server_new. */
+    ferrite_result rc = ferrite_server_new_with_auth(
         S("{\"name\":\"ferrite-everything\",\"version\":\"0.1.0\"}"),
         stateless ? FERRITE_SERVER_MODE_STATELESS : FERRITE_SERVER_MODE_DEFAULT /* stateful */,
-        S("Ferrite's everything server: the MCP conformance fixture surface."), &server);
+        S("Ferrite's everything server: the MCP conformance fixture surface."), auth, &server);
+    ferrite_auth_free(auth); /* the server keeps what it needs */
     if (rc != FERRITE_RESULT_OK) {
-        die("ferrite_server_new", rc);
+        die("ferrite_server_new_with_auth", rc);
     }
     register_tools(server);
     register_resources(server);
     register_prompts(server);
     register_modern(server);
+    if (protect) {
+        add_tool(server,
+                 SIMPLE_TOOL("whoami", "Answers the subject of the caller's access token (needs scope mcp:whoami)"),
+                 tool_whoami, NULL);
+    }
     /* The defaults (stateful unless --stateless, the logging capability on, tool arguments
      * validated against their input schemas) are what the fixtures need: nothing to turn on. */
     /* Handshake-era sessions subscribe with resources/subscribe; 2026-07-28 clients (any mode)

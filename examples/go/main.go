@@ -4,10 +4,13 @@
 //
 // From the repository root, after `cargo build --release -p ferrite-ffi`:
 //
-//	go run ./examples/go [--stateless] [--port N]
+//	go run ./examples/go [--stateless] [--port N [--auth]]
 //
 // Without --port it serves stdio; --port N serves http://127.0.0.1:N/mcp (stateful, with
-// sessions, unless --stateless). Any other argument prints the usage and exits with status 2.
+// sessions, unless --stateless). --auth makes it an OAuth resource server: bearer JWTs of
+// FERRITE_AUTH_ISSUER for the audience FERRITE_AUTH_AUDIENCE, keys from FERRITE_AUTH_JWKS_URL,
+// and one more tool, whoami (scope mcp:whoami), answering the token's subject. Any other
+// argument prints the usage and exits with status 2.
 // Both protocol eras are served: the handshake revisions and 2026-07-28 (fixtures in
 // modern.go).
 //
@@ -25,6 +28,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -395,13 +399,15 @@ func registerPrompts(s *ferrite.Server) error {
 }
 
 func run() error {
-	stateless := false
+	stateless, protect := false, false
 	port := -1 // stdio
 	args := os.Args[1:]
 	for i := 0; i < len(args); i++ {
 		switch args[i] {
 		case "--stateless":
 			stateless = true
+		case "--auth":
+			protect = true
 		case "--port":
 			if i+1 == len(args) {
 				return usageError("--port needs a port number")
@@ -420,13 +426,35 @@ func run() error {
 	if stateless {
 		opts = append(opts, ferrite.Stateless())
 	}
+	if protect {
+		if port < 0 {
+			return usageError("--auth needs --port (tokens travel in HTTP headers)")
+		}
+		config, err := authFromEnv()
+		if err != nil {
+			return setupError(err.Error())
+		}
+		opts = append(opts, ferrite.WithAuth(config))
+	}
 	s, err := ferrite.NewServer(ferrite.Implementation{Name: "ferrite-everything", Version: "0.1.0"}, opts...)
 	if err != nil {
+		if protect {
+			return setupError(err.Error()) // the core's text: invalid auth option ...
+		}
 		return err
 	}
 	defer s.Free()
 	for _, register := range []func(*ferrite.Server) error{registerTools, registerResources, registerPrompts, registerModern} {
 		if err := register(s); err != nil {
+			return err
+		}
+	}
+	if protect {
+		whoami := ferrite.Tool{Name: "whoami", Description: "Answers the subject of the caller's access token (needs scope mcp:whoami)",
+			InputSchema: obj{"type": "object", "additionalProperties": false}}
+		if err := s.AddTool(whoami, func(req ferrite.Request, _ json.RawMessage) (any, error) {
+			return ferrite.TextResult(req.Subject()), nil
+		}); err != nil {
 			return err
 		}
 	}
@@ -446,18 +474,49 @@ func run() error {
 	return l.Serve()
 }
 
+// authFromEnv is the resource-server configuration of --auth: JWTs of FERRITE_AUTH_ISSUER for
+// the audience FERRITE_AUTH_AUDIENCE (this server's URL), keys from FERRITE_AUTH_JWKS_URL,
+// whoami needing mcp:whoami.
+func authFromEnv() (ferrite.AuthConfig, error) {
+	var missing []string
+	get := func(name string) string {
+		v, ok := os.LookupEnv(name)
+		if !ok {
+			missing = append(missing, name)
+		}
+		return v
+	}
+	issuer, audience, jwks := get("FERRITE_AUTH_ISSUER"), get("FERRITE_AUTH_AUDIENCE"), get("FERRITE_AUTH_JWKS_URL")
+	if len(missing) > 0 {
+		return ferrite.AuthConfig{}, fmt.Errorf("--auth needs %s in the environment", strings.Join(missing, ", "))
+	}
+	return ferrite.AuthConfig{
+		Resource:             audience,
+		AuthorizationServers: []string{issuer},
+		ToolScopes:           map[string][]string{"whoami": {"mcp:whoami"}},
+		JWT:                  &ferrite.JWTConfig{Issuer: issuer, JWKSURL: jwks},
+	}, nil
+}
+
+// setupError is a bad --auth environment or configuration: reported, exit status 2.
+type setupError string
+
+func (e setupError) Error() string { return string(e) }
+
 // usageError is a bad command line: reported with the usage, exit status 2.
 type usageError string
 
 func (e usageError) Error() string {
-	return string(e) + "\nusage: everything [--stateless] [--port N]\n" +
-		"  no --port: serve stdio; --port N: Streamable HTTP on 127.0.0.1:N at /mcp"
+	return string(e) + "\nusage: everything [--stateless] [--port N [--auth]]\n" +
+		"  no --port: serve stdio; --port N: Streamable HTTP on 127.0.0.1:N at /mcp\n" +
+		"  --auth: require bearer JWTs (FERRITE_AUTH_ISSUER, FERRITE_AUTH_AUDIENCE, FERRITE_AUTH_JWKS_URL)"
 }
 
 func main() {
 	if err := run(); err != nil {
 		fmt.Fprintln(os.Stderr, "everything:", err)
-		if _, usage := err.(usageError); usage {
+		switch err.(type) {
+		case usageError, setupError:
 			os.Exit(2)
 		}
 		os.Exit(1)

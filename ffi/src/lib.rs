@@ -18,12 +18,15 @@
 //! - each server owns its runtime and worker threads ([`server`]) and serves stdio or
 //!   Streamable HTTP on them ([`http`], its options the core's `HttpConfig`), or text the host
 //!   carries on connections it holds ([`connection`]);
+//! - authorization: the core's resource server from its JSON configuration and an optional
+//!   host token verifier ([`auth`]), the caller's identity on the request ([`request`]);
 //! - the 2026-07-28 revision: multi round-trip replies and reads on the request
 //!   ([`request`]), request-state keys and cache hints ([`modern`]), extensions, custom
 //!   methods and skills ([`extension`]).
 //!
 //! The header is generated from this crate by cbindgen (`ffi/tests/header.rs` checks it).
 
+pub mod auth;
 pub mod buffer;
 pub mod connection;
 pub mod error;

@@ -19,7 +19,7 @@ fn lib_dir() -> PathBuf {
     exe.parent().and_then(|deps| deps.parent()).expect("target/<profile>").to_path_buf()
 }
 
-/// Compile the C test program (`tests/c/abi_test.c` and `tests/c/abi_parity.c`) once per test run.
+/// Compile the C test program (`tests/c/abi_test.c`, `abi_parity.c` and `abi_auth.c`) once per test run.
 fn abi_test_binary() -> &'static PathBuf {
     static BIN: OnceLock<PathBuf> = OnceLock::new();
     BIN.get_or_init(|| {
@@ -34,6 +34,7 @@ fn abi_test_binary() -> &'static PathBuf {
             .arg(repo_root().join("include"))
             .arg(repo_root().join("tests/c/abi_test.c"))
             .arg(repo_root().join("tests/c/abi_parity.c"))
+            .arg(repo_root().join("tests/c/abi_auth.c"))
             .arg("-o")
             .arg(&bin)
             .arg("-L")

@@ -5,7 +5,7 @@
  * requests with sealed and tampered state, the new request getters, custom methods, request
  * state keys, extensions, cache hints, skills) in-process and over HTTP; and, in abi_parity.c,
  * the version, the defaults, the request context and server API items every surface has, host
- * connections and the HTTP options' core errors. Built and run by ffi/tests/c_programs.rs (and
+ * connections and the HTTP options' core errors; in abi_auth.c, authorization. Built and run by ffi/tests/c_programs.rs (and
  * under valgrind by tests/c/run.sh).
  *
  *   abi_test          run every check, print "ok"/"not ok" lines and a summary; exit 1 on failure
@@ -1231,8 +1231,8 @@ static void check_modern(void) {
 /* One HTTP/1.1 exchange on a fresh loopback connection (Connection: close), with a 10 s
  * receive timeout so a hang fails instead of blocking. Returns the whole response
  * (status line, headers, body) in a malloc'd buffer, or NULL. */
-static char *http_exchange(uint16_t port, const char *method, const char *host, const char *accept,
-                           const char *extra_headers, const char *body) {
+char *http_exchange(uint16_t port, const char *method, const char *host, const char *accept,
+                    const char *extra_headers, const char *body) {
     int fd = socket(AF_INET, SOCK_STREAM, 0);
     if (fd < 0) {
         return NULL;
@@ -1277,7 +1277,7 @@ static char *http_exchange(uint16_t port, const char *method, const char *host, 
 }
 
 /* The value of header `name` (lower case) in `response`, copied into `value`; false if absent. */
-static bool http_header(const char *response, const char *name, char *value, size_t cap) {
+bool http_header(const char *response, const char *name, char *value, size_t cap) {
     size_t name_len = strlen(name);
     for (const char *line = strstr(response, "\r\n"); line && strncmp(line, "\r\n\r\n", 4) != 0;
          line = strstr(line + 2, "\r\n")) {
@@ -1524,6 +1524,7 @@ int main(int argc, char **argv) {
     check_skills();
     check_http();
     check_parity();
+    check_auth();
     printf("%d checks, %d failed\n", checks, failures);
     return failures == 0 ? 0 : 1;
 }

@@ -11,6 +11,7 @@
 #include "ferrite.h"
 
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,5 +44,15 @@ static inline void sleep_ms(long ms) {
 /* abi_parity.c: the version, the defaults, the request context and server API of the parity
  * table, host-held connections, the HTTP options' core errors. */
 void check_parity(void);
+
+/* abi_auth.c: authorization (the core's configuration and its errors, a host token verifier,
+ * the identity getters, over HTTP with RS256 JWTs). */
+void check_auth(void);
+
+/* abi_test.c: one HTTP/1.1 exchange on a fresh loopback connection (the whole response, malloc'd,
+ * or NULL), and a response header's value (lower-case name). */
+char *http_exchange(uint16_t port, const char *method, const char *host, const char *accept,
+                    const char *extra_headers, const char *body);
+bool http_header(const char *response, const char *name, char *value, size_t cap);
 
 #endif

@@ -11,7 +11,9 @@
 #     built with only `pkg-config --cflags --libs ferrite` (and run) and the Go server built with
 #     -tags ferrite_pkgconfig against the install; a stdio smoke test of each server.
 #  4. the shared harnesses, when present: tests/interop/python/run.sh (C and Go everything
-#     servers, over stdio and, for the 2026-07-28 client tests, HTTP) and tests/inspector/run.sh
+#     servers, over stdio and, for the 2026-07-28 client tests, HTTP; test_auth.py against each
+#     with --auth: the SDK's OAuthClientProvider discovers a test authorization server from the
+#     401 and the metadata, then calls whoami) and tests/inspector/run.sh
 #     (C, Go and the ctypes server).
 #  5. Streamable HTTP: the official conformance suite (tests/conformance/run.sh, its five
 #     default suite runs: stable, next-2025-11-25, session-lifecycle, next-2026-07-28,
@@ -152,8 +154,9 @@ step "stdio smoke: ctypes server" smoke $ctypes_cmd
 # 4. Shared harnesses (skipped, and said so, when not in the tree yet).
 servers="c=$bin/everything-c;go=$bin/everything-go"
 if [[ -x tests/interop/python/run.sh ]]; then
-    step "Python SDK interop (tests/interop/python/run.sh): c, go (stdio; HTTP for 2026-07-28)" \
-        env FERRITE_STDIO_SERVERS="$servers" FERRITE_HTTP_SERVERS="$servers" tests/interop/python/run.sh
+    step "Python SDK interop (tests/interop/python/run.sh): c, go (stdio; HTTP for 2026-07-28; --auth with the SDK's OAuth client)" \
+        env FERRITE_STDIO_SERVERS="$servers" FERRITE_HTTP_SERVERS="$servers" FERRITE_AUTH_SERVERS="$servers" \
+        tests/interop/python/run.sh
 else
     echo "SKIP tests/interop/python/run.sh is not in the tree"
 fi

@@ -378,3 +378,53 @@ pub unsafe extern "C" fn ferrite_request_meta(
         unsafe { write_out(out, text, "out") }
     })
 }
+
+/// The caller's verified identity on a protected server (`ferrite_server_new_with_auth`), as
+/// JSON text, borrowed: valid while the request is. The core's shape, the same on every
+/// surface: `{"subject", "clientId", "scopes", "expiresAt", "issuer", "claims"}` (absent
+/// values `null`; `claims` holds every claim of the token). `out->ptr` is NULL (and the call
+/// succeeds) when the request was not authenticated (an unprotected server, stdio,
+/// `ferrite_server_handle_raw`). The token itself is never kept.
+///
+/// Any thread, while the request is live (from its callback until it is settled).
+///
+/// # Safety
+/// `request` is a live request handle; `out` is valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn ferrite_request_identity(
+    request: *const ferrite_request,
+    out: *mut ferrite_str,
+) -> ferrite_result {
+    ffi_boundary!({
+        // SAFETY: forwarded from this function's contract.
+        let req = unsafe { request_ref(request) }?;
+        if out.is_null() {
+            return Err(Error::null("out"));
+        }
+        let text = req.cached_text("identity".to_owned(), || req.ctx.identity().map(|id| id.to_json().to_string()));
+        // SAFETY: forwarded from this function's contract.
+        unsafe { write_out(out, text, "out") }
+    })
+}
+
+/// The caller's verified subject (the identity's `subject`: the token's `sub`, or its client
+/// id when it has none), borrowed: valid while the request is. `out->ptr` is NULL (and the
+/// call succeeds) when the request was not authenticated.
+///
+/// Any thread, while the request is live (from its callback until it is settled).
+///
+/// # Safety
+/// `request` is a live request handle; `out` is valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn ferrite_request_subject(
+    request: *const ferrite_request,
+    out: *mut ferrite_str,
+) -> ferrite_result {
+    ffi_boundary!({
+        // SAFETY: forwarded from this function's contract.
+        let req = unsafe { request_ref(request) }?;
+        let subject = req.ctx.subject().map_or(ferrite_str::ABSENT, ferrite_str::borrow);
+        // SAFETY: forwarded from this function's contract.
+        unsafe { write_out(out, subject, "out") }
+    })
+}

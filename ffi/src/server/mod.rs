@@ -16,15 +16,17 @@ mod notify;
 mod options;
 
 use std::ffi::c_char;
-use std::sync::{mpsc, Condvar, Mutex, RwLock};
+use std::sync::{mpsc, Arc, Condvar, Mutex, RwLock};
 use std::time::Duration;
 
+use ferrite_core::auth::ResourceServer;
 use ferrite_core::sync::{lock, read, write};
 use ferrite_core::transport::stdio::{self, StdioOptions};
 use ferrite_core::{Implementation, Server, ServerMode};
 use tokio::runtime::{Handle, Runtime};
 use tokio_util::sync::CancellationToken;
 
+use crate::auth::ferrite_auth;
 use crate::buffer::{give_string, json_arg, opt_str_arg, str_arg};
 use crate::error::{ferrite_result, ffi_boundary, Error};
 
@@ -187,40 +189,90 @@ pub unsafe extern "C" fn ferrite_server_new(
     out: *mut *mut ferrite_server,
 ) -> ferrite_result {
     ffi_boundary!({
-        if out.is_null() {
-            return Err(Error::null("out"));
-        }
         // SAFETY: forwarded from this function's contract.
-        let info: Implementation = unsafe { json_arg(info_json, info_json_len, "info_json") }?;
-        // SAFETY: forwarded from this function's contract.
-        let instructions = unsafe { opt_str_arg(instructions, instructions_len, "instructions") }?;
-        let mode = match mode {
-            0 => ServerMode::Stateless,
-            1 => ServerMode::Stateful,
-            2 => ServerMode::default(),
-            other => return Err(Error::invalid(format!("{other} is not a ferrite_server_mode"))),
-        };
-        let mut builder = Server::builder(info).mode(mode);
-        if let Some(text) = instructions {
-            builder = builder.instructions(text);
-        }
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .enable_all()
-            .thread_name("ferrite-worker")
-            .build()
-            .map_err(|e| Error::new(ferrite_result::Io, format!("cannot start the server's threads: {e}")))?;
-        let server = Box::new(ferrite_server {
-            server: RwLock::new(Some(builder.build())),
-            handle: runtime.handle().clone(),
-            runtime: Mutex::new(Some(runtime)),
-            shutdown: CancellationToken::new(),
-            serving: Mutex::new(0),
-            serving_done: Condvar::new(),
-        });
-        // SAFETY: `out` is non-NULL and valid for a write per this function's contract.
-        unsafe { out.write(Box::into_raw(server)) };
-        Ok(())
+        unsafe { new_server(info_json, info_json_len, mode, instructions, instructions_len, None, out) }
     })
+}
+
+/// Create a protected server: as `ferrite_server_new`, and an OAuth 2.1 resource server with
+/// `auth` (from `ferrite_auth_new`; NULL: unprotected, as `ferrite_server_new`). Over HTTP
+/// every request then needs `Authorization: Bearer <token>` that the configuration's verifier
+/// accepts (401, 400, 403 and 503 otherwise, with the core's `WWW-Authenticate` challenges),
+/// the Protected Resource Metadata is served at
+/// `/.well-known/oauth-protected-resource<path>`, tools, prompts and resources need their
+/// configured scopes, a session belongs to the subject that created it, and handlers read
+/// the caller with `ferrite_request_identity`. The server keeps what it needs of `auth`:
+/// free it when you like.
+///
+/// # Safety
+/// As `ferrite_server_new`; `auth` is NULL or a live `ferrite_auth`.
+#[no_mangle]
+pub unsafe extern "C" fn ferrite_server_new_with_auth(
+    info_json: *const c_char,
+    info_json_len: usize,
+    mode: u32,
+    instructions: *const c_char,
+    instructions_len: usize,
+    auth: *const ferrite_auth,
+    out: *mut *mut ferrite_server,
+) -> ferrite_result {
+    ffi_boundary!({
+        // SAFETY: NULL or live, per this function's contract.
+        let auth = unsafe { auth.as_ref() }.map(ferrite_auth::resource_server);
+        // SAFETY: forwarded from this function's contract.
+        unsafe { new_server(info_json, info_json_len, mode, instructions, instructions_len, auth, out) }
+    })
+}
+
+/// The body of the constructors.
+///
+/// # Safety
+/// As `ferrite_server_new`.
+unsafe fn new_server(
+    info_json: *const c_char,
+    info_json_len: usize,
+    mode: u32,
+    instructions: *const c_char,
+    instructions_len: usize,
+    auth: Option<Arc<ResourceServer>>,
+    out: *mut *mut ferrite_server,
+) -> Result<(), Error> {
+    if out.is_null() {
+        return Err(Error::null("out"));
+    }
+    // SAFETY: forwarded from this function's contract.
+    let info: Implementation = unsafe { json_arg(info_json, info_json_len, "info_json") }?;
+    // SAFETY: forwarded from this function's contract.
+    let instructions = unsafe { opt_str_arg(instructions, instructions_len, "instructions") }?;
+    let mode = match mode {
+        0 => ServerMode::Stateless,
+        1 => ServerMode::Stateful,
+        2 => ServerMode::default(),
+        other => return Err(Error::invalid(format!("{other} is not a ferrite_server_mode"))),
+    };
+    let mut builder = Server::builder(info).mode(mode);
+    if let Some(text) = instructions {
+        builder = builder.instructions(text);
+    }
+    if let Some(rs) = auth {
+        builder = builder.auth(rs);
+    }
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .thread_name("ferrite-worker")
+        .build()
+        .map_err(|e| Error::new(ferrite_result::Io, format!("cannot start the server's threads: {e}")))?;
+    let server = Box::new(ferrite_server {
+        server: RwLock::new(Some(builder.build())),
+        handle: runtime.handle().clone(),
+        runtime: Mutex::new(Some(runtime)),
+        shutdown: CancellationToken::new(),
+        serving: Mutex::new(0),
+        serving_done: Condvar::new(),
+    });
+    // SAFETY: `out` is non-NULL and valid for a write per this function's contract.
+    unsafe { out.write(Box::into_raw(server)) };
+    Ok(())
 }
 
 /// Stop the server: stop serving (a `ferrite_server_serve_stdio`, `ferrite_server_serve_http`
