@@ -12,273 +12,39 @@
  * `sample`, ...); resource callbacks get a `URL`.
  */
 
-import type { Context } from './context.js';
 import type {
   ArgsSchema,
-  Icon,
-  InferArgs,
-  JsonObject,
   PromptReturn,
   RawShape,
   Resource,
-  ResourceReturn,
   SchemaLike,
   ToolAnnotations,
   ToolReturn,
 } from './model.js';
 import { matchUriTemplate } from './native.js';
 import { isRawShape } from './schema.js';
-import { Server, type ListenOptions, type ServerOptions } from './server.js';
+import { Server, type ListenOptions } from './server.js';
 import type { ListenAddress } from './transports.js';
+import { completerOf, ResourceTemplate } from './resource-template.js';
+import type {
+  McpServerOptions,
+  PromptCallback,
+  PromptConfig,
+  ReadResourceCallback,
+  ReadResourceTemplateCallback,
+  RegisteredPrompt,
+  RegisteredResource,
+  RegisteredResourceTemplate,
+  RegisteredTool,
+  ResourceMetadata,
+  ServerInfo,
+  ServerTransport,
+  ToolCallback,
+  ToolConfig,
+} from './mcp-types.js';
 
-/** The server's identity, as the TypeScript SDK's `new McpServer(serverInfo)` takes it. */
-export interface ServerInfo {
-  name: string;
-  version: string;
-  title?: string;
-  description?: string;
-  websiteUrl?: string;
-  icons?: Icon[];
-}
-
-/**
- * The options of `new McpServer(info, options)`: the TypeScript SDK's (`instructions`,
- * `capabilities`) and Ferrite's `Server` options (`stateless`, `pageSize`, `validateOutput`, ...).
- * Of `capabilities`, `resources.subscribe` turns on subscriptions and `logging: undefined`
- * changes nothing (logging is on by default); the rest is what the core derives from what
- * is registered.
- */
-export interface McpServerOptions extends Omit<ServerOptions, 'name' | 'version' | 'title' | 'description' | 'websiteUrl' | 'icons'> {
-  capabilities?: {
-    logging?: object;
-    resources?: { subscribe?: boolean; listChanged?: boolean };
-    tools?: { listChanged?: boolean };
-    prompts?: { listChanged?: boolean };
-    completions?: object;
-    [other: string]: unknown;
-  };
-}
-
-/** The arguments a callback receives for a schema (none without one). */
-type Args<S> = S extends SchemaLike | RawShape ? InferArgs<S> : never;
-
-/** A tool callback: `(args, extra)` with an input schema, `(extra)` without one. */
-export type ToolCallback<S extends ArgsSchema | undefined = undefined> = S extends SchemaLike | RawShape
-  ? (args: Args<S>, extra: Context) => ToolReturn | Promise<ToolReturn>
-  : (extra: Context) => ToolReturn | Promise<ToolReturn>;
-
-/** A prompt callback: `(args, extra)` with an argument schema, `(extra)` without one. */
-export type PromptCallback<S extends RawShape | SchemaLike | undefined = undefined> = S extends SchemaLike | RawShape
-  ? (args: Args<S>, extra: Context) => PromptReturn | Promise<PromptReturn>
-  : (extra: Context) => PromptReturn | Promise<PromptReturn>;
-
-/** Reads a fixed resource. */
-export type ReadResourceCallback = (uri: URL, extra: Context) => ResourceReturn | Promise<ResourceReturn>;
-/** Reads a resource of a template, with the variables the URI binds. */
-export type ReadResourceTemplateCallback = (
-  uri: URL,
-  variables: { [name: string]: string },
-  extra: Context,
-) => ResourceReturn | Promise<ResourceReturn>;
-/** Lists the resources a template stands for. */
-export type ListResourcesCallback = (extra?: Context) => { resources: Resource[] } | Promise<{ resources: Resource[] }>;
-/** Completes one variable of a template (or one completable prompt argument). */
-export type CompleteCallback = (
-  value: string,
-  context?: { arguments?: { [name: string]: string } },
-) => string[] | Promise<string[]>;
-
-/** A URI template with a listing and completions of its variables, as the TypeScript SDK's. */
-export class ResourceTemplate {
-  #uriTemplate: string;
-  #callbacks: { list: ListResourcesCallback | undefined; complete?: { [variable: string]: CompleteCallback } };
-
-  constructor(
-    uriTemplate: string,
-    callbacks: { list: ListResourcesCallback | undefined; complete?: { [variable: string]: CompleteCallback } },
-  ) {
-    if (typeof uriTemplate !== 'string') throw new TypeError('new ResourceTemplate(uriTemplate, callbacks): uriTemplate must be a string');
-    if (callbacks === null || typeof callbacks !== 'object') {
-      throw new TypeError('new ResourceTemplate(uriTemplate, callbacks): callbacks must be { list, complete? }');
-    }
-    if (callbacks.list !== undefined && typeof callbacks.list !== 'function') {
-      throw new TypeError(`ResourceTemplate ${uriTemplate}: list must be a function or undefined`);
-    }
-    for (const [variable, f] of Object.entries(callbacks.complete ?? {})) {
-      if (typeof f !== 'function') throw new TypeError(`ResourceTemplate ${uriTemplate}: complete.${variable} must be a function`);
-    }
-    // The core parses the template (and refuses a bad one) now, not at registration.
-    matchUriTemplate(uriTemplate, '');
-    this.#uriTemplate = uriTemplate;
-    this.#callbacks = callbacks;
-  }
-
-  /** The URI template (RFC 6570). */
-  get uriTemplate(): string {
-    return this.#uriTemplate;
-  }
-  /** The listing callback, if any. */
-  get listCallback(): ListResourcesCallback | undefined {
-    return this.#callbacks.list;
-  }
-  /** The completion callback of one variable, if any. */
-  completeCallback(variable: string): CompleteCallback | undefined {
-    return this.#callbacks.complete?.[variable];
-  }
-  /** @internal The variables with a completion callback. */
-  get _completions(): [string, CompleteCallback][] {
-    return Object.entries(this.#callbacks.complete ?? {});
-  }
-}
-
-const COMPLETERS = new WeakMap<object, CompleteCallback>();
-
-/**
- * A prompt argument schema whose values the client can complete (`completion/complete`), as
- * the TypeScript SDK's `completable`: returns `schema`, with `complete` attached.
- */
-export function completable<S extends SchemaLike>(schema: S, complete: CompleteCallback): S {
-  if (schema === null || (typeof schema !== 'object' && typeof schema !== 'function')) {
-    throw new TypeError('completable(schema, complete): schema must be a schema');
-  }
-  if (typeof complete !== 'function') throw new TypeError('completable(schema, complete): complete must be a function');
-  COMPLETERS.set(schema, complete);
-  return schema;
-}
-
-/** A registered tool: its configuration, and what changes it. */
-export interface RegisteredTool {
-  readonly name: string;
-  title?: string;
-  description?: string;
-  inputSchema?: ArgsSchema;
-  outputSchema?: ArgsSchema;
-  annotations?: ToolAnnotations;
-  _meta?: JsonObject;
-  callback: ToolCallback<ArgsSchema | undefined>;
-  /** The callback, under the TypeScript SDK 1.2x name. */
-  readonly handler: ToolCallback<ArgsSchema | undefined>;
-  enabled: boolean;
-  /** List and serve it again. */
-  enable(): void;
-  /** Stop listing and serving it (calls get "Unknown tool"). */
-  disable(): void;
-  /** Change any of these; `name: null` removes the tool. */
-  update(updates: {
-    name?: string | null;
-    title?: string;
-    description?: string;
-    paramsSchema?: ArgsSchema;
-    outputSchema?: ArgsSchema;
-    annotations?: ToolAnnotations;
-    _meta?: JsonObject;
-    callback?: ToolCallback<ArgsSchema | undefined>;
-    enabled?: boolean;
-  }): void;
-  /** Unregister it. */
-  remove(): void;
-}
-
-/** The metadata of a resource or resource template. */
-export interface ResourceMetadata {
-  title?: string;
-  description?: string;
-  mimeType?: string;
-  size?: number;
-  annotations?: JsonObject;
-  icons?: Icon[];
-  _meta?: JsonObject;
-}
-
-/** A registered fixed resource. */
-export interface RegisteredResource {
-  readonly name: string;
-  title?: string;
-  metadata?: ResourceMetadata;
-  readCallback: ReadResourceCallback;
-  enabled: boolean;
-  enable(): void;
-  disable(): void;
-  /** Change any of these; `uri: null` removes the resource. */
-  update(updates: {
-    name?: string;
-    title?: string;
-    uri?: string | null;
-    metadata?: ResourceMetadata;
-    callback?: ReadResourceCallback;
-    enabled?: boolean;
-  }): void;
-  remove(): void;
-}
-
-/** A registered resource template. */
-export interface RegisteredResourceTemplate {
-  resourceTemplate: ResourceTemplate;
-  title?: string;
-  metadata?: ResourceMetadata;
-  readCallback: ReadResourceTemplateCallback;
-  enabled: boolean;
-  enable(): void;
-  disable(): void;
-  /** Change any of these; `name: null` removes the template. */
-  update(updates: {
-    name?: string | null;
-    title?: string;
-    template?: ResourceTemplate;
-    metadata?: ResourceMetadata;
-    callback?: ReadResourceTemplateCallback;
-    enabled?: boolean;
-  }): void;
-  remove(): void;
-}
-
-/** A registered prompt. */
-export interface RegisteredPrompt {
-  readonly name: string;
-  title?: string;
-  description?: string;
-  argsSchema?: RawShape | SchemaLike;
-  callback: PromptCallback<RawShape | SchemaLike | undefined>;
-  enabled: boolean;
-  enable(): void;
-  disable(): void;
-  /** Change any of these; `name: null` removes the prompt. */
-  update(updates: {
-    name?: string | null;
-    title?: string;
-    description?: string;
-    argsSchema?: RawShape | SchemaLike;
-    callback?: PromptCallback<RawShape | SchemaLike | undefined>;
-    enabled?: boolean;
-  }): void;
-  remove(): void;
-}
-
-/** The tool configuration of `registerTool`. */
-export interface ToolConfig<S extends ArgsSchema | undefined, O extends ArgsSchema | undefined> {
-  title?: string;
-  description?: string;
-  inputSchema?: S;
-  outputSchema?: O;
-  annotations?: ToolAnnotations;
-  _meta?: JsonObject;
-}
-
-/** The prompt configuration of `registerPrompt`. */
-export interface PromptConfig<S extends RawShape | SchemaLike | undefined> {
-  title?: string;
-  description?: string;
-  argsSchema?: S;
-}
-
-/** What `connect()` takes: a `StdioServerTransport`. */
-export interface ServerTransport {
-  /** @internal */
-  _serve(server: McpServer): Promise<void>;
-  close(): Promise<void>;
-  onclose?: () => void;
-  onerror?: (error: Error) => void;
-}
+export * from './mcp-types.js';
+export { completable, ResourceTemplate } from './resource-template.js';
 
 const EMPTY_INPUT = { type: 'object', properties: {} };
 
@@ -712,7 +478,7 @@ export class McpServer {
       );
       if (isRawShape(p.argsSchema)) {
         for (const [argument, field] of Object.entries(p.argsSchema)) {
-          const complete = COMPLETERS.get(field);
+          const complete = completerOf(field);
           if (complete !== undefined) {
             server.completion({ type: 'ref/prompt', name: current }, argument, (value, context) => complete(value, context as never));
           }
@@ -811,4 +577,5 @@ export class McpServer {
     transport?.onclose?.();
   }
 }
+
 
