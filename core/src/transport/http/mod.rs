@@ -17,6 +17,7 @@
 
 mod auth;
 pub mod config;
+pub mod host;
 mod legacy;
 mod peer;
 mod post;
@@ -42,6 +43,7 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 pub use self::config::{HttpConfig, HttpConfigError};
+pub use self::host::{BodyClosed, HostBodyWriter, HostHead, HostResponse, HostResponseBody};
 use self::peer::{SseBody, StreamPeer};
 use self::security::HostPolicy;
 use self::session::{InMemorySessionStore, Lookup, Session, SessionManager, SessionStore};
