@@ -4,7 +4,9 @@
 # interop tests (official `mcp` client: stdio, and its 2026-07-28 tests over Streamable HTTP
 # too), the MCP Inspector CLI checks, and over Streamable HTTP the conformance suite (its five
 # default suites against the stateful server, then against `--stateless` with the scenarios
-# that need a session unscored) and the TypeScript SDK client.
+# that need a session unscored, then stable, next-2025-11-25 and next-2026-07-28 against
+# `--mount`: `server.asgi_app()` in a Starlette app under uvicorn) and the TypeScript SDK client
+# (against the server's own listener and the mounted app).
 #
 #   FERRITE_PY_VENV     the venv ferrite_mcp is installed into
 #                       (default: $HOME/.cache/ferrite/venv-py; kept apart from the interop
@@ -44,7 +46,9 @@ say() { printf 'run-tests.sh: %s\n' "$*" >&2; }
         rm -rf "$venv"
         "$base_python" -m venv "$venv"
     fi
-    want="pytest==9.2.0 pydantic>=2,<3 mypy==2.4.1 PyJWT==2.15.1 cryptography==50.0.2"
+    # uvicorn and starlette (with the dependencies they resolve to) serve the mounted ASGI app
+    # (tests/test_asgi.py, everything.py --mount); the versions the official `mcp` 2.3.0 uses.
+    want="pytest==9.2.0 pydantic>=2,<3 mypy==2.4.1 PyJWT==2.15.1 cryptography==50.0.2 uvicorn==0.54.0 starlette==1.10.0 anyio==4.16.0 h11==0.16.0 click==8.5.1 idna==3.20"
     if [[ "$(cat "$venv/.ferrite-py-tools" 2>/dev/null)" != "$want" ]]; then
         say "installing $want"
         # shellcheck disable=SC2086
@@ -93,12 +97,17 @@ if [[ "${FERRITE_PY_HTTP:-1}" != 0 ]]; then
         CONFORMANCE_UNSCORED='^(tasks-|logging-set-level|tools-call-with-logging|tools-call-sampling|tools-call-elicitation|elicitation-sep|resources-(un)?subscribe)' \
             "$root/tests/conformance/run.sh" python-stateless -- "$python" "$root/examples/python/everything.py" --stateless \
             || failed+=("tests/conformance (stateless)")
+        say "conformance: tests/conformance/run.sh (server.asgi_app() mounted in a Starlette app under uvicorn, stateful)"
+        CONFORMANCE_SUITES=stable,next-2025-11-25,next-2026-07-28 \
+            "$root/tests/conformance/run.sh" python-mounted -- "$python" "$root/examples/python/everything.py" --mount \
+            || failed+=("tests/conformance (mounted)")
     else
         say "tests/conformance/run.sh not found: conformance suite skipped"
     fi
     if [[ -x "$root/tests/interop/typescript/run.sh" ]]; then
         say "interop: tests/interop/typescript/run.sh (Streamable HTTP)"
-        FERRITE_HTTP_SERVERS="python=$python examples/python/everything.py" "$root/tests/interop/typescript/run.sh" \
+        FERRITE_HTTP_SERVERS="python=$python examples/python/everything.py;python-mounted=$python examples/python/everything.py --mount" \
+            "$root/tests/interop/typescript/run.sh" \
             || failed+=("tests/interop/typescript")
     else
         say "tests/interop/typescript/run.sh not found: TypeScript interop skipped"

@@ -288,6 +288,14 @@ impl PyRequestContext {
         self.ctx.client_extension(id).map(|v| convert::to_py(py, &v)).transpose()
     }
 
+    /// What the transport knows about the request (the core's `RequestInfo::to_json()`:
+    /// `{method, path, headers, remoteAddr, hostValues, identity}`), or None on stdio and
+    /// in-process.
+    #[getter]
+    fn request_info<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        convert::to_py(py, &self.ctx.request_info().to_json())
+    }
+
     /// A request header (HTTP only), by case-insensitive name.
     fn header(&self, name: &str) -> Option<String> {
         self.ctx.header(name).map(str::to_owned)

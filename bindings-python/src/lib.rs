@@ -16,6 +16,7 @@
 //! - [`connection`]: a connection Python holds (the in-memory client, `handle_raw_on`).
 //! - [`sessions`]: the per-session state dicts.
 //! - [`http`]: the HTTP options, handed to the core's `HttpConfig`.
+//! - [`endpoint`]: the core's Streamable HTTP endpoint driven by the ASGI app.
 //! - [`convert`]: JSON values between Rust and Python.
 //! - [`errors`]: exceptions to handler errors and core errors to exceptions.
 
@@ -25,6 +26,7 @@ mod bridge;
 mod connection;
 mod context;
 mod convert;
+mod endpoint;
 mod errors;
 mod http;
 mod modern;
@@ -44,9 +46,13 @@ fn _ferrite(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<connection::PyConnection>()?;
     m.add_class::<connection::PeerReply>()?;
     m.add_class::<mrtr::PyInputRequest>()?;
+    m.add_class::<endpoint::HttpEndpoint>()?;
+    m.add_class::<endpoint::HostExchange>()?;
     m.add_class::<mrtr::PyInputRequired>()?;
     m.add_function(wrap_pyfunction!(mrtr::state_json, m)?)?;
     m.add("CORE_VERSION", env!("CARGO_PKG_VERSION"))?;
+    // The headers every surface hides when it shows a request (`RequestInfo`'s repr).
+    m.add("SENSITIVE_HEADERS", ferrite_core::server::SENSITIVE_HEADERS.to_vec())?;
     // The sampling default of every surface (`ctx.sample`, `InputRequest.sample`).
     m.add("DEFAULT_MAX_TOKENS", ferrite_core::CreateMessageParams::DEFAULT_MAX_TOKENS)?;
     Ok(())

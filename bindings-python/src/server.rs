@@ -671,6 +671,40 @@ impl Core {
         self.wait_serving(py, token, join, "HTTP")
     }
 
+    /// Start serving Streamable HTTP in the background (`run_async(transport="http")`): binds
+    /// at once and answers the bound port; `resolve(error, None)` is called from a runtime
+    /// thread when serving ends (`stop()`, `close()`). Options as in `serve_http`.
+    fn start_http(&self, py: Python<'_>, config: &Bound<'_, PyAny>, resolve: Py<PyAny>) -> PyResult<u16> {
+        self.check_open(py)?;
+        let (options, addr) = http::options(py, config)?;
+        let token = self.start_serving(py)?;
+        let options = core_http::HttpOptions { shutdown: token.clone(), ..options };
+        let server = self.server.clone();
+        let bound = py.detach(|| self.handle.block_on(core_http::bind(&server, addr, options)));
+        let (bound, local) = match bound.and_then(|b| b.local_addr().map(|a| (b, a))) {
+            Ok(b) => b,
+            Err(e) => {
+                lock(&self.serving).take();
+                return Err(PyOSError::new_err(format!("cannot listen on {addr}: {e}")));
+            }
+        };
+        let join = self.handle.spawn(bound.run());
+        self.handle.spawn(async move {
+            let outcome = join.await;
+            let _ = Python::try_attach(|py| {
+                let err = match outcome {
+                    Ok(Ok(())) => py.None(),
+                    Ok(Err(e)) => PyOSError::new_err(format!("HTTP failed: {e}")).into_value(py).into_any(),
+                    Err(e) => PyRuntimeError::new_err(format!("the HTTP loop stopped: {e}")).into_value(py).into_any(),
+                };
+                if let Err(e) = resolve.bind(py).call1((err, py.None())) {
+                    e.write_unraisable(py, None);
+                }
+            });
+        });
+        Ok(local.port())
+    }
+
     /// Start serving stdio in the background; `resolve(error, None)` is called when it ends.
     fn start_stdio(&self, py: Python<'_>, resolve: Py<PyAny>) -> PyResult<()> {
         let token = self.start_serving(py)?;

@@ -39,7 +39,7 @@ def server(everything: Any, request: Any) -> Iterator[Server]:
 def test_unknown_arguments_print_usage_and_exit_2(argv: Any) -> None:
     r = subprocess.run([sys.executable, str(EXAMPLES / "everything.py"), *argv], capture_output=True, text=True, timeout=30)
     assert r.returncode == 2
-    assert "usage: everything.py [--port N] [--stateless]" in r.stderr
+    assert "usage: everything.py [--port N [--mount]] [--stateless]" in r.stderr
     assert r.stdout == ""
 
 

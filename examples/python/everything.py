@@ -8,6 +8,11 @@ Run it with ``python examples/python/everything.py`` (stdio; needs ``pip install
 OAuth resource server: tokens are JWTs of ``FERRITE_AUTH_ISSUER`` for the audience
 ``FERRITE_AUTH_AUDIENCE`` (the server's URL), keys from ``FERRITE_AUTH_JWKS_URL``; every MCP
 request needs one, and the ``whoami`` tool (scope ``mcp:whoami``) answers the token's subject.
+``--mount`` (with ``--port``) serves the endpoint the way an application embeds it:
+``server.asgi_app()`` mounted in a Starlette app under uvicorn, beside the app's own
+``GET /health`` route and behind its middleware, which turns an ``x-user`` header into
+``request.state.user``; the ``test_host_value`` tool answers that value and the
+``test_request_info`` tool the request's ``x-tenant`` header, path and method.
 Any other argument prints a usage line on stderr and exits with status 2. ``FERRITE_ADD_ASYNC=1`` registers ``add`` as an ``async def`` (for
 the benchmark's second row).
 """
@@ -386,9 +391,67 @@ def build(stateless: bool, auth: Optional[Dict[str, Any]] = None) -> Server:
     return server
 
 
+def register_request_tools(server: Server) -> None:
+    """The tools of ``--mount``: what the host app attached, and the HTTP request."""
+
+    @server.tool(input_schema=NO_ARGS)
+    def test_host_value(ctx: Context) -> str:
+        """Reads the user the host app's middleware attached"""
+        request = ctx.request
+        user = request.host_values.get("user") if request is not None else None
+        return f"user: {user if isinstance(user, str) else 'nobody'}"
+
+    @server.tool(input_schema=NO_ARGS)
+    def test_request_info(ctx: Context) -> Dict[str, Any]:
+        """Answers the x-tenant header, the path and the method of the HTTP request"""
+        request = ctx.request
+        if request is None:
+            return {"transport": "not http"}
+        return {"tenant": request.headers.get("x-tenant"), "path": request.path, "method": request.method}
+
+
+class HostIdentity:
+    """The host application's middleware (plain ASGI): who the caller is, for handlers to
+    read; Starlette's ``request.state.user`` is ``scope["state"]["user"]``."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "http":
+            for name, value in scope.get("headers", []):
+                if name == b"x-user":
+                    scope.setdefault("state", {})["user"] = value.decode("latin-1")
+        await self.app(scope, receive, send)
+
+
+def serve_mounted(server: Server, port: int) -> None:
+    """Serve the endpoint mounted in a Starlette app of the host's, beside a route of its
+    own, under uvicorn."""
+    import uvicorn
+    from starlette.applications import Starlette
+    from starlette.middleware import Middleware
+    from starlette.responses import PlainTextResponse
+    from starlette.routing import Mount, Route
+
+    mcp = server.asgi_app()
+
+    async def health(_request: Any) -> PlainTextResponse:
+        return PlainTextResponse("ok")
+
+    app = Starlette(
+        routes=[Route("/health", health), Mount("/", app=mcp)],
+        middleware=[Middleware(HostIdentity)],
+        lifespan=mcp.lifespan,
+    )
+    print(f"everything: mounted in a Starlette app on http://127.0.0.1:{port}/mcp", file=sys.stderr, flush=True)
+    uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on")
+
+
 USAGE = (
-    "usage: everything.py [--port N] [--stateless] [--auth]\n"
+    "usage: everything.py [--port N [--mount]] [--stateless] [--auth]\n"
     "  no --port: serve stdio; --port N: Streamable HTTP on 127.0.0.1:N at /mcp;\n"
+    "  --mount: server.asgi_app() in a Starlette app under uvicorn (GET /health, an x-user middleware);\n"
     "  --auth: require bearer JWTs (FERRITE_AUTH_ISSUER, FERRITE_AUTH_AUDIENCE, FERRITE_AUTH_JWKS_URL)"
 )
 
@@ -397,6 +460,7 @@ class Args(NamedTuple):
     port: Optional[int]
     stateless: bool
     auth: bool
+    mount: bool
 
 
 def auth_from_env() -> Dict[str, Any]:
@@ -417,13 +481,15 @@ def auth_from_env() -> Dict[str, Any]:
 def parse_args(argv: List[str]) -> Args:
     """The command line; ``ValueError`` naming what is wrong."""
     port: Optional[int] = None
-    stateless = auth = False
+    stateless = auth = mount = False
     it = iter(argv)
     for arg in it:
         if arg == "--stateless":
             stateless = True
         elif arg == "--auth":
             auth = True
+        elif arg == "--mount":
+            mount = True
         elif arg == "--port":
             value = next(it, "")
             if not value.isdigit() or not 0 <= int(value) <= 65535:
@@ -433,7 +499,9 @@ def parse_args(argv: List[str]) -> Args:
             raise ValueError(f"unknown argument {arg!r}")
     if auth and port is None:
         raise ValueError("--auth needs --port (tokens travel in HTTP headers)")
-    return Args(port, stateless, auth)
+    if mount and port is None:
+        raise ValueError("--mount needs --port")
+    return Args(port, stateless, auth, mount)
 
 
 def main() -> None:
@@ -448,7 +516,11 @@ def main() -> None:
         print(f"everything: {e}", file=sys.stderr)
         sys.exit(2)
     server = build(args.stateless, auth)
-    if args.port is not None:
+    if args.port is not None and args.mount:
+        register_request_tools(server)
+        serve_mounted(server, args.port)
+        server.close()
+    elif args.port is not None:
         server.run(transport="http", host="127.0.0.1", port=args.port, path="/mcp")
     else:
         server.run()

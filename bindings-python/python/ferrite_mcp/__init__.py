@@ -66,6 +66,7 @@ from .modern import CacheHint
 from .mrtr import InputRequest, InputRequired
 from .mcpserver import FastMCP, MCPServer
 from .registration import CompletionArgument, CompletionContext
+from .request_info import Address, Headers, HostState, RequestInfo
 from .schema import schema_for
 from .server import Server
 
@@ -79,6 +80,10 @@ __all__ = [
     "Context",
     "Sent",
     "ServerRequestContext",
+    "RequestInfo",
+    "Headers",
+    "HostState",
+    "Address",
     "CompletionArgument",
     "CompletionContext",
     "ReadResourceContents",

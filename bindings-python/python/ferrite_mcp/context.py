@@ -44,6 +44,7 @@ if TYPE_CHECKING:
     import asyncio
 
     from .auth import Identity
+    from .request_info import Headers, RequestInfo
 
 __all__ = ["Context", "Sent", "ServerRequestContext"]
 
@@ -162,17 +163,24 @@ class ServerRequestContext:
     protocol_version: str
     meta: Optional[Dict[str, Any]]
     connection_id: str
+    #: The HTTP request (:class:`~ferrite_mcp.RequestInfo`; the official SDK gives a
+    #: Starlette ``Request``), ``None`` on stdio and in-process.
+    request: Optional["RequestInfo"] = None
+
+
+_UNREAD = object()
 
 
 class Context:
     """Everything a handler can know and do about the request it serves. ``Context[T]``
     (the official SDK's generic spelling) is accepted as the annotation too."""
 
-    __slots__ = ("_raw", "_server")
+    __slots__ = ("_raw", "_server", "_request")
 
     def __init__(self, raw: _ferrite.RequestContext, server: Any = None) -> None:
         self._raw = raw
         self._server = server
+        self._request: Any = _UNREAD
 
     def __class_getitem__(cls, _item: Any) -> Any:
         return cls
@@ -201,6 +209,7 @@ class Context:
             protocol_version=self.protocol_version,
             meta=self.meta,
             connection_id=self.connection_id,
+            request=self.request,
         )
 
     # ----- per-session state -----
@@ -418,6 +427,23 @@ class Context:
         """An HTTP request header by case-insensitive name (``None`` over stdio or
         in-process, or when absent)."""
         return self._raw.header(name)
+
+    @property
+    def request(self) -> Optional["RequestInfo"]:
+        """The HTTP request this handler serves (:class:`~ferrite_mcp.RequestInfo`: method,
+        path, headers, client address, the values the host attached), on Ferrite's own
+        listener and mounted in an ASGI app alike; ``None`` on stdio and in-process."""
+        if self._request is _UNREAD:
+            from .request_info import RequestInfo
+
+            self._request = RequestInfo._from_core(self._raw.request_info)
+        return self._request  # type: ignore[no-any-return]
+
+    @property
+    def headers(self) -> Optional["Headers"]:
+        """``ctx.request.headers`` (read-only, case-insensitive), ``None`` off HTTP."""
+        request = self.request
+        return None if request is None else request.headers
 
     # ----- the client -----
 

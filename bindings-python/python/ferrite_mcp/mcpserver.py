@@ -81,6 +81,12 @@ class MCPServer(Server):
         )
 
 
+    def streamable_http_app(self, path: Optional[str] = "/mcp", **http_options: Any) -> Any:
+        """The official SDK's name for :meth:`~ferrite_mcp.Server.asgi_app`: the Streamable
+        HTTP endpoint as an ASGI app serving ``path`` (default ``/mcp``)."""
+        return self.asgi_app(path, **http_options)
+
+
 class FastMCP(MCPServer):
     """The official SDK's older name for :class:`MCPServer` (FastMCP, SDK 1.x), with its
     constructor order: ``FastMCP(name=None, instructions=None, *, lifespan=None, ...)``."""

@@ -28,6 +28,7 @@ Lifespan = Callable[[Any], AsyncContextManager[Any]]
 
 if TYPE_CHECKING:
     from ._loop import LoopBridge
+    from .asgi import AsgiApp
 
 _LIVE: "weakref.WeakSet[Server]" = weakref.WeakSet()
 
@@ -358,35 +359,30 @@ class Server(_Registration, _Modern):
         (``invalid HTTP option max_body_bytes: must be at least 1 byte, not 0``) before
         anything is bound.
         """
-        config: Optional[Dict[str, Any]] = None
-        if transport in ("http", "streamable-http", "sse"):
-            config = _http_config(
-                {
-                    "host": host,
-                    "port": port,
-                    "path": path,
-                    "response_mode": response_mode,
-                    "max_body_bytes": max_body_bytes,
-                    "session_idle_timeout_ms": session_idle_timeout_ms,
-                    "allowed_hosts": allowed_hosts,
-                    "allowed_origins": allowed_origins,
-                    "allow_any_host": allow_any_host,
-                    "resumable": resumable,
-                    "sse_retry_ms": sse_retry_ms,
-                    "sse_keep_alive_ms": sse_keep_alive_ms,
-                    "stream_buffer": stream_buffer,
-                    "legacy_sse": True if transport == "sse" and legacy_sse is None else legacy_sse,
-                    "legacy_sse_path": legacy_sse_path,
-                    "legacy_messages_path": legacy_messages_path,
-                },
-                json_response=json_response,
-                session_idle_timeout=session_idle_timeout,
-                streamable_http_path=streamable_http_path,
-                max_request_body_size=max_request_body_size,
-                retry_interval=retry_interval,
-            )
-        elif transport != "stdio":
-            raise NotImplementedError(f"transport {transport!r}: use 'stdio', 'streamable-http' (or 'http') or 'sse'")
+        config = _transport_config(
+            transport,
+            host=host,
+            port=port,
+            path=path,
+            response_mode=response_mode,
+            json_response=json_response,
+            max_body_bytes=max_body_bytes,
+            session_idle_timeout=session_idle_timeout,
+            session_idle_timeout_ms=session_idle_timeout_ms,
+            allowed_hosts=allowed_hosts,
+            allowed_origins=allowed_origins,
+            allow_any_host=allow_any_host,
+            resumable=resumable,
+            sse_retry_ms=sse_retry_ms,
+            sse_keep_alive_ms=sse_keep_alive_ms,
+            stream_buffer=stream_buffer,
+            legacy_sse=legacy_sse,
+            legacy_sse_path=legacy_sse_path,
+            legacy_messages_path=legacy_messages_path,
+            streamable_http_path=streamable_http_path,
+            max_request_body_size=max_request_body_size,
+            retry_interval=retry_interval,
+        )
         entered = False
         try:
             if self._lifespan is not None:
@@ -405,20 +401,44 @@ class Server(_Registration, _Modern):
             finally:
                 self.close()
 
-    async def run_async(self) -> None:
-        """Serve stdio from inside a running event loop; ``async def`` handlers (and the
-        lifespan) then run on that loop. Cancelling the awaiting task stops serving."""
+    async def run_async(
+        self,
+        transport: str = "stdio",
+        *,
+        on_ready: Optional[Callable[[int], None]] = None,
+        **http_options: Any,
+    ) -> None:
+        """Serve from inside a running event loop, until the client disconnects (stdio),
+        ``stop()``/``close()``, or the awaiting task is cancelled; ``async def`` handlers (and
+        the lifespan) run on that loop. ``transport`` and the keyword arguments are those of
+        :meth:`run` (``"http"`` binds ``host:port``; ``on_ready(port)`` is called once
+        listening). The server stays open afterwards."""
         import asyncio
 
-        from .context import _awaitable
+        from .context import _awaitable, _settle
 
+        config = _transport_config(transport, **http_options)
         loop = asyncio.get_running_loop()
         bridge = self._loop_bridge()
         bridge.attach(loop)
         try:
             await self._enter_lifespan()
             try:
-                await _awaitable(self._core.start_stdio)
+                if config is None:
+                    await _awaitable(self._core.start_stdio)
+                else:
+                    done = loop.create_future()
+
+                    def resolve(error: Optional[BaseException], value: Any) -> None:  # a runtime thread
+                        try:
+                            loop.call_soon_threadsafe(_settle, done, error, value)
+                        except RuntimeError:
+                            pass
+
+                    port = self._core.start_http(config, resolve)
+                    if on_ready is not None:
+                        on_ready(port)
+                    await done
             except asyncio.CancelledError:
                 self._core.stop()
                 raise
@@ -427,6 +447,29 @@ class Server(_Registration, _Modern):
         finally:
             bridge.detach(loop)
             self._core._served()
+
+    def asgi_app(self, path: Optional[str] = "/mcp", **http_options: Any) -> "AsgiApp":
+        """The server's Streamable HTTP endpoint as an ASGI 3 application (see
+        :mod:`ferrite_mcp.asgi`), for uvicorn or hypercorn on its own or mounted in a
+        Starlette or FastAPI app: ``Mount("/", app=server.asgi_app())`` serves ``/mcp``.
+        ``path`` is relative to the mount point (``None``: serve every path handed over).
+        The keyword arguments are :meth:`run`'s HTTP options but the address (the ASGI
+        server listens): ``response_mode``, ``max_body_bytes``, ``allowed_hosts``,
+        ``resumable``... (the official SDK's spellings too), checked by the core: a bad one
+        raises ``ConfigError`` here. Handlers see the HTTP request as ``ctx.request``."""
+        from .asgi import AsgiApp
+
+        for refused in ("host", "port", "legacy_sse", "legacy_sse_path", "legacy_messages_path", "streamable_http_path"):
+            if refused in http_options:
+                why = {
+                    "host": "the ASGI server listens",
+                    "port": "the ASGI server listens",
+                    "streamable_http_path": "pass path=",
+                }.get(refused, "the ASGI app serves Streamable HTTP only")
+                raise ConfigError(f"invalid HTTP option {refused}: not an asgi_app option ({why})")
+        config = _transport_config("http", path=path, **http_options)
+        assert config is not None
+        return AsgiApp(self, path, config)
 
     def stop(self) -> None:
         """Stop serving stdio (in-flight requests finish); ``run()`` then returns."""
@@ -460,6 +503,64 @@ class Server(_Registration, _Modern):
     def __repr__(self) -> str:
         state = "closed" if self.closed else ("stateless" if self.stateless else "stateful")
         return f"Server(name={self.name!r}, version={self.version!r}, {state})"
+
+
+def _transport_config(
+    transport: str,
+    *,
+    host: Optional[str] = None,
+    port: Optional[int] = None,
+    path: Optional[str] = None,
+    response_mode: Optional[str] = None,
+    json_response: bool = False,
+    max_body_bytes: Optional[int] = None,
+    session_idle_timeout: Optional[float] = None,
+    session_idle_timeout_ms: Optional[int] = None,
+    allowed_hosts: Optional[List[str]] = None,
+    allowed_origins: Optional[List[str]] = None,
+    allow_any_host: Optional[bool] = None,
+    resumable: Optional[bool] = None,
+    sse_retry_ms: Optional[int] = None,
+    sse_keep_alive_ms: Optional[int] = None,
+    stream_buffer: Optional[int] = None,
+    legacy_sse: Optional[bool] = None,
+    legacy_sse_path: Optional[str] = None,
+    legacy_messages_path: Optional[str] = None,
+    streamable_http_path: Optional[str] = None,
+    max_request_body_size: Optional[int] = None,
+    retry_interval: Optional[int] = None,
+) -> Optional[Dict[str, Any]]:
+    """The ``HttpConfig`` dict of a transport and its keyword options (None for stdio); an
+    unknown keyword is a ``TypeError``, as for any function."""
+    if transport == "stdio":
+        return None
+    if transport not in ("http", "streamable-http", "sse"):
+        raise NotImplementedError(f"transport {transport!r}: use 'stdio', 'streamable-http' (or 'http') or 'sse'")
+    return _http_config(
+        {
+            "host": "127.0.0.1" if host is None else host,
+            "port": 8000 if port is None else port,
+            "path": path,
+            "response_mode": response_mode,
+            "max_body_bytes": max_body_bytes,
+            "session_idle_timeout_ms": session_idle_timeout_ms,
+            "allowed_hosts": allowed_hosts,
+            "allowed_origins": allowed_origins,
+            "allow_any_host": allow_any_host,
+            "resumable": resumable,
+            "sse_retry_ms": sse_retry_ms,
+            "sse_keep_alive_ms": sse_keep_alive_ms,
+            "stream_buffer": stream_buffer,
+            "legacy_sse": True if transport == "sse" and legacy_sse is None else legacy_sse,
+            "legacy_sse_path": legacy_sse_path,
+            "legacy_messages_path": legacy_messages_path,
+        },
+        json_response=json_response,
+        session_idle_timeout=session_idle_timeout,
+        streamable_http_path=streamable_http_path,
+        max_request_body_size=max_request_body_size,
+        retry_interval=retry_interval,
+    )
 
 
 # The official SDK's spellings of HTTP options, as (HttpConfig key, conversion).
