@@ -19,7 +19,9 @@
  * - Callbacks come as (fn, void *user_data, finalizer). Ownership of user_data passes to
  *   the library when the registering function is called, even when it fails: the
  *   finalizer (if not NULL) then runs exactly once, when the handler is dropped (removed,
- *   replaced, server closed) or at once if registration failed.
+ *   replaced, server closed) or at once if registration failed. The one exception is
+ *   ferrite_http_exchange_respond: its callbacks run only during that call, on the calling
+ *   thread, and its user_data is not kept, so it has no finalizer.
  *
  * Threads
  * - Each server owns a pool of worker threads ("ferrite-worker"). Handler callbacks,
@@ -38,8 +40,13 @@
  *   ferrite_request_complete / ferrite_request_fail.
  * - Blocking calls (ferrite_server_handle_raw, ferrite_server_serve_stdio,
  *   ferrite_server_handle_raw_on, ferrite_server_serve_http, ferrite_server_http_bind,
- *   ferrite_server_http_run, ferrite_server_close) must not be called from a callback (or a
- *   finalizer run on a worker): they return FERRITE_RESULT_WRONG_THREAD there.
+ *   ferrite_server_http_run, ferrite_http_exchange_write, ferrite_http_exchange_respond,
+ *   ferrite_server_close) must not be called from a callback (or a finalizer run on a
+ *   worker): they return FERRITE_RESULT_WRONG_THREAD there.
+ * - A host's own HTTP server drives the endpoint from its request threads
+ *   (ferrite_http_service, ferrite_http_exchange_*): the exchange's write and respond block
+ *   that thread, and respond's callbacks run on it; ferrite_http_exchange_cancel may come from
+ *   any thread.
  * - Serving (stdio or HTTP) blocks the calling thread, which only waits: the work runs on
  *   the worker threads. Serve from a thread of your own and call ferrite_server_close from
  *   another to stop; the serve call then returns FERRITE_RESULT_CLOSED.
@@ -112,6 +119,15 @@ enum ferrite_result
   // A server-to-client request (sampling, elicitation, roots) failed: no channel, the
   // client lacks the capability or answered with an error, or the connection closed.
   FERRITE_RESULT_PEER_ERROR = 14,
+  // The MCP endpoint no longer reads this HTTP request's body
+  // (`ferrite_http_exchange_write`): it has answered already (413 for a body past
+  // `max_body_bytes`, a refusal decided from the head), or the body was ended. Stop sending
+  // and call `ferrite_http_exchange_respond`.
+  FERRITE_RESULT_BODY_CLOSED = 15,
+  // The HTTP exchange was cancelled (`ferrite_http_exchange_cancel`, or a response callback
+  // that returned nonzero: the host's client went away); the requests it carried were
+  // cancelled, unless the client can resume the stream.
+  FERRITE_RESULT_CANCELLED = 16,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
@@ -209,6 +225,14 @@ typedef struct ferrite_auth ferrite_auth;
 // `ferrite_connection_free`. Any thread may use it, concurrently.
 typedef struct ferrite_connection ferrite_connection;
 
+// One request through a `ferrite_http_service`. Opaque; made by `ferrite_http_exchange_begin`,
+// released with `ferrite_http_exchange_free`.
+//
+// `_write`, `_end_body` and `_respond` are called by one thread at a time (the host's request
+// thread), never from a Ferrite callback; `_cancel` may be called from any thread at any time
+// until `_free`.
+typedef struct ferrite_http_exchange ferrite_http_exchange;
+
 // A bound socket, not serving yet. Opaque; made by `ferrite_server_http_bind`, consumed by
 // `ferrite_server_http_run` or released with `ferrite_http_listener_free`. It holds a
 // reference to the server's handlers: run or free it before `ferrite_server_close`, or the
@@ -222,6 +246,12 @@ typedef struct ferrite_http_listener ferrite_http_listener;
 // `ferrite_server_http_bind`. Not synchronised: do not change one options object from two
 // threads at once.
 typedef struct ferrite_http_options ferrite_http_options;
+
+// The MCP endpoint for a host's own HTTP server. Opaque; create with
+// `ferrite_http_service_new`, end its sessions with `ferrite_http_service_close`, release with
+// `ferrite_http_service_free`. Every function taking a `const ferrite_http_service *` may be
+// called from any thread, concurrently.
+typedef struct ferrite_http_service ferrite_http_service;
 
 // An in-flight request handed to a handler callback. Opaque.
 //
@@ -293,6 +323,37 @@ typedef void (*ferrite_send_callback)(void *user_data, struct ferrite_str frame)
 typedef uint32_t (*ferrite_method_callback)(void *user_data,
                                             struct ferrite_request *request,
                                             struct ferrite_str params_json);
+
+// One HTTP header: a name and a value, each `(pointer, length)`, not NUL-terminated. Names
+// are ASCII; a value's bytes need not be UTF-8. Ferrite's headers (`ferrite_http_head_callback`)
+// are borrowed for the callback's duration.
+typedef struct ferrite_http_header {
+  // The name's first byte.
+  const char *name;
+  // The name's length in bytes.
+  size_t name_len;
+  // The value's first byte (may be NULL when `value_len` is 0).
+  const char *value;
+  // The value's length in bytes.
+  size_t value_len;
+} ferrite_http_header;
+
+// Receives the response head of an exchange (`ferrite_http_exchange_respond`), on the thread
+// that called `_respond`: the status, the headers (borrowed for the call; a name may repeat)
+// and whether the body is an event stream (SSE: send every chunk to the client as it comes,
+// never buffer, and send the head at once). Return 0 to go on, nonzero when the client is gone
+// (the exchange is then cancelled).
+typedef uint32_t (*ferrite_http_head_callback)(void *user_data,
+                                               uint16_t status,
+                                               const struct ferrite_http_header *headers,
+                                               size_t headers_len,
+                                               bool event_stream);
+
+// Receives one chunk of an exchange's response body (never empty), borrowed for the call, on
+// the thread that called `ferrite_http_exchange_respond`. The next chunk is pulled only after
+// it returns (back-pressure: write the chunk to the client before returning). Return 0 to go
+// on, nonzero when the client is gone (the exchange is then cancelled).
+typedef uint32_t (*ferrite_http_chunk_callback)(void *user_data, const char *data, size_t len);
 
 // A tool handler. The call's arguments (a JSON object, validated against the input schema)
 // are on `request`: `ferrite_request_argument_i64` / `_string` read one by JSON Pointer
@@ -651,6 +712,151 @@ ferrite_result ferrite_server_serve_http(const struct ferrite_server *server,
                                          size_t host_len,
                                          uint16_t port,
                                          const struct ferrite_http_options *options);
+
+// Create the MCP endpoint for `server`, to be driven by the host's own HTTP server with
+// `ferrite_http_exchange_begin`. `options` (NULL: every default) are the same options
+// `ferrite_server_http_bind` takes, checked the same way, and copied; `host` and `port` are
+// not used (the host's server listens) and `legacy_sse` is not served (it needs two routes).
+// The host's router chooses the path: the service answers whatever path it is handed
+// (`ferrite_http_service_path` is the configured one, for mounting), and on a protected
+// server it answers `GET /.well-known/oauth-protected-resource<path>` itself, so route that
+// prefix to it too. The server's mode decides stateful (sessions, `Mcp-Session-Id`) or
+// stateless serving. On success `*out` is a new service: release it with
+// `ferrite_http_service_free` before `ferrite_server_free`. `FERRITE_RESULT_CLOSED` on a
+// closed server; `FERRITE_RESULT_INVALID_ARGUMENT` with the core's message for a bad option.
+//
+// # Safety
+// `server` is a live server; `options` is NULL or a live options handle; `out` is valid for
+// a write.
+ferrite_result ferrite_http_service_new(const struct ferrite_server *server,
+                                        const struct ferrite_http_options *options,
+                                        struct ferrite_http_service **out);
+
+// The endpoint path of the service's options (default `/mcp`), borrowed: valid while the
+// service is. Informational: the service serves whatever path the host routes to it.
+//
+// # Safety
+// `service` is a live service; `out` is valid for a write.
+ferrite_result ferrite_http_service_path(const struct ferrite_http_service *service, struct ferrite_str *out);
+
+// End every session of the service and their streams (open responses end; later requests
+// with their ids get 404), as when the host's app shuts down. The service keeps answering
+// new requests. Any thread.
+//
+// # Safety
+// `service` is a live service.
+ferrite_result ferrite_http_service_close(const struct ferrite_http_service *service);
+
+// Close the service (`ferrite_http_service_close`) and free it. NULL is a no-op. Exchanges
+// begun on it stay valid (free each one still); no other call on the service may run
+// concurrently or follow.
+//
+// # Safety
+// `service` is NULL or a live service that nothing else uses any more.
+void ferrite_http_service_free(struct ferrite_http_service *service);
+
+// Begin one exchange: the request head the host's server received. `method` (`"POST"`) and
+// `target` (the path and query as the host's router hands them to the endpoint, `/mcp?x=1`)
+// are required; `headers` is an array of `headers_len` headers in the order received (a name
+// may repeat; NULL when `headers_len` is 0), including `Host` (DNS-rebinding protection reads
+// it) and, when known, `Content-Length` (leave out `Transfer-Encoding`: the host has already
+// decoded the body); `remote_addr` (NULL: unknown) is the client's `IP:port`
+// (`127.0.0.1:5000`, `[::1]:5000`; text that is not one, such as a Unix socket peer, counts as
+// unknown); `host_values_json` (NULL: none) is a JSON object of values for handlers to read
+// (`ferrite_request_host_value`: a tenant, the user an auth middleware found). Everything is
+// copied.
+//
+// A head that is not valid HTTP (a method or header name with forbidden bytes, a target that
+// is not a path) is not an error here: the exchange answers it 400. The response is produced
+// from now on, on the server's threads: push the body with `ferrite_http_exchange_write`, end
+// it (`ferrite_http_exchange_end_body`, or let `_respond` end it), then hand the response to
+// the client with `ferrite_http_exchange_respond`, and release the exchange with
+// `ferrite_http_exchange_free`. Does not block; any thread. `FERRITE_RESULT_CLOSED` on a closed
+// server; `FERRITE_RESULT_INVALID_JSON` / `_INVALID_ARGUMENT` for `host_values_json` that is
+// not a JSON object.
+//
+// # Safety
+// `service` is a live service; `method` and `target` point to their lengths in readable
+// bytes; `headers` points to `headers_len` headers whose pointers each point to their lengths
+// in readable bytes (or is NULL with 0); `remote_addr` and `host_values_json` are NULL or point
+// to their lengths in readable bytes; `out` is valid for a write.
+ferrite_result ferrite_http_exchange_begin(const struct ferrite_http_service *service,
+                                           const char *method,
+                                           size_t method_len,
+                                           const char *target,
+                                           size_t target_len,
+                                           const struct ferrite_http_header *headers,
+                                           size_t headers_len,
+                                           const char *remote_addr,
+                                           size_t remote_addr_len,
+                                           const char *host_values_json,
+                                           size_t host_values_json_len,
+                                           struct ferrite_http_exchange **out);
+
+// Push the next `len` bytes of the request body (copied). Blocks while the endpoint has not
+// taken the earlier chunks (a few may wait), so a host reads from its client only as fast as
+// the endpoint consumes. `FERRITE_RESULT_BODY_CLOSED` when the endpoint no longer reads the
+// body: it has answered already (413 past `max_body_bytes`, a refusal decided from the
+// head) or the body was ended; stop sending and call `ferrite_http_exchange_respond`, which
+// gives that answer. `FERRITE_RESULT_CANCELLED` after `ferrite_http_exchange_cancel`,
+// `FERRITE_RESULT_CLOSED` once the server is closed. An empty chunk is a no-op. Cannot be
+// called from a Ferrite callback (`FERRITE_RESULT_WRONG_THREAD`).
+//
+// # Safety
+// `exchange` is a live exchange; `data` points to `len` readable bytes (or is NULL with 0).
+ferrite_result ferrite_http_exchange_write(const struct ferrite_http_exchange *exchange,
+                                           const char *data,
+                                           size_t len);
+
+// End the request body (a body with no chunks is empty: a GET or DELETE). Later writes get
+// `FERRITE_RESULT_BODY_CLOSED`; ending twice is a no-op. Does not block.
+//
+// # Safety
+// `exchange` is a live exchange.
+ferrite_result ferrite_http_exchange_end_body(const struct ferrite_http_exchange *exchange);
+
+// Hand the response to the host, on the calling thread, and block until it is all handed
+// over: ends the request body if it was not ended, waits for the head and calls `on_head`
+// once, then calls `on_chunk` for each body chunk as the endpoint produces it, pulling the
+// next one only after the callback returned (an SSE stream stays open, and this call with
+// it, until the stream ends: the session ends, the server or the service closes, or the
+// exchange is cancelled). `user_data` is passed to both callbacks and not kept after the
+// call (so there is no finalizer).
+//
+// Returns OK once the whole body was handed over; `FERRITE_RESULT_CANCELLED` when a callback
+// returned nonzero or `ferrite_http_exchange_cancel` was called (the response is dropped,
+// which cancels the requests it carried, as when a client leaves Ferrite's own listener: a
+// handler sees `ferrite_request_is_cancelled` and its `ferrite_request_on_cancel` callbacks
+// run; a stream the client can resume, on a stateful server with `resumable` on, keeps them
+// running for the client's return); `FERRITE_RESULT_CLOSED` when the server was
+// closed (the response stops where it was; `on_head` may not have been called);
+// `FERRITE_RESULT_ALREADY_COMPLETED` when called a second time. Cannot be called from a
+// Ferrite callback (`FERRITE_RESULT_WRONG_THREAD`).
+//
+// # Safety
+// `exchange` is a live exchange; the callbacks are valid functions that do not unwind.
+ferrite_result ferrite_http_exchange_respond(const struct ferrite_http_exchange *exchange,
+                                             ferrite_http_head_callback on_head,
+                                             ferrite_http_chunk_callback on_chunk,
+                                             void *user_data);
+
+// Cancel the exchange: the host's client went away. A `ferrite_http_exchange_write` or
+// `ferrite_http_exchange_respond` blocked in another thread returns
+// `FERRITE_RESULT_CANCELLED` at once, and the response is dropped, which cancels the requests
+// it carried (as `_respond` says). Does not block; any thread, any number of times, until
+// `ferrite_http_exchange_free`.
+//
+// # Safety
+// `exchange` is a live exchange.
+ferrite_result ferrite_http_exchange_cancel(const struct ferrite_http_exchange *exchange);
+
+// Free the exchange. One that was not responded to to the end is cancelled (its requests are
+// cancelled). NULL is a no-op. Must not run concurrently with any other call on the exchange
+// (a `_cancel` from another thread included).
+//
+// # Safety
+// `exchange` is NULL or a live exchange that nothing else uses any more.
+void ferrite_http_exchange_free(struct ferrite_http_exchange *exchange);
 
 // Create options with every default (the core's `HttpConfig` defaults): path `/mcp`, response
 // mode auto, 4 MiB body limit, sessions end after 30 minutes idle, loopback hosts and
@@ -1313,6 +1519,76 @@ ferrite_result ferrite_request_identity(const struct ferrite_request *request, s
 // # Safety
 // `request` is a live request handle; `out` is valid for a write.
 ferrite_result ferrite_request_subject(const struct ferrite_request *request, struct ferrite_str *out);
+
+// The HTTP method of the request (`"POST"` for every MCP request over HTTP), borrowed: valid
+// while the request is. `out->ptr` is NULL (and the call succeeds) when the request did not come over
+// HTTP (stdio, `ferrite_server_handle_raw`).
+//
+// Any thread, while the request is live (from its callback until it is settled).
+//
+// # Safety
+// `request` is a live request handle; `out` is valid for a write.
+ferrite_result ferrite_request_http_method(const struct ferrite_request *request, struct ferrite_str *out);
+
+// The path of the HTTP request as the endpoint received it (`"/mcp"`; a host router that
+// strips a mount prefix hands over the rest), without the query, borrowed: valid while the
+// request is. `out->ptr` is NULL (and the call succeeds) when the request did not come over
+// HTTP.
+//
+// Any thread, while the request is live (from its callback until it is settled).
+//
+// # Safety
+// `request` is a live request handle; `out` is valid for a write.
+ferrite_result ferrite_request_http_path(const struct ferrite_request *request, struct ferrite_str *out);
+
+// The HTTP client's address as `IP:port` (`"127.0.0.1:50312"`, `"[::1]:50312"`), borrowed:
+// valid while the request is. Ferrite's own listener always knows it; a host's server
+// (`ferrite_http_exchange_begin`) passes it. `out->ptr` is NULL (and the call succeeds) when
+// it is unknown or the request did not come over HTTP.
+//
+// Any thread, while the request is live (from its callback until it is settled).
+//
+// # Safety
+// `request` is a live request handle; `out` is valid for a write.
+ferrite_result ferrite_request_remote_addr(const struct ferrite_request *request, struct ferrite_str *out);
+
+// The value the host attached to the HTTP request under `name`
+// (`ferrite_http_exchange_begin`'s `host_values_json`; in Go, `WithHostValues` or
+// `ContextWithHostValue`) as JSON text (`"acme"`, `42`, `{...}`), borrowed: valid while the
+// request is. `out->ptr` is NULL (and the call succeeds) when there is no such value or the
+// request did not come over HTTP.
+//
+// Any thread, while the request is live (from its callback until it is settled).
+//
+// # Safety
+// `request` is a live request handle; `name` points to `name_len` readable bytes; `out` is
+// valid for a write.
+ferrite_result ferrite_request_host_value(const struct ferrite_request *request,
+                                          const char *name,
+                                          size_t name_len,
+                                          struct ferrite_str *out);
+
+// What the transport knows about the request as one JSON object, the core's shape on every
+// surface: `{"method", "path", "headers": {name: value, ...}, "remoteAddr", "hostValues",
+// "identity"}` (header names lower-case, a repeated header's values joined with `", "`,
+// sensitive headers included: the handler is trusted, so never log this text as is; see
+// `ferrite_http_header_is_sensitive`; `remoteAddr` and `identity` may be `null`, `hostValues`
+// `{}`), borrowed: valid while the request is. `out->ptr` is NULL (and the call succeeds) when
+// the request did not come over HTTP (stdio, `ferrite_server_handle_raw`).
+//
+// Any thread, while the request is live (from its callback until it is settled).
+//
+// # Safety
+// `request` is a live request handle; `out` is valid for a write.
+ferrite_result ferrite_request_info(const struct ferrite_request *request, struct ferrite_str *out);
+
+// Whether an HTTP header carries credentials (`authorization`, `cookie`,
+// `proxy-authorization`, `set-cookie`, `x-api-key`; case-insensitive): the core's list, which
+// every Ferrite surface redacts when it shows request info. False for NULL or non-UTF-8.
+//
+// # Safety
+// `name` is NULL or points to `name_len` readable bytes.
+bool ferrite_http_header_is_sensitive(const char *name, size_t name_len);
 
 // Reply "input required" to a tool call, prompt or resource read: `input_requests_json` is
 // a JSON object of key -> request in the wire shape, each `{"method": "elicitation/create",

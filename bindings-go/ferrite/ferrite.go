@@ -56,6 +56,8 @@ const (
 	CodePanic            Code = C.FERRITE_RESULT_PANIC
 	CodeHandlerFailed    Code = C.FERRITE_RESULT_HANDLER_FAILED
 	CodePeerError        Code = C.FERRITE_RESULT_PEER_ERROR
+	CodeBodyClosed       Code = C.FERRITE_RESULT_BODY_CLOSED
+	CodeCancelled        Code = C.FERRITE_RESULT_CANCELLED
 )
 
 // String is the library's fixed description of the code.

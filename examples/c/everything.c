@@ -15,7 +15,9 @@
  *   (stateful, with sessions, unless --stateless). --auth: an OAuth resource server (bearer
  *   JWTs of FERRITE_AUTH_ISSUER for the audience FERRITE_AUTH_AUDIENCE, keys from
  *   FERRITE_AUTH_JWKS_URL) with one more tool, whoami (scope mcp:whoami), answering the
- *   token's subject. Any other argument: usage, exit status 2.
+ *   token's subject. The test_request_info tool answers what the transport knows about the
+ *   request (ferrite_request_http_method, _http_path, _remote_addr, _header, _host_value).
+ *   Any other argument: usage, exit status 2.
  *   Both protocol eras are served: the handshake revisions and 2026-07-28.
  *
  * Patterns shown: synchronous handlers that fill the result before returning; slow handlers
@@ -30,6 +32,46 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* ------------------------------------------------------------------ request info */
+
+/* Append "name":value to a JSON object being built: the string `s` quoted, or null when absent
+ * (ptr NULL); `raw` says s is JSON text already (a host value). */
+static void put_field(buf *b, const char *name, ferrite_str s, bool raw) {
+    buf_str(b, b->len > 1 ? ",\"" : "\"");
+    buf_str(b, name);
+    buf_str(b, "\":");
+    if (!s.ptr) {
+        buf_str(b, "null");
+    } else if (raw) {
+        buf_add(b, s.ptr, s.len);
+    } else {
+        buf_quoted(b, s.ptr, s.len);
+    }
+}
+
+/* test_request_info: what the transport knows about the request (the method, path and client
+ * address, the x-user header, the host value user), every field null over stdio. */
+static uint32_t tool_request_info(void *user_data, ferrite_request *req) {
+    (void)user_data;
+    ferrite_str s = {NULL, 0};
+    buf out = {0};
+    buf_str(&out, "{");
+    ferrite_request_http_method(req, &s);
+    put_field(&out, "method", s, false);
+    ferrite_request_http_path(req, &s);
+    put_field(&out, "path", s, false);
+    ferrite_request_remote_addr(req, &s);
+    put_field(&out, "remoteAddr", s, false);
+    ferrite_request_header(req, S("x-user"), &s);
+    put_field(&out, "xUser", s, false);
+    ferrite_request_host_value(req, S("user"), &s);
+    put_field(&out, "user", s, true);
+    buf_str(&out, "}");
+    uint32_t rc = complete_text(req, out.p, out.len);
+    free(out.p);
+    return rc;
+}
 
 /* ------------------------------------------------------------------ --auth */
 
@@ -148,6 +190,10 @@ int main(int argc, char **argv) {
     register_resources(server);
     register_prompts(server);
     register_modern(server);
+    add_tool(server,
+             SIMPLE_TOOL("test_request_info",
+                         "Answers what the transport knows about the request (null fields over stdio)"),
+             tool_request_info, NULL);
     if (protect) {
         add_tool(server,
                  SIMPLE_TOOL("whoami", "Answers the subject of the caller's access token (needs scope mcp:whoami)"),

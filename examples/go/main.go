@@ -4,10 +4,14 @@
 //
 // From the repository root, after `cargo build --release -p ferrite-ffi`:
 //
-//	go run ./examples/go [--stateless] [--port N [--auth]]
+//	go run ./examples/go [--stateless] [--port N [--mount] [--auth]]
 //
 // Without --port it serves stdio; --port N serves http://127.0.0.1:N/mcp (stateful, with
-// sessions, unless --stateless). --auth makes it an OAuth resource server: bearer JWTs of
+// sessions, unless --stateless). --mount serves the endpoint the way an application embeds
+// it: Server.Handler mounted at /mcp on the application's own net/http ServeMux, which also
+// answers GET /health, behind a middleware that turns an x-user header into the host value
+// user (the test_host_value tool reads it). The test_request_info tool answers what the
+// request info shows on any transport. --auth makes it an OAuth resource server: bearer JWTs of
 // FERRITE_AUTH_ISSUER for the audience FERRITE_AUTH_AUDIENCE, keys from FERRITE_AUTH_JWKS_URL,
 // and one more tool, whoami (scope mcp:whoami), answering the token's subject. Any other
 // argument prints the usage and exits with status 2.
@@ -26,6 +30,9 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"io"
+	"net"
+	"net/http"
 	"os"
 	"strconv"
 	"strings"
@@ -399,7 +406,7 @@ func registerPrompts(s *ferrite.Server) error {
 }
 
 func run() error {
-	stateless, protect := false, false
+	stateless, protect, mount := false, false, false
 	port := -1 // stdio
 	args := os.Args[1:]
 	for i := 0; i < len(args); i++ {
@@ -408,6 +415,8 @@ func run() error {
 			stateless = true
 		case "--auth":
 			protect = true
+		case "--mount":
+			mount = true
 		case "--port":
 			if i+1 == len(args) {
 				return usageError("--port needs a port number")
@@ -425,6 +434,9 @@ func run() error {
 	opts := []ferrite.ServerOption{ferrite.WithInstructions("Ferrite's everything server: the MCP conformance fixture surface.")}
 	if stateless {
 		opts = append(opts, ferrite.Stateless())
+	}
+	if mount && port < 0 {
+		return usageError("--mount needs --port")
 	}
 	if protect {
 		if port < 0 {
@@ -458,6 +470,22 @@ func run() error {
 			return err
 		}
 	}
+	if err := s.AddTool(tool("test_request_info", "Answers what the transport knows about the request (null fields over stdio)",
+		noArgs()), requestInfo); err != nil {
+		return err
+	}
+	if mount {
+		if err := s.AddTool(tool("test_host_value", "Reads the user the host app's middleware attached", noArgs()),
+			func(req ferrite.Request, _ json.RawMessage) (any, error) {
+				user := "nobody"
+				if v, ok := req.HostValue("user"); ok {
+					json.Unmarshal(v, &user)
+				}
+				return text("user: " + user), nil
+			}); err != nil {
+			return err
+		}
+	}
 	// Handshake-era sessions subscribe with resources/subscribe; 2026-07-28 clients (any
 	// mode) through listen streams.
 	if err := s.EnableResourceSubscriptions(); err != nil {
@@ -466,12 +494,65 @@ func run() error {
 	if port < 0 {
 		return s.ServeStdio()
 	}
+	if mount {
+		return serveMounted(s, port)
+	}
 	l, err := s.Listen("127.0.0.1", uint16(port), nil)
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(os.Stderr, "everything: Streamable HTTP on http://127.0.0.1:%d/mcp\n", l.Port())
 	return l.Serve()
+}
+
+// requestInfo answers the request info: the method, path and client address, the x-user
+// header and the host value user (null when absent: over stdio, all of them).
+func requestInfo(req ferrite.Request, _ json.RawMessage) (any, error) {
+	orNull := func(s string, ok bool) any {
+		if !ok {
+			return nil
+		}
+		return s
+	}
+	user, _ := req.HostValue("user")
+	if user == nil {
+		user = json.RawMessage("null")
+	}
+	header, ok := req.Header("x-user")
+	seen := obj{"method": orNull(req.Method(), req.Method() != ""), "path": orNull(req.Path(), req.Path() != ""),
+		"remoteAddr": orNull(req.RemoteAddr(), req.RemoteAddr() != ""), "xUser": orNull(header, ok), "user": user}
+	b, err := json.Marshal(seen)
+	return text(string(b)), err
+}
+
+// identify is the application's middleware: who the caller is (here, an x-user header), for
+// handlers to read as the host value user.
+func identify(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if user := r.Header.Get("X-User"); user != "" {
+			r = r.WithContext(ferrite.ContextWithHostValue(r.Context(), "user", user))
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// serveMounted serves the endpoint mounted in the application's own net/http ServeMux, beside
+// a route of its own, on 127.0.0.1:port.
+func serveMounted(s *ferrite.Server, port int) error {
+	h, err := s.Handler(nil)
+	if err != nil {
+		return err
+	}
+	defer h.Close()
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /health", func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, "ok") })
+	mux.Handle(h.Path(), identify(h))
+	ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "everything: mounted in a net/http ServeMux on http://%s%s\n", ln.Addr(), h.Path())
+	return (&http.Server{Handler: mux}).Serve(ln)
 }
 
 // authFromEnv is the resource-server configuration of --auth: JWTs of FERRITE_AUTH_ISSUER for
@@ -507,8 +588,9 @@ func (e setupError) Error() string { return string(e) }
 type usageError string
 
 func (e usageError) Error() string {
-	return string(e) + "\nusage: everything [--stateless] [--port N [--auth]]\n" +
+	return string(e) + "\nusage: everything [--stateless] [--port N [--mount] [--auth]]\n" +
 		"  no --port: serve stdio; --port N: Streamable HTTP on 127.0.0.1:N at /mcp\n" +
+		"  --mount: the endpoint as an http.Handler on a net/http ServeMux (GET /health, an x-user middleware)\n" +
 		"  --auth: require bearer JWTs (FERRITE_AUTH_ISSUER, FERRITE_AUTH_AUDIENCE, FERRITE_AUTH_JWKS_URL)"
 }
 

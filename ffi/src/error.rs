@@ -52,6 +52,15 @@ pub enum ferrite_result {
     /// A server-to-client request (sampling, elicitation, roots) failed: no channel, the
     /// client lacks the capability or answered with an error, or the connection closed.
     PeerError = 14,
+    /// The MCP endpoint no longer reads this HTTP request's body
+    /// (`ferrite_http_exchange_write`): it has answered already (413 for a body past
+    /// `max_body_bytes`, a refusal decided from the head), or the body was ended. Stop sending
+    /// and call `ferrite_http_exchange_respond`.
+    BodyClosed = 15,
+    /// The HTTP exchange was cancelled (`ferrite_http_exchange_cancel`, or a response callback
+    /// that returned nonzero: the host's client went away); the requests it carried were
+    /// cancelled, unless the client can resume the stream.
+    Cancelled = 16,
 }
 
 impl ferrite_result {
@@ -74,6 +83,8 @@ impl ferrite_result {
             12 => Panic,
             13 => HandlerFailed,
             14 => PeerError,
+            15 => BodyClosed,
+            16 => Cancelled,
             _ => return None,
         })
     }
@@ -96,6 +107,8 @@ impl ferrite_result {
             Panic => c"internal error: Ferrite panicked",
             HandlerFailed => c"the handler failed",
             PeerError => c"the server-to-client request failed",
+            BodyClosed => c"the MCP endpoint no longer reads this request body",
+            Cancelled => c"the HTTP exchange was cancelled",
         }
     }
 }

@@ -16,8 +16,11 @@
 //! - a handler completes synchronously or returns PENDING and completes later from any thread
 //!   ([`request`]);
 //! - each server owns its runtime and worker threads ([`server`]) and serves stdio or
-//!   Streamable HTTP on them ([`http`], its options the core's `HttpConfig`), or text the host
-//!   carries on connections it holds ([`connection`]);
+//!   Streamable HTTP on them ([`http`], its options the core's `HttpConfig`), or answer the
+//!   requests of the host's own HTTP server one exchange at a time ([`http::host`]), or text
+//!   the host carries on connections it holds ([`connection`]);
+//! - handlers read what the HTTP transport knows about their request (method, path, headers,
+//!   remote address, values the host attached; absent over stdio) ([`request`]);
 //! - authorization: the core's resource server from its JSON configuration and an optional
 //!   host token verifier ([`auth`]), the caller's identity on the request ([`request`]);
 //! - the 2026-07-28 revision: multi round-trip replies and reads on the request

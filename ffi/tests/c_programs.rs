@@ -19,7 +19,8 @@ fn lib_dir() -> PathBuf {
     exe.parent().and_then(|deps| deps.parent()).expect("target/<profile>").to_path_buf()
 }
 
-/// Compile the C test program (`tests/c/abi_test.c`, `abi_parity.c` and `abi_auth.c`) once per test run.
+/// Compile the C test program (`tests/c/abi_test.c`, `abi_parity.c`, `abi_auth.c` and
+/// `abi_mount.c`) once per test run.
 fn abi_test_binary() -> &'static PathBuf {
     static BIN: OnceLock<PathBuf> = OnceLock::new();
     BIN.get_or_init(|| {
@@ -35,6 +36,7 @@ fn abi_test_binary() -> &'static PathBuf {
             .arg(repo_root().join("tests/c/abi_test.c"))
             .arg(repo_root().join("tests/c/abi_parity.c"))
             .arg(repo_root().join("tests/c/abi_auth.c"))
+            .arg(repo_root().join("tests/c/abi_mount.c"))
             .arg("-o")
             .arg(&bin)
             .arg("-L")
@@ -130,6 +132,15 @@ fn c_program_serves_stdio() {
     assert_eq!(seen[later]["result"]["content"][0]["text"], "completed later");
     let add = seen.iter().find(|v| v["id"] == 3).expect("add answered");
     assert_eq!(add["result"]["structuredContent"]["sum"], 42);
+
+    // Over stdio there is no HTTP request: the request info is absent (NULL).
+    send(r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"request_info","arguments":{}}}"#);
+    let info = lines.until("request_info", is_id(4));
+    assert_eq!(
+        info.last().unwrap()["result"]["content"][0]["text"],
+        "null",
+        "ferrite_request_info over stdio is NULL: {info:?}"
+    );
 
     drop(stdin); // EOF: serve_stdio returns, the program closes the server and exits
     let deadline = Instant::now() + Duration::from_secs(20);

@@ -247,6 +247,7 @@ static int register_all(ferrite_server *server) {
     ADD_TOOL(TOOL("bad_shape"), tool_bad_shape, NULL);
     ADD_TOOL(TOOL("reentrant"), tool_reentrant, server);
     ADD_TOOL(TOOL("context"), tool_context, NULL);
+    ADD_TOOL(TOOL("request_info"), mount_tool_request_info, NULL);
     if (ferrite_server_add_resource_template(server, S("{\"uriTemplate\":\"test://item/{id}\",\"name\":\"item\"}"),
                                              read_resource, NULL, count_finalizer) != FERRITE_RESULT_OK ||
         ferrite_server_add_prompt(server,
@@ -1525,6 +1526,7 @@ int main(int argc, char **argv) {
     check_http();
     check_parity();
     check_auth();
+    check_mount();
     printf("%d checks, %d failed\n", checks, failures);
     return failures == 0 ? 0 : 1;
 }

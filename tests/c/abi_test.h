@@ -1,7 +1,7 @@
 /*
  * What the translation units of the abi_test program share: the header, the check counters
- * and macros. abi_test.c defines the counters and main(); abi_parity.c adds the checks of the
- * surface parity items (see check_parity).
+ * and macros. abi_test.c defines the counters and main(); abi_parity.c, abi_auth.c and
+ * abi_mount.c add checks of their own (see each declaration).
  */
 #ifndef ABI_TEST_H
 #define ABI_TEST_H
@@ -48,6 +48,12 @@ void check_parity(void);
 /* abi_auth.c: authorization (the core's configuration and its errors, a host token verifier,
  * the identity getters, over HTTP with RS256 JWTs). */
 void check_auth(void);
+
+/* abi_mount.c: the endpoint driven by a host's own HTTP server (ferrite_http_service and its
+ * exchanges) and the request info handlers read; the request_info tool (the request info JSON,
+ * "null" outside HTTP), which abi_test's own server registers too. */
+void check_mount(void);
+uint32_t mount_tool_request_info(void *user_data, ferrite_request *request);
 
 /* abi_test.c: one HTTP/1.1 exchange on a fresh loopback connection (the whole response, malloc'd,
  * or NULL), and a response header's value (lower-case name). */

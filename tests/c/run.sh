@@ -2,7 +2,9 @@
 # The C ABI's test entry point (issue 3). From anywhere:  tests/c/run.sh
 #
 #  1. cargo test -p ferrite-ffi --features testing: header drift and standalone C99/C++11
-#     compiles, the C test program through handle_raw and over stdio (debug libferrite).
+#     compiles, the C test program through handle_raw, over stdio, and driving the endpoint as
+#     a host's server would (tests/c/abi_mount.c: ferrite_http_service and its exchanges)
+#     (debug libferrite).
 #  2. valgrind on the C test program: no definite or indirect leaks after ferrite_server_close
 #     (installs the Debian package when missing).
 #  3. release libferrite; the C everything server (examples/c/everything*.c) linked dynamically
@@ -18,7 +20,9 @@
 #  5. Streamable HTTP: the official conformance suite (tests/conformance/run.sh, its five
 #     default suite runs: stable, next-2025-11-25, session-lifecycle, next-2026-07-28,
 #     next-all) against the C and Go everything servers, stateful (--port N) and stateless
-#     (--stateless --port N, the session-only scenarios unscored); the TypeScript SDK client
+#     (--stateless --port N, the session-only scenarios unscored); the Go everything server
+#     mounted in a net/http ServeMux beside GET /health (--mount: Server.Handler over the C ABI's
+#     ferrite_http_exchange; the stable, next-2025-11-25 and next-2026-07-28 runs); the TypeScript SDK client
 #     (tests/interop/typescript/run.sh); a stateless smoke test of each server; and the
 #     2026-07-28 refusals over HTTP (400/-32020, 404/-32601, 400/-32602, then a request that
 #     succeeds) against each server, stateful and stateless.
@@ -181,6 +185,9 @@ if [[ -x tests/conformance/run.sh ]]; then
         env CONFORMANCE_UNSCORED="$stateless_unscored" tests/conformance/run.sh c-stateless -- "$bin/everything-c" --stateless
     step "conformance suite, 5 runs: Go everything --stateless" \
         env CONFORMANCE_UNSCORED="$stateless_unscored" tests/conformance/run.sh go-stateless -- "$bin/everything-go" --stateless
+    step "conformance suite (stable, next-2025-11-25, next-2026-07-28): Go everything mounted in a net/http ServeMux (--mount)" \
+        env CONFORMANCE_SUITES=stable,next-2025-11-25,next-2026-07-28 \
+        tests/conformance/run.sh go-mounted -- "$bin/everything-go" --mount
 else
     echo "SKIP tests/conformance/run.sh is not in the tree"
 fi

@@ -1,4 +1,5 @@
-//! Streamable HTTP from C: the listener and the serve calls; the options are in [`options`].
+//! Streamable HTTP from C: the listener and the serve calls; the options are in [`options`],
+//! the endpoint driven by the host's own HTTP server in [`host`].
 //!
 //! The transport is the core's (`ferrite_core::transport::http`); this module only carries
 //! its configuration across the boundary and runs it on the server's runtime.
@@ -11,11 +12,12 @@
 //! `ferrite_server_close` from another thread ends it (gracefully: sessions and their
 //! streams end, in-flight requests get the shutdown grace period).
 
+pub mod host;
 pub mod options;
 
 use std::ffi::c_char;
 
-use ferrite_core::transport::http::{self, HttpOptions, HttpServer};
+use ferrite_core::transport::http::{self, HttpConfig, HttpOptions, HttpServer};
 
 use self::options::invalid;
 pub use self::options::{ferrite_http_options, ferrite_http_response_mode};
@@ -58,14 +60,20 @@ unsafe fn bind(
         config.port = Some(port);
     }
     let addr = config.socket_addr().map_err(invalid)?;
-    let mut opts = HttpOptions { shutdown: s.shutdown_token().child_token(), ..HttpOptions::default() };
-    config.apply(&mut opts).map_err(invalid)?;
+    let opts = transport_options(s, &config)?;
     let core = s.core()?;
     let bound = s
         .run("ferrite_server_http_bind", async move { http::bind(&core, addr, opts).await })?
         .map_err(|e| Error::new(ferrite_result::Io, format!("cannot listen on {addr}: {e}")))?;
     let port = bound.local_addr().map_err(|e| Error::new(ferrite_result::Io, e.to_string()))?.port();
     Ok(ferrite_http_listener { bound, port, owner: s as *const ferrite_server as usize })
+}
+
+/// The transport's options from `config` (checked by the core), ended by the server's close.
+pub(crate) fn transport_options(s: &ferrite_server, config: &HttpConfig) -> Result<HttpOptions, Error> {
+    let mut opts = HttpOptions { shutdown: s.shutdown_token().child_token(), ..HttpOptions::default() };
+    config.apply(&mut opts).map_err(invalid)?;
+    Ok(opts)
 }
 
 /// Serve a bound listener until close; blocks.

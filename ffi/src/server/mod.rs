@@ -56,25 +56,32 @@ pub struct ferrite_server {
     runtime: Mutex<Option<Runtime>>,
     handle: Handle,
     shutdown: CancellationToken,
-    /// How many serve calls (stdio, HTTP) are running; close waits for them.
-    serving: Mutex<usize>,
-    serving_done: Condvar,
+    /// How many serve calls (stdio, HTTP, a host's HTTP exchange) are running; close waits
+    /// for them.
+    serving: Arc<ServingCount>,
+}
+
+/// The number of running serve calls, and the signal close waits on.
+#[derive(Default)]
+pub(crate) struct ServingCount {
+    running: Mutex<usize>,
+    done: Condvar,
 }
 
 /// Counts one running serve call for as long as it lives (also when it unwinds).
-struct Serving<'a>(&'a ferrite_server);
+pub(crate) struct Serving<'a>(&'a ServingCount);
 
 impl<'a> Serving<'a> {
-    fn enter(server: &'a ferrite_server) -> Serving<'a> {
-        *lock(&server.serving) += 1;
-        Serving(server)
+    pub(crate) fn enter(count: &'a ServingCount) -> Serving<'a> {
+        *lock(&count.running) += 1;
+        Serving(count)
     }
 }
 
 impl Drop for Serving<'_> {
     fn drop(&mut self) {
-        *lock(&self.0.serving) -= 1;
-        self.0.serving_done.notify_all();
+        *lock(&self.0.running) -= 1;
+        self.0.done.notify_all();
     }
 }
 
@@ -88,9 +95,15 @@ impl ferrite_server {
         self.handle.clone()
     }
 
+    /// The count of running serve calls, for serving that outlives one export (a host's HTTP
+    /// exchange).
+    pub(crate) fn serving(&self) -> &Arc<ServingCount> {
+        &self.serving
+    }
+
     /// Refuse blocking calls from inside a runtime (a callback on a worker thread): waiting
     /// there would starve or deadlock the runtime.
-    fn ensure_blocking_allowed(what: &str) -> Result<(), Error> {
+    pub(crate) fn ensure_blocking_allowed(what: &str) -> Result<(), Error> {
         if Handle::try_current().is_ok() {
             return Err(Error::new(
                 ferrite_result::WrongThread,
@@ -129,7 +142,7 @@ impl ferrite_server {
         serve: impl std::future::Future<Output = std::io::Result<()>> + Send + 'static,
         label: &str,
     ) -> Result<(), Error> {
-        let _serving = Serving::enter(self);
+        let _serving = Serving::enter(&self.serving);
         self.run(what, serve)?.map_err(|e| Error::new(ferrite_result::Io, format!("{label}: {e}")))?;
         if self.shutdown.is_cancelled() {
             return Err(Error::closed());
@@ -142,9 +155,10 @@ impl ferrite_server {
         self.shutdown.cancel();
         // Serving stops reading at once and lets in-flight requests finish: give it the grace
         // period to return before the runtime under it goes away.
-        let serving = lock(&self.serving);
+        let serving = lock(&self.serving.running);
         let (serving, _) = self
-            .serving_done
+            .serving
+            .done
             .wait_timeout_while(serving, SHUTDOWN_GRACE, |n| *n > 0)
             .unwrap_or_else(|p| p.into_inner());
         drop(serving);
@@ -267,8 +281,7 @@ unsafe fn new_server(
         handle: runtime.handle().clone(),
         runtime: Mutex::new(Some(runtime)),
         shutdown: CancellationToken::new(),
-        serving: Mutex::new(0),
-        serving_done: Condvar::new(),
+        serving: Arc::default(),
     });
     // SAFETY: `out` is non-NULL and valid for a write per this function's contract.
     unsafe { out.write(Box::into_raw(server)) };
