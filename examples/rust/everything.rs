@@ -12,10 +12,13 @@
 //! `FERRITE_AUTH_AUDIENCE` (the server's URL), keys from `FERRITE_AUTH_JWKS_URL`; every MCP
 //! request needs one, and the `whoami` tool (scope `mcp:whoami`) answers the token's subject.
 //! Both eras are served: the
-//! handshake revisions and 2026-07-28 (fixtures in `everything/modern.rs`).
+//! handshake revisions and 2026-07-28 (fixtures in `everything/modern.rs`), and tasks of both
+//! generations (`everything/tasks.rs`).
 
 #[path = "everything/modern.rs"]
 mod modern;
+#[path = "everything/tasks.rs"]
+mod tasks;
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -443,6 +446,7 @@ fn build(stateless: bool, auth: Option<ResourceServer>) -> Result<Server, Box<dy
     register_resources(&server)?;
     register_prompts(&server);
     modern::register(&server)?;
+    tasks::register(&server)?;
     if protected {
         server.add_tool(
             Tool::new("whoami", json!({"type": "object", "additionalProperties": false}))
