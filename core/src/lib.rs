@@ -19,11 +19,12 @@ pub mod request_state;
 pub mod server;
 pub mod skills;
 pub mod sync;
+pub mod tasks;
 pub mod transport;
 
 pub use protocol::model::*;
 pub use protocol::{code, ErrorObject, Message, ProtocolVersion, RawJson, RequestId};
 pub use server::{
     BoxFuture, ConfigError, ConnectionState, Era, HandlerError, Peer, PeerError, RequestContext, RequestInfo, Server,
-    ServerBuilder, ServerMode, WeakServer,
+    ServerBuilder, ServerMode, TaskOptions, WeakServer,
 };

@@ -12,10 +12,13 @@
 //! `FERRITE_AUTH_AUDIENCE` (the server's URL), keys from `FERRITE_AUTH_JWKS_URL`; every MCP
 //! request needs one, and the `whoami` tool (scope `mcp:whoami`) answers the token's subject.
 //! Both eras are served: the
-//! handshake revisions and 2026-07-28 (fixtures in `everything/modern.rs`).
+//! handshake revisions and 2026-07-28 (fixtures in `everything/modern.rs`), and tasks of both
+//! generations (`everything/tasks.rs`).
 
 #[path = "everything/modern.rs"]
 mod modern;
+#[path = "everything/tasks.rs"]
+mod tasks;
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -28,7 +31,7 @@ use ferrite_core::transport::{http, stdio};
 use ferrite_core::{
     CacheHint, CacheScope, CallToolResult, CompletionReference, Content, CreateMessageParams, GetPromptResult,
     HandlerError, Implementation, Prompt, PromptArgument, PromptMessage, ReadResourceResult, RequestContext, Resource,
-    ResourceContents, ResourceTemplate, Role, Server, Tool,
+    ResourceContents, ResourceTemplate, Role, Server, TaskOptions, Tool,
 };
 use serde_json::{json, Map, Value};
 
@@ -430,7 +433,11 @@ fn register_prompts(server: &Server) {
 }
 
 /// Build the everything server.
-fn build(stateless: bool, auth: Option<ResourceServer>) -> Result<Server, Box<dyn std::error::Error>> {
+fn build(
+    stateless: bool,
+    auth: Option<ResourceServer>,
+    task_ttl: Option<std::time::Duration>,
+) -> Result<Server, Box<dyn std::error::Error>> {
     let info = Implementation::new("ferrite-everything", "0.1.0");
     let mut builder =
         Server::builder(info).instructions("Ferrite's everything server: the MCP conformance fixture surface.");
@@ -438,11 +445,15 @@ fn build(stateless: bool, auth: Option<ResourceServer>) -> Result<Server, Box<dy
     if let Some(rs) = auth {
         builder = builder.auth(rs);
     }
+    if let Some(ttl) = task_ttl {
+        builder = builder.tasks(TaskOptions { default_ttl: ttl, ..TaskOptions::default() });
+    }
     let server = if stateless { builder.stateless() } else { builder.stateful() }.build();
     register_tools(&server)?;
     register_resources(&server)?;
     register_prompts(&server);
     modern::register(&server)?;
+    tasks::register(&server)?;
     if protected {
         server.add_tool(
             Tool::new("whoami", json!({"type": "object", "additionalProperties": false}))
@@ -476,10 +487,11 @@ fn auth_from_env() -> Result<ResourceServer, String> {
     ResourceServer::from_config(config).map_err(|e| e.to_string())
 }
 
-const USAGE: &str = "usage: everything [--port N [--mount]] [--stateless] [--legacy-sse] [--auth]\n  \
+const USAGE: &str = "usage: everything [--port N [--mount]] [--stateless] [--legacy-sse] [--auth] [--task-ttl-ms N]\n  \
     no --port: serve stdio; --port N: Streamable HTTP on 127.0.0.1:N at /mcp;\n  \
     --mount: the endpoint mounted in an axum app (GET /health, an x-user middleware);\n  \
-    --auth: require bearer JWTs (FERRITE_AUTH_ISSUER, FERRITE_AUTH_AUDIENCE, FERRITE_AUTH_JWKS_URL)";
+    --auth: require bearer JWTs (FERRITE_AUTH_ISSUER, FERRITE_AUTH_AUDIENCE, FERRITE_AUTH_JWKS_URL);\n  \
+    --task-ttl-ms N: keep tasks N ms (default 300000; the tasks benchmark shortens it)";
 
 /// The command line.
 struct Args {
@@ -488,10 +500,11 @@ struct Args {
     legacy_sse: bool,
     mount: bool,
     auth: bool,
+    task_ttl: Option<std::time::Duration>,
 }
 
 fn parse_args() -> Result<Args, String> {
-    let mut args = Args { port: None, stateless: false, legacy_sse: false, mount: false, auth: false };
+    let mut args = Args { port: None, stateless: false, legacy_sse: false, mount: false, auth: false, task_ttl: None };
     let mut it = std::env::args().skip(1);
     while let Some(a) = it.next() {
         match a.as_str() {
@@ -499,6 +512,10 @@ fn parse_args() -> Result<Args, String> {
             "--legacy-sse" => args.legacy_sse = true,
             "--mount" => args.mount = true,
             "--auth" => args.auth = true,
+            "--task-ttl-ms" => {
+                let ms = it.next().and_then(|v| v.parse::<u64>().ok()).filter(|&ms| ms > 0);
+                args.task_ttl = Some(std::time::Duration::from_millis(ms.ok_or("--task-ttl-ms needs a positive number")?));
+            }
             "--port" => {
                 let p = it.next().and_then(|p| p.parse::<u16>().ok()).ok_or("--port needs a port number")?;
                 args.port = Some(p);
@@ -535,7 +552,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     } else {
         None
     };
-    let server = build(stateless, auth)?;
+    let server = build(stateless, auth, args.task_ttl)?;
     if args.mount {
         server.add_tool(
             Tool::new("test_host_value", json!({"type": "object", "additionalProperties": false}))

@@ -52,7 +52,9 @@ pub fn name_parameter(method: &str) -> Option<&'static str> {
     match method {
         "tools/call" | "prompts/get" => Some("name"),
         "resources/read" => Some("uri"),
-        "tasks/get" | "tasks/update" | "tasks/cancel" | "tasks/result" => Some("taskId"),
+        // `tasks/result` is gone in 2026-07-28: it is not name-bearing, so it reaches dispatch
+        // and its -32601.
+        "tasks/get" | "tasks/update" | "tasks/cancel" => Some("taskId"),
         _ => None,
     }
 }

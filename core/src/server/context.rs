@@ -159,6 +159,8 @@ pub(crate) struct ContextInner {
     /// The connection the request arrived on (for a 2026-07-28 request, not the transient
     /// state in `connection`): its closing ends long-lived requests.
     pub(crate) transport: Arc<ConnectionState>,
+    /// Set when the handler runs as a task's body: its input requests go to the task.
+    pub(crate) in_task: bool,
 }
 
 impl ContextInner {
@@ -178,7 +180,14 @@ impl ContextInner {
             mrtr: Arc::new(mrtr),
             info: self.info.clone(),
             transport: self.transport.clone(),
+            in_task: self.in_task,
         }
+    }
+
+    /// The same request, run as a task's body: cancelled with the task, its input requests
+    /// going to `peer` (the task), never to the request's own stream.
+    pub(crate) fn for_task(&self, peer: Arc<dyn Peer>, cancel: CancellationToken) -> ContextInner {
+        ContextInner { peer, cancel, in_task: true, ..self.with_mrtr((*self.mrtr).clone()) }
     }
 }
 
@@ -262,6 +271,12 @@ impl RequestContext {
     /// Whether the request uses the 2026-07-28 revision (per-request envelope, MRTR).
     pub fn is_modern(&self) -> bool {
         self.inner.modern
+    }
+
+    /// Whether the handler runs as a task's body: its input requests (an `InputRequired`
+    /// reply, `elicit`, `sample`, `list_roots`) wait in the task until the client answers.
+    pub fn is_task(&self) -> bool {
+        self.inner.in_task
     }
 
     /// What the transport knows about the request (HTTP head, verified subject).
@@ -432,6 +447,9 @@ impl RequestContext {
     /// Send a request to the client and wait for its result. Fails on a stateless server,
     /// on a transport without a channel back, or when the client answers with an error.
     pub async fn send_request(&self, method: &str, params: Option<Value>) -> Result<Value, PeerError> {
+        if self.inner.in_task {
+            return self.inner.peer.request(method, params).await;
+        }
         if self.inner.modern {
             return Err(PeerError::UseInputRequired);
         }
@@ -445,6 +463,13 @@ impl RequestContext {
     }
 
     fn require(&self, capability: &str) -> Result<(), PeerError> {
+        if self.inner.in_task {
+            return if self.client_supports(capability) {
+                Ok(())
+            } else {
+                Err(PeerError::MissingCapability(capability.to_owned()))
+            };
+        }
         if self.inner.modern {
             return Err(PeerError::UseInputRequired);
         }

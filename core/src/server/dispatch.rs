@@ -316,6 +316,7 @@ impl Server {
                 mrtr: setup.mrtr.shared(),
                 info: info.clone(),
                 transport: conn.clone(),
+                in_task: false,
             }),
         };
         let outcome = match AssertUnwindSafe(self.route(method, params, ctx)).catch_unwind().await {

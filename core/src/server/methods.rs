@@ -13,7 +13,9 @@ use super::connection::Era;
 use super::dispatch::{empty_result, missing_capability, params_map, required_str, to_raw, Outcome};
 use super::handler::HandlerError;
 use super::pagination;
+use super::registry::ToolEntry;
 use super::reply::{Finished, RoundInput};
+use super::tasks::TaskMode;
 use super::{read, RequestContext, Server};
 use crate::auth::{self, Target};
 use crate::protocol::model::{
@@ -171,6 +173,9 @@ impl Server {
             // The 2026-07-28 methods.
             "server/discover" if era == Era::Modern => to_raw(&self.discover_result()),
             "subscriptions/listen" if era == Era::Modern => self.listen(params, ctx).await,
+            "tasks/get" | "tasks/update" | "tasks/cancel" | "tasks/result" | "tasks/list" => {
+                self.task_method(method, params, ctx).await
+            }
             _ => self.custom_method(method, params, ctx).await,
         }
     }
@@ -242,12 +247,14 @@ impl Server {
                 return Err(missing_capability(ctx.is_modern(), &format!("tool {name}"), required));
             }
         }
-        let version = ctx.protocol_version();
         if !self.inner.flags.skip_input_validation.load(Ordering::Relaxed) {
             if let Err(violations) = entry.input.check(&arguments) {
                 let r = CallToolResult::error(format!("Invalid arguments for tool {name}: {violations}"));
                 return self.finish(&ctx, r, None);
             }
+        }
+        if let TaskMode::Task { generation, ttl } = self.task_mode(&ctx, &entry, p.get("task"))? {
+            return self.call_tool_as_task(ctx, entry, arguments, generation, ttl).await;
         }
         let handler = entry.handler.clone();
         let input = RoundInput::new(arguments, &ctx);
@@ -255,12 +262,24 @@ impl Server {
             Ok(arguments) => handler.call(arguments, c),
             Err(e) => Box::pin(std::future::ready(Err(e))),
         };
-        let mut result = match self.reply_loop(&ctx, "tools/call", "tool", &name, call).await {
+        let result = match self.reply_loop(&ctx, "tools/call", "tool", &name, call).await {
             Ok(Finished::Complete(r)) => r,
             Ok(Finished::InputRequired(raw)) => return Ok(raw),
             Err(HandlerError::Failed(m)) => CallToolResult::error(m),
             Err(HandlerError::Rpc(e)) => return Err(e),
         };
+        self.finish_tool_result(&ctx, &entry, result)
+    }
+
+    /// A tool's result as answered: checked against its output schema when the server
+    /// validates output, stripped for the revision, shaped for the era.
+    pub(crate) fn finish_tool_result(
+        &self,
+        ctx: &RequestContext,
+        entry: &ToolEntry,
+        mut result: CallToolResult,
+    ) -> Outcome {
+        let name = &entry.tool.name;
         if self.inner.flags.validate_output.load(Ordering::Relaxed) && !result.is_error() {
             if let Some(schema) = &entry.output {
                 let sc = result.structured_content.as_ref().ok_or_else(|| {
@@ -275,8 +294,8 @@ impl Server {
                 })?;
             }
         }
-        result.strip_for(version);
-        self.finish(&ctx, result, None)
+        result.strip_for(ctx.protocol_version());
+        self.finish(ctx, result, None)
     }
 
     async fn read_resource(&self, params: Option<Value>, ctx: RequestContext) -> Outcome {

@@ -9,7 +9,7 @@
 //! Where things are: `registration` (what is served) and `options` (how) are the author's
 //! API; `dispatch` routes each request to its era, `modern` serves the 2026-07-28 envelope,
 //! `lifecycle` answers `initialize` and `server/discover`, `methods` the rest, `reply` runs
-//! multi round-trip handlers, `offer` says what is served per mode and era, and `listen`
+//! multi round-trip handlers, `tasks` runs calls as tasks, `offer` says what is served per mode and era, and `listen`
 //! delivers unsolicited notifications.
 
 mod connection;
@@ -28,6 +28,7 @@ mod registration;
 mod registry;
 mod reply;
 mod request_info;
+mod tasks;
 pub mod typed;
 pub mod uri_template;
 
@@ -47,6 +48,8 @@ pub use registry::CacheHints;
 use registry::Registry;
 pub use reply::MAX_INPUT_ROUNDS;
 pub use request_info::{HostValues, RemoteAddr, RequestInfo, SENSITIVE_HEADERS};
+use tasks::TaskEngine;
+pub use tasks::TaskOptions;
 
 use crate::auth::ResourceServer;
 use crate::protocol::model::{ForVersion as _, Implementation};
@@ -142,10 +145,12 @@ pub(crate) struct ServerInner {
     modern_server_info: String,
     /// The resource-server configuration, when requests must carry a bearer token.
     auth: Option<Arc<ResourceServer>>,
+    /// Tasks: their store and what runs in this process.
+    tasks: TaskEngine,
 }
 
 /// The core methods a custom method may not replace.
-const CORE_METHODS: [&str; 19] = [
+const CORE_METHODS: [&str; 20] = [
     "initialize",
     "ping",
     "server/discover",
@@ -165,6 +170,7 @@ const CORE_METHODS: [&str; 19] = [
     "tasks/result",
     "tasks/list",
     "tasks/cancel",
+    "tasks/update",
 ];
 
 /// A sealing key from the OS CSPRNG, or (if the OS has no randomness to give, which leaves
@@ -201,6 +207,7 @@ pub struct ServerBuilder {
     instructions: Option<String>,
     mode: ServerMode,
     auth: Option<Arc<ResourceServer>>,
+    tasks: TaskOptions,
 }
 
 impl ServerBuilder {
@@ -234,6 +241,12 @@ impl ServerBuilder {
         self.auth = Some(auth.into());
         self
     }
+    /// How tasks run and where they are kept (tools registered with a task support other
+    /// than `forbidden` run as tasks; see [`TaskOptions`] for the defaults).
+    pub fn tasks(mut self, options: TaskOptions) -> Self {
+        self.tasks = options;
+        self
+    }
     /// Build the server. Request states are sealed with a key generated now; a fleet of
     /// instances shares one with [`Server::set_request_state_keys`].
     pub fn build(self) -> Server {
@@ -254,6 +267,7 @@ impl ServerBuilder {
                 in_process: Arc::new(ConnectionState::new("in-process")),
                 sealer: RwLock::new(Arc::new(RequestStateSealer::new(fresh_key()))),
                 auth: self.auth,
+                tasks: TaskEngine::new(self.tasks),
             }),
         }
     }
@@ -264,7 +278,13 @@ impl Server {
     /// stateful, the `logging` capability on, tool arguments validated against their input
     /// schema.
     pub fn builder(info: Implementation) -> ServerBuilder {
-        ServerBuilder { info, instructions: None, mode: ServerMode::Stateful, auth: None }
+        ServerBuilder {
+            info,
+            instructions: None,
+            mode: ServerMode::Stateful,
+            auth: None,
+            tasks: TaskOptions::default(),
+        }
     }
 
     /// A server named `name` at `version`, with the defaults of [`Server::builder`].

@@ -9,6 +9,7 @@
 //! | `resources.subscribe` | if enabled | no | if enabled (listen `resourceSubscriptions`) |
 //! | `*.listChanged` | if enabled (GET stream, stdio) | no (no stream to carry them) | if enabled (listen stream) |
 //! | `extensions` | no | no | as registered |
+//! | `tasks` (2025-11-25) / the tasks extension (2026-07-28) | if a tool may run as a task | same | same |
 
 use std::sync::atomic::Ordering;
 
@@ -33,6 +34,8 @@ pub(crate) struct Offer {
     pub(crate) tools_list_changed: bool,
     pub(crate) resources_list_changed: bool,
     pub(crate) prompts_list_changed: bool,
+    /// Some tool may run as a task.
+    pub(crate) tasks: bool,
 }
 
 impl Offer {
@@ -58,8 +61,16 @@ impl Offer {
         if self.completions {
             caps.completions = Some(Map::new());
         }
+        if self.tasks {
+            // 2025-11-25 (stripped at every other revision).
+            caps.tasks = Some(serde_json::json!({"list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}}));
+        }
+        let mut extensions = extensions.clone();
+        if self.tasks && version == ProtocolVersion::V2026_07_28 {
+            extensions.insert(crate::protocol::model::TASKS_EXTENSION.to_owned(), Value::Object(Map::new()));
+        }
         if !extensions.is_empty() {
-            caps.extensions = Some(extensions.clone());
+            caps.extensions = Some(extensions);
         }
         caps.for_version(version)
     }
@@ -124,6 +135,7 @@ impl Server {
             tools_list_changed,
             resources_list_changed,
             prompts_list_changed,
+            tasks: reg.offers_tasks(),
         }
     }
 

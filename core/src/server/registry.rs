@@ -14,7 +14,7 @@ use super::uri_template::UriTemplate;
 use super::ConfigError;
 use crate::protocol::headers::{param_headers, ParamHeaders};
 use crate::protocol::model::{
-    CacheHint, ClientCapabilities, CompletionReference, Prompt, Resource, ResourceTemplate, Tool,
+    CacheHint, ClientCapabilities, CompletionReference, Prompt, Resource, ResourceTemplate, TaskSupport, Tool,
 };
 
 /// A compiled JSON Schema (draft from `$schema`, 2020-12 by default).
@@ -61,6 +61,8 @@ pub(crate) struct ToolEntry {
     pub(crate) required_caps: Option<ClientCapabilities>,
     /// The arguments mirrored into `Mcp-Param-*` headers (2026-07-28 HTTP).
     pub(crate) param_headers: Option<Arc<ParamHeaders>>,
+    /// Whether calls may or must run as tasks (from `execution.taskSupport`).
+    pub(crate) task_support: TaskSupport,
 }
 
 impl ToolEntry {
@@ -84,7 +86,8 @@ impl ToolEntry {
         let headers = param_headers(&tool.input_schema)
             .map_err(|e| ConfigError::InvalidParamHeader { tool: tool.name.clone(), reason: e.0 })?;
         let param_headers = (!headers.is_empty()).then(|| Arc::new(headers));
-        Ok(ToolEntry { tool, handler, input, output, required_caps: None, param_headers })
+        let task_support = tool.task_support();
+        Ok(ToolEntry { tool, handler, input, output, required_caps: None, param_headers, task_support })
     }
 }
 
@@ -146,6 +149,11 @@ pub struct CacheHints {
 }
 
 impl Registry {
+    /// Whether any tool may run as a task (the server then offers tasks).
+    pub(crate) fn offers_tasks(&self) -> bool {
+        self.tools.values().any(|e| e.task_support != TaskSupport::Forbidden)
+    }
+
     /// The param headers of tool `name`, if it mirrors any argument.
     pub(crate) fn tool_param_headers(&self, name: &str) -> Option<Arc<ParamHeaders>> {
         self.tools.get(name).and_then(|e| e.param_headers.clone())

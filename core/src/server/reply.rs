@@ -62,7 +62,7 @@ impl RequestContext {
     /// Whether input requests can be asked in place, on this connection (the handshake era
     /// with a channel back to the client), so the handler may be called again.
     fn may_ask_in_place(&self) -> bool {
-        !self.is_modern() && self.inner.peer.can_request()
+        (self.is_task() || !self.is_modern()) && self.inner.peer.can_request()
     }
 }
 
@@ -117,29 +117,36 @@ impl Server {
                     what()
                 ))));
             }
-            let caps = ctx.client_capabilities();
-            let mut required = Value::Object(Map::new());
-            for r in ir.input_requests.values().filter(|r| !r.is_supported_by(&caps)) {
-                merge(&mut required, r.required_capability().0);
-            }
-            if required.as_object().is_some_and(|m| !m.is_empty()) {
-                return Err(HandlerError::Rpc(missing_capability(ctx.is_modern(), &what(), required)));
-            }
-            if ctx.is_modern() {
+            self.check_input_capabilities(&ctx, &what(), &ir)?;
+            if ctx.is_modern() && !ctx.is_task() {
                 return Ok(Finished::InputRequired(self.input_required_result(&ctx, method, target, &ir)?));
             }
-            let mut answers = Map::new();
-            for (key, request) in &ir.input_requests {
-                let params = match request {
-                    InputRequest::Elicit(p) => Some(ctx.elicit_params(p)),
-                    InputRequest::Sample(p) => Some(serde_json::to_value(p).map_err(|e| {
-                        HandlerError::Rpc(ErrorObject::internal(format!("unserializable sampling request: {e}")))
-                    })?),
-                    InputRequest::ListRoots => None,
-                };
-                let answer = ctx.send_request(request.method(), params).await?;
-                answers.insert(key.clone(), answer);
-            }
+            let asks = ir.input_requests.iter().map(|(key, request)| {
+                let ctx = &ctx;
+                async move {
+                    let params = match request {
+                        InputRequest::Elicit(p) => Some(ctx.elicit_params(p)),
+                        InputRequest::Sample(p) => Some(serde_json::to_value(p).map_err(|e| {
+                            HandlerError::Rpc(ErrorObject::internal(format!("unserializable sampling request: {e}")))
+                        })?),
+                        InputRequest::ListRoots => None,
+                    };
+                    let answer = ctx.send_request(request.method(), params).await?;
+                    Ok::<_, HandlerError>((key.clone(), answer))
+                }
+            });
+            // A task holds every request pending at once (the client answers them in any
+            // order); a connection asks one after the other.
+            let answers: Map<String, Value> = if ctx.is_task() {
+                futures::future::try_join_all(asks).await?.into_iter().collect()
+            } else {
+                let mut answers = Map::new();
+                for ask in asks {
+                    let (key, answer) = ask.await?;
+                    answers.insert(key, answer);
+                }
+                answers
+            };
             let next = MrtrInput { input_responses: answers, request_state: ir.request_state };
             ctx = RequestContext { inner: Arc::new(ContextInner::with_mrtr(&ctx.inner, next)) };
         }
@@ -149,8 +156,27 @@ impl Server {
         ))))
     }
 
+    /// Refuse input requests the client did not declare the capability for, before anything
+    /// is sent (`-32021` on 2026-07-28, `-32602` before).
+    pub(crate) fn check_input_capabilities(
+        &self,
+        ctx: &RequestContext,
+        what: &str,
+        ir: &InputRequired,
+    ) -> Result<(), HandlerError> {
+        let caps = ctx.client_capabilities();
+        let mut required = Value::Object(Map::new());
+        for r in ir.input_requests.values().filter(|r| !r.is_supported_by(&caps)) {
+            merge(&mut required, r.required_capability().0);
+        }
+        if required.as_object().is_some_and(|m| !m.is_empty()) {
+            return Err(HandlerError::Rpc(missing_capability(ctx.is_modern(), what, required)));
+        }
+        Ok(())
+    }
+
     /// The `input_required` result of a 2026-07-28 request, with its state sealed.
-    fn input_required_result(
+    pub(crate) fn input_required_result(
         &self,
         ctx: &RequestContext,
         method: &str,

@@ -11,7 +11,7 @@
 //! [`content`], [`tools`], [`resources`], [`prompts`], [`completion`], [`logging`],
 //! [`client_requests`] (sampling, elicitation, roots), and for 2026-07-28 the per-request
 //! [`envelope`], [`mrtr`] (input-required replies), [`caching`] hints and
-//! [`subscriptions`] (listen filters). Everything is re-exported here.
+//! [`subscriptions`] (listen filters); [`tasks`] for both generations of tasks. Everything is re-exported here.
 
 use serde_json::{Map, Value};
 
@@ -28,6 +28,7 @@ pub mod mrtr;
 pub mod prompts;
 pub mod resources;
 pub mod subscriptions;
+pub mod tasks;
 pub mod tools;
 
 pub use caching::*;
@@ -41,6 +42,7 @@ pub use mrtr::*;
 pub use prompts::*;
 pub use resources::*;
 pub use subscriptions::*;
+pub use tasks::*;
 pub use tools::*;
 
 /// `_meta`: a free-form object of metadata.

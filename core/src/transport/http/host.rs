@@ -88,9 +88,7 @@ impl HostResponse {
     /// Whether the body is an event stream that may stay open (the host should flush each
     /// chunk as it comes rather than buffer).
     pub fn is_event_stream(&self) -> bool {
-        self.headers
-            .iter()
-            .any(|(n, v)| n.eq_ignore_ascii_case("content-type") && v.starts_with(b"text/event-stream"))
+        self.headers.iter().any(|(n, v)| n.eq_ignore_ascii_case("content-type") && v.starts_with(b"text/event-stream"))
     }
 }
 
@@ -133,7 +131,10 @@ impl HttpService {
     /// 400 without reaching the endpoint.
     ///
     /// The future is `Send + 'static`: a host drives it on any tokio runtime.
-    pub fn host_request(&self, head: HostHead) -> (HostBodyWriter, impl Future<Output = HostResponse> + Send + 'static) {
+    pub fn host_request(
+        &self,
+        head: HostHead,
+    ) -> (HostBodyWriter, impl Future<Output = HostResponse> + Send + 'static) {
         let (tx, rx) = mpsc::channel(BODY_CHUNKS_IN_FLIGHT);
         let writer = HostBodyWriter { tx };
         let service = self.clone();
@@ -170,11 +171,7 @@ fn build_request(head: HostHead, rx: BodyRx) -> Result<Request<StreamBody<BodyRx
 
 fn into_host_response(response: axum::response::Response) -> HostResponse {
     let (parts, body) = response.into_parts();
-    let headers = parts
-        .headers
-        .iter()
-        .map(|(n, v)| (n.as_str().to_owned(), v.as_bytes().to_vec()))
-        .collect();
+    let headers = parts.headers.iter().map(|(n, v)| (n.as_str().to_owned(), v.as_bytes().to_vec())).collect();
     HostResponse { status: parts.status.as_u16(), headers, body: HostResponseBody { body } }
 }
 
