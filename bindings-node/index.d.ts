@@ -25,6 +25,29 @@ export declare class NativeConnection {
   close(): void
 }
 
+/** One request through the mounted endpoint, held by JS until its response is sent. */
+export declare class NativeExchange {
+  /**
+   * Push one more body chunk; resolves once the endpoint took it, to false when it stopped
+   * reading (it has answered already, say 413): stop sending.
+   */
+  write(chunk: Buffer): Promise<boolean>
+  /** The body is complete. */
+  end(): void
+  /**
+   * The response head (and the whole body unless it is an event stream); `null` when the
+   * exchange was cancelled first.
+   */
+  head(): Promise<ExchangeHead | null>
+  /** The next chunk of an event-stream body, or `null` at its end (or once cancelled). */
+  read(): Promise<Buffer | null>
+  /**
+   * The client went away: drop the response (cancelling the requests it carried) and stop
+   * reading the body. Idempotent.
+   */
+  cancel(): void
+}
+
 /** The core server, owned by a JS `Server`. */
 export declare class NativeServer {
   /**
@@ -55,7 +78,8 @@ export declare class NativeServer {
   ctxClientExtension(slot: number, id: string): string | null
   /**
    * The HTTP request head (`{method, path, headers, remoteAddr, hostValues}`, the core's
-   * `RequestInfo::to_json`), or `null` for stdio and in-process requests.
+   * `RequestInfo::to_json`, plus `remoteAddress` (the IP) and `remotePort` (`null` when
+   * unknown) as Node's sockets name them), or `null` for stdio and in-process requests.
    */
   ctxRequestInfo(slot: number): string
   /**
@@ -150,6 +174,20 @@ export declare class NativeServer {
   addSkill(root: string, files: Record<string, string | Uint8Array>): void
   /** Serve a skill at `root` made of every file under directory `dir`. */
   addSkillDir(root: string, dir: string): void
+  /**
+   * Make the mounted endpoint now with `optionsJson` (the core's `HttpConfig`, as for
+   * `listen`; `host` and `port` mean nothing here: the host app listens). A bad option
+   * throws a `TypeError` naming it; options other than those the endpoint was made with
+   * throw a `TypeError` too (one endpoint per server: its sessions are shared).
+   */
+  mount(optionsJson: string): void
+  /**
+   * Start one exchange with the mounted endpoint (made with the default options when
+   * `mount` was not called). `headJson`: `{method, target, headers: [[name, value], ...],
+   * remoteAddress?, remotePort?, hostValues?}`. `body`: the first chunk, when known;
+   * `ended`: no more body follows (`write` is then not called).
+   */
+  httpExchange(headJson: string, body: Buffer | undefined | null, ended: boolean): NativeExchange
   /**
    * `optionsJson`: `{name, version, title?, description?, websiteUrl?, icons?,
    * instructions?, stateless?, stateful?, workerThreads?, auth?}`. The server has the core's
@@ -251,6 +289,18 @@ export declare class NativeServer {
 export declare function defaultMaxTokens(): number
 
 /**
+ * The response head JS writes: status, headers as `[name, value, name, value, ...]` (a name
+ * may repeat), whether the body is an event stream (flush every chunk), and for any other
+ * body the whole of it (a JSON answer or an error text: one crossing instead of several).
+ */
+export interface ExchangeHead {
+  status: number
+  headers: Array<string>
+  eventStream: boolean
+  body?: Buffer
+}
+
+/**
  * The variables `uri` binds in `uriTemplate` (RFC 6570, matched by the core's
  * `UriTemplate`), as a JSON object; `null` when it does not match. A bad template throws a
  * `TypeError`.
@@ -264,3 +314,9 @@ export declare function matchUriTemplate(uriTemplate: string, uri: string): stri
  * throw a `TypeError`.
  */
 export declare function mrtrInputRequest(kind: string, argsJson: string): string
+
+/**
+ * The headers whose values request info never shows in `util.inspect` or `toJSON` output
+ * (credentials): the core's `SENSITIVE_HEADERS`.
+ */
+export declare function sensitiveHeaders(): Array<string>

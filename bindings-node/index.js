@@ -836,7 +836,9 @@ function __napiStampBindingTarget(exportsObject, target) {
 module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __napiLoadedBindingTarget)
 module.exports = nativeBinding
 module.exports.NativeConnection = nativeBinding.NativeConnection
+module.exports.NativeExchange = nativeBinding.NativeExchange
 module.exports.NativeServer = nativeBinding.NativeServer
 module.exports.defaultMaxTokens = nativeBinding.defaultMaxTokens
 module.exports.matchUriTemplate = nativeBinding.matchUriTemplate
 module.exports.mrtrInputRequest = nativeBinding.mrtrInputRequest
+module.exports.sensitiveHeaders = nativeBinding.sensitiveHeaders

@@ -15,6 +15,10 @@
 #    against --stateless with the scenarios that need a session unscored) and the official
 #    TypeScript SDK client (tests/interop/typescript/run.sh), when those harnesses exist.
 #
+#    The same endpoint mounted in the application's own server (issue 11): the conformance
+#    suite (stable, next-2025-11-25, next-2026-07-28; stateful) against everything.mjs
+#    --mount express and --mount hono, and the TypeScript SDK client against both.
+#
 #   FERRITE_NODE_HTTP=0   skip the HTTP runs (step 5 and the Python client over HTTP)
 #
 # Exits non-zero on any failure; the last line is a summary of the steps.
@@ -106,12 +110,20 @@ if [[ "${FERRITE_NODE_HTTP:-1}" != 0 ]]; then
         (cd "$root" && CONFORMANCE_UNSCORED='^(tasks-|logging-set-level|tools-call-with-logging|tools-call-sampling|tools-call-elicitation|elicitation-sep|resources-(un)?subscribe)' \
             bash tests/conformance/run.sh node-stateless -- "${everything[@]}" --stateless)
         step "tests/conformance/run.sh(stateless)" $?
+        # Mounted in an express app (nodeHandler) and in a Hono app (fetch), beside GET /health.
+        for app in express hono; do
+            echo "run-tests.sh: tests/conformance/run.sh node-mounted-$app -- ${everything[*]} --mount $app" >&2
+            (cd "$root" && CONFORMANCE_SUITES=stable,next-2025-11-25,next-2026-07-28 \
+                bash tests/conformance/run.sh "node-mounted-$app" -- "${everything[@]}" --mount "$app")
+            step "tests/conformance/run.sh(mounted-$app)" $?
+        done
     else
         echo "run-tests.sh: tests/conformance/run.sh does not exist: skipped" >&2
     fi
     if [[ -f "$root/tests/interop/typescript/run.sh" ]]; then
-        echo "run-tests.sh: tests/interop/typescript/run.sh with FERRITE_HTTP_SERVERS=\"node=${everything[*]}\"" >&2
-        (cd "$root" && FERRITE_HTTP_SERVERS="node=${everything[*]}" bash tests/interop/typescript/run.sh)
+        ts_servers="node=${everything[*]};node-express=${everything[*]} --mount express;node-hono=${everything[*]} --mount hono"
+        echo "run-tests.sh: tests/interop/typescript/run.sh with FERRITE_HTTP_SERVERS=\"$ts_servers\"" >&2
+        (cd "$root" && FERRITE_HTTP_SERVERS="$ts_servers" bash tests/interop/typescript/run.sh)
         step tests/interop/typescript/run.sh $?
     else
         echo "run-tests.sh: tests/interop/typescript/run.sh does not exist: skipped" >&2

@@ -32,7 +32,7 @@ import type {
   SamplingOptions,
   SchemaLike,
 } from './model.js';
-import type { NativeServer } from './native.js';
+import { type NativeServer, sensitiveHeaders } from './native.js';
 import { describeIssues, elicitationSchema, isStandardSchema, parseWith } from './schema.js';
 
 const RESPONSE_KINDS = new Set(['elicit', 'sample', 'roots']);
@@ -55,16 +55,95 @@ interface Info {
   requestState: string | null;
 }
 
-/** The HTTP request a handler serves, as the TypeScript SDK's `extra.requestInfo` has it. */
+/**
+ * The HTTP request a handler serves (`ctx.requestInfo`, the TypeScript SDK's
+ * `extra.requestInfo`), on every HTTP transport: `listen()`, `nodeHandler()` and `fetch()`.
+ * Read-only. `util.inspect` and `JSON.stringify` show it with the values of credential
+ * headers (`authorization`, `cookie`, `proxy-authorization`, `set-cookie`, `x-api-key`)
+ * replaced by `<redacted>`; the `headers` object itself holds them as received.
+ */
 export interface RequestInfo {
   /** The request headers, lower-case names (repeated headers joined with ", "). */
-  headers: { [name: string]: string };
+  readonly headers: { readonly [name: string]: string };
   /** The request URL (from the `Host` header and the path), when known. */
-  url?: URL;
-  /** The HTTP method (`POST`). */
-  method?: string;
-  /** The client's address, when known. */
-  remoteAddr?: string;
+  readonly url?: URL;
+  /** The HTTP method (`POST`, `GET`, `DELETE`). */
+  readonly method: string;
+  /** The request path as the client sent it (with any mount prefix). */
+  readonly path: string;
+  /** The client's IP address, when the transport knows it (IPv4-mapped IPv6 shown as IPv4). */
+  readonly remoteAddress?: string;
+  /** The client's port, when known. */
+  readonly remotePort?: number;
+  /** `remoteAddress:remotePort` (`[ip]:port` for IPv6), when known. */
+  readonly remoteAddr?: string;
+  /**
+   * What the host app attached: `fetch(request, { hostValues })`, `nodeHandler({ hostValues })`
+   * or express's `res.locals`; `{}` when none (and for `listen()`).
+   */
+  readonly hostValues: { readonly [name: string]: JsonValue };
+}
+
+const INSPECT = Symbol.for('nodejs.util.inspect.custom');
+let sensitive: Set<string> | undefined;
+
+/** @internal The request info of one request, redacting credentials when shown. */
+class HttpRequestInfo implements RequestInfo {
+  readonly headers: { readonly [name: string]: string };
+  readonly url?: URL;
+  readonly method: string;
+  readonly path: string;
+  readonly remoteAddress?: string;
+  readonly remotePort?: number;
+  readonly remoteAddr?: string;
+  readonly hostValues: { readonly [name: string]: JsonValue };
+
+  constructor(head: {
+    method: string;
+    path: string;
+    headers: { [name: string]: string };
+    remoteAddr: string | null;
+    remoteAddress?: string;
+    remotePort?: number | null;
+    hostValues: { [name: string]: JsonValue };
+  }) {
+    this.headers = Object.freeze(head.headers);
+    this.method = head.method;
+    this.path = head.path;
+    const host = head.headers.host;
+    if (host !== undefined) {
+      try {
+        this.url = new URL(head.path, `http://${host}`);
+      } catch {
+        // A Host header that is no URL authority: no URL.
+      }
+    }
+    if (head.remoteAddr !== null) {
+      this.remoteAddr = head.remoteAddr;
+      this.remoteAddress = head.remoteAddress;
+      if (head.remotePort !== null && head.remotePort !== undefined) this.remotePort = head.remotePort;
+    }
+    this.hostValues = Object.freeze(head.hostValues ?? {});
+    Object.freeze(this);
+  }
+
+  /** The same fields, credential headers' values replaced by `<redacted>` (what `JSON.stringify` shows). */
+  toJSON(): object {
+    sensitive ??= new Set(sensitiveHeaders());
+    const headers: { [name: string]: string } = {};
+    for (const [name, value] of Object.entries(this.headers)) headers[name] = sensitive.has(name) ? '<redacted>' : value;
+    const out: { [name: string]: unknown } = { method: this.method, path: this.path, url: this.url?.href, headers };
+    if (this.remoteAddr !== undefined) {
+      out.remoteAddress = this.remoteAddress;
+      out.remotePort = this.remotePort;
+    }
+    out.hostValues = this.hostValues;
+    return out;
+  }
+
+  [INSPECT](depth: number, options: object, inspect: (value: unknown, options: object) => string): string {
+    return `RequestInfo ${inspect(this.toJSON(), options)}`;
+  }
 }
 
 /** A notification as the TypeScript SDK's `extra.sendNotification` takes it. */
@@ -88,6 +167,7 @@ export class Context {
   #abort: AbortController | undefined;
   #responses: { [key: string]: JsonObject } | undefined;
   #identity: Identity | null | undefined;
+  #requestInfo: RequestInfo | null | undefined;
 
   /** @internal Made by the server for each request. */
   constructor(native: NativeServer, server: CancelWatcher, slot: number) {
@@ -230,26 +310,17 @@ export class Context {
   get sessionId(): string | undefined {
     return this.header('mcp-session-id');
   }
-  /** The HTTP request (headers, URL), or undefined on stdio and in-process requests (the TypeScript SDK's `extra.requestInfo`). */
+  /**
+   * The HTTP request (method, path, headers, URL, the client's address, the host app's
+   * values), or undefined on stdio and in-process requests (the TypeScript SDK's
+   * `extra.requestInfo`). See `RequestInfo`.
+   */
   get requestInfo(): RequestInfo | undefined {
-    const head = JSON.parse(this.#native.ctxRequestInfo(this.#slot)) as {
-      method: string;
-      path: string;
-      headers: { [name: string]: string };
-      remoteAddr: string | null;
-    } | null;
-    if (head === null) return undefined;
-    const info: RequestInfo = { headers: head.headers, method: head.method };
-    const host = head.headers.host;
-    if (host !== undefined) {
-      try {
-        info.url = new URL(head.path, `http://${host}`);
-      } catch {
-        // A Host header that is no URL authority: no URL.
-      }
+    if (this.#requestInfo === undefined) {
+      const head = JSON.parse(this.#native.ctxRequestInfo(this.#slot)) as ConstructorParameters<typeof HttpRequestInfo>[0] | null;
+      this.#requestInfo = head === null ? null : new HttpRequestInfo(head);
     }
-    if (head.remoteAddr !== null) info.remoteAddr = head.remoteAddr;
-    return info;
+    return this.#requestInfo ?? undefined;
   }
   /**
    * The verified caller (subject, client id, scopes, expiry, issuer, claims) when the server

@@ -14,6 +14,7 @@
  * - `connection.ts`: a connection the application holds (raw text on its own state);
  * - `mrtr.ts`: `InputRequest` and `InputRequired` (multi round-trip requests);
  * - `transports.ts`: stdio, Streamable HTTP, in-process;
+ * - `mount.ts`: the HTTP endpoint mounted in the app's own server (`fetch`, `nodeHandler`);
  * - `schema.ts`: Standard Schemas (zod, valibot, arktype) and raw shapes to JSON Schema,
  *   and checks of what handlers read;
  * - `errors.ts`: the error classes and the envelopes errors cross in;
@@ -52,6 +53,7 @@ export type { ConnectionOptions } from './connection.js';
 export { InputRequest, InputRequired, DEFAULT_MAX_TOKENS } from './mrtr.js';
 export type { InputRequestJson, InputRequiredInit } from './mrtr.js';
 export { Server } from './server.js';
+export type { FetchInit, MountOptions, NodeHandler, NodeHandlerOptions } from './mount.js';
 export type {
   ListenAddress,
   ListenOptions,

@@ -23,6 +23,7 @@ import type {
 } from './model.js';
 import { matchUriTemplate } from './native.js';
 import { isRawShape } from './schema.js';
+import type { FetchInit, MountOptions, NodeHandler, NodeHandlerOptions } from './mount.js';
 import { Server, type ListenOptions } from './server.js';
 import type { ListenAddress } from './transports.js';
 import { completerOf, ResourceTemplate } from './resource-template.js';
@@ -562,6 +563,21 @@ export class McpServer {
   /** Serve Streamable HTTP (the core's transport); resolves once bound to `{ host, port, url }`. */
   listen(options?: ListenOptions): Promise<ListenAddress> {
     return this.server.listen(options);
+  }
+
+  /** Serve one request of a web-standard server (Hono, Next.js): see `Server.fetch`. */
+  fetch(request: Request, init?: FetchInit): Promise<Response> {
+    return this.server.fetch(request, init);
+  }
+
+  /** `fetch` with the endpoint's options set: see `Server.fetchHandler`. */
+  fetchHandler(options?: MountOptions): (request: Request, init?: FetchInit) => Promise<Response> {
+    return this.server.fetchHandler(options);
+  }
+
+  /** A `(req, res, parsedBody?)` handler for node:http, express and fastify: see `Server.nodeHandler`. */
+  nodeHandler(options?: NodeHandlerOptions): NodeHandler {
+    return this.server.nodeHandler(options);
   }
 
   /** Whether `connect()` was called and the server is not closed. */

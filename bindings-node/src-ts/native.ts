@@ -4,4 +4,5 @@
  * classes of this directory.
  */
 
-export { NativeConnection, NativeServer, defaultMaxTokens, matchUriTemplate, mrtrInputRequest } from '../index.js';
+export { NativeConnection, NativeServer, defaultMaxTokens, matchUriTemplate, mrtrInputRequest, sensitiveHeaders } from '../index.js';
+export type { ExchangeHead, NativeExchange } from '../index.js';

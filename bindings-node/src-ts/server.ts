@@ -30,11 +30,14 @@ import type {
   ToolReturn,
 } from './model.js';
 import { NativeServer } from './native.js';
+import * as mount from './mount.js';
+import type { FetchInit, MountOptions, NodeHandler, NodeHandlerOptions } from './mount.js';
 import * as register from './registration.js';
 import * as transports from './transports.js';
 import type { ListenAddress } from './transports.js';
 
 export type { ListenAddress } from './transports.js';
+export type { FetchInit, MountOptions, NodeHandler, NodeHandlerOptions } from './mount.js';
 
 /**
  * The options of `new Server(...)`. The defaults are the core's, the same on every Ferrite
@@ -515,6 +518,45 @@ export class Server implements AsyncDisposable {
    */
   listen(options?: ListenOptions): Promise<ListenAddress> {
     return transports.listen(this.#native, options);
+  }
+
+  /**
+   * Serve one Streamable HTTP request of a web-standard server (Hono, Next.js route
+   * handlers, any `fetch`-style server) through the server's mounted endpoint:
+   * `app.all('/mcp', (c) => server.fetch(c.req.raw, { hostValues: { user: c.get('user') } }))`.
+   * The request body is read chunk by chunk; an SSE response body is a `ReadableStream` that
+   * pulls from the core as its reader reads; cancelling it, or aborting `request.signal`,
+   * cancels the requests it carried. `init.hostValues` and `init.remoteAddress` reach
+   * handlers as `ctx.requestInfo.hostValues` and `.remoteAddress`. The endpoint has the
+   * default options unless `fetchHandler(options)` or `nodeHandler(options)` set them.
+   */
+  fetch(request: Request, init?: FetchInit): Promise<Response> {
+    return mount.fetchResponse(this.#native, request, init);
+  }
+
+  /**
+   * `fetch` with the endpoint's options set (the core's HTTP options, as `listen` takes
+   * them; a bad one throws a `TypeError` naming it). One endpoint per server: a second call
+   * with other options throws.
+   */
+  fetchHandler(options?: MountOptions): (request: Request, init?: FetchInit) => Promise<Response> {
+    this.#native.mount(JSON.stringify(options ?? {}));
+    return (request, init) => mount.fetchResponse(this.#native, request, init);
+  }
+
+  /**
+   * A handler `(req, res, parsedBody?) => Promise<void>` serving Streamable HTTP for
+   * node:http, express (`app.all('/mcp', server.nodeHandler())`) and fastify
+   * (`(request, reply) => handler(request.raw, reply.raw, request.body)`). Headers come from
+   * `req.rawHeaders`, the address from `req.socket`, the body from the stream, or from
+   * `parsedBody` (or `req.body`) when a body parser already read it. Responses are written
+   * as they come, honouring `res.write()` back-pressure; the client closing the connection
+   * before the end cancels the requests it carried. Host values: `options.hostValues(req,
+   * res)`, by default the JSON-serialisable entries of express's `res.locals`. The other
+   * options are the endpoint's (as `listen` takes them; one endpoint per server).
+   */
+  nodeHandler(options?: NodeHandlerOptions): NodeHandler {
+    return mount.nodeHandler(this.#native, options);
   }
 
   /** Stop serving (stdio and HTTP) and release the runtime; in-flight requests finish first. Idempotent. */

@@ -91,10 +91,18 @@ impl NativeServer {
     }
 
     /// The HTTP request head (`{method, path, headers, remoteAddr, hostValues}`, the core's
-    /// `RequestInfo::to_json`), or `null` for stdio and in-process requests.
+    /// `RequestInfo::to_json`, plus `remoteAddress` (the IP) and `remotePort` (`null` when
+    /// unknown) as Node's sockets name them), or `null` for stdio and in-process requests.
     #[napi]
     pub fn ctx_request_info(&self, slot: i64) -> Result<String> {
-        Ok(live(&self.calls, slot)?.ctx.request_info().to_json().to_string())
+        let call = live(&self.calls, slot)?;
+        let info = call.ctx.request_info();
+        let mut json = info.to_json();
+        if let (Value::Object(m), Some(addr)) = (&mut json, info.remote_addr()) {
+            m.insert("remoteAddress".into(), json!(addr.ip().to_string()));
+            m.insert("remotePort".into(), if addr.port() == 0 { Value::Null } else { json!(addr.port()) });
+        }
+        Ok(json.to_string())
     }
 
     /// The caller's verified identity (`{subject, clientId, scopes, expiresAt, issuer,
@@ -254,4 +262,11 @@ pub(crate) fn sampling_params(mut args: Value) -> serde_json::Result<CreateMessa
 #[napi]
 pub fn default_max_tokens() -> u32 {
     CreateMessageParams::DEFAULT_MAX_TOKENS
+}
+
+/// The headers whose values request info never shows in `util.inspect` or `toJSON` output
+/// (credentials): the core's `SENSITIVE_HEADERS`.
+#[napi]
+pub fn sensitive_headers() -> Vec<String> {
+    ferrite_core::server::SENSITIVE_HEADERS.iter().map(|h| (*h).to_owned()).collect()
 }

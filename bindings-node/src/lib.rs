@@ -9,6 +9,9 @@
 //!   [`listen`] (Streamable HTTP), [`context`] (the request context, by slot) and [`modern`]
 //!   (2026-07-28 settings: sealing keys, extensions, cache hints, custom methods, skills).
 //!   `listen` hands the options object to the core's `HttpConfig` unchanged.
+//! - [`mount`]: the Streamable HTTP endpoint driven by a JS HTTP server (`fetch`,
+//!   `nodeHandler`): an exchange over the core's `HttpService::host_request`, body pushed and
+//!   pulled chunk by chunk, the response dropped (cancelling its requests) when the client goes.
 //! - [`handlers`]: a JS callback becomes a struct implementing the core's own handler trait
 //!   (`ToolHandler`, `ResourceHandler`, `MethodHandler`, ...), holding a *weak*
 //!   `ThreadsafeFunction` so that a registered handler never keeps the Node process alive.
@@ -34,11 +37,13 @@ mod errors;
 mod handlers;
 mod listen;
 mod modern;
+mod mount;
 mod mrtr;
 mod server;
 
 pub use connection::NativeConnection;
-pub use context::default_max_tokens;
+pub use context::{default_max_tokens, sensitive_headers};
 pub use modern::match_uri_template;
+pub use mount::NativeExchange;
 pub use mrtr::mrtr_input_request;
 pub use server::NativeServer;

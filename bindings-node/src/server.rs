@@ -106,6 +106,8 @@ pub struct NativeServer {
     serving: Mutex<Option<JoinHandle<()>>>,
     /// The HTTP serving tasks, awaited by `close()`.
     pub(crate) listening: Mutex<Vec<JoinHandle<()>>>,
+    /// The endpoint `fetch`/`nodeHandler` serve through (see `mount.rs`), made on first use.
+    pub(crate) mounted: crate::mount::Mounted,
 }
 
 #[napi]
@@ -161,6 +163,7 @@ impl NativeServer {
             shutdown: CancellationToken::new(),
             serving: Mutex::new(None),
             listening: Mutex::new(Vec::new()),
+            mounted: Mutex::new(None),
         })
     }
 
@@ -522,6 +525,7 @@ impl NativeServer {
     #[napi(ts_return_type = "Promise<void>")]
     pub fn close<'env>(&self, env: &'env Env) -> Result<Object<'env>> {
         self.shutdown.cancel();
+        self.close_mounted();
         let mut serving: Vec<JoinHandle<()>> = lock(&self.serving).take().into_iter().collect();
         serving.append(&mut lock(&self.listening));
         let state = std::mem::replace(&mut *lock(&self.runtime.state), RuntimeState::Closed);
@@ -547,12 +551,27 @@ impl NativeServer {
     }
 }
 
+impl NativeServer {
+    /// End the mounted endpoint's sessions and their streams (the host app is stopping).
+    fn close_mounted(&self) {
+        if let Some((_, service)) = lock(&self.mounted).take() {
+            if let RuntimeState::Running(rt) = &*lock(&self.runtime.state) {
+                let _guard = rt.enter();
+                service.close();
+            } else {
+                service.close();
+            }
+        }
+    }
+}
+
 impl Drop for NativeServer {
     /// The JS object was collected without `close()`: stop serving and let the runtime go
     /// without waiting (dropping a runtime blocks on its blocking threads, and the stdin
     /// reader may never return; this runs on the JS thread).
     fn drop(&mut self) {
         self.shutdown.cancel();
+        self.close_mounted();
         let state = std::mem::replace(&mut *lock(&self.runtime.state), RuntimeState::Closed);
         if let RuntimeState::Running(rt) = state {
             rt.shutdown_background();

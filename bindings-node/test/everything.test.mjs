@@ -19,7 +19,7 @@ const surface = readFileSync(fileURLToPath(new URL('../../examples/SURFACE.md', 
 const ALL = { elicitation: {}, sampling: {}, roots: {} };
 
 test('unknown arguments are refused with a usage line on stderr and exit status 2', async () => {
-  for (const args of [['--bogus'], ['--port'], ['--port', 'x'], ['--stateless', 'extra']]) {
+  for (const args of [['--bogus'], ['--port'], ['--port', 'x'], ['--stateless', 'extra'], ['--mount', 'express'], ['--port', '0', '--mount', 'koa']]) {
     const e = await run(process.execPath, [script, ...args], { timeout: 10_000 }).then(
       () => assert.fail(`${args.join(' ')} was accepted`),
       (err) => err,

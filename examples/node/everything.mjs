@@ -6,6 +6,12 @@
 //   node examples/node/everything.mjs             # stateful, stdio
 //   node examples/node/everything.mjs --stateless # stateless
 //   node examples/node/everything.mjs --port 3000 # Streamable HTTP on 127.0.0.1:3000/mcp
+//   node examples/node/everything.mjs --port 3000 --mount express
+//   node examples/node/everything.mjs --port 3000 --mount hono
+//       # mounted at /mcp in an express app (server.nodeHandler()), or in a Hono app under
+//       # @hono/node-server (server.fetch()), beside the app's GET /health; the app's
+//       # middleware turns an x-user header into the host value `user`, which the tool
+//       # test_host_value reads (see mounted.mjs)
 //   node examples/node/everything.mjs --port 3000 --auth
 //       # an OAuth resource server: bearer JWTs of FERRITE_AUTH_ISSUER for the audience
 //       # FERRITE_AUTH_AUDIENCE (the server's URL), keys from FERRITE_AUTH_JWKS_URL; adds the
@@ -21,6 +27,7 @@ import { pathToFileURL } from 'node:url';
 
 import { Server } from '../../bindings-node/lib/index.mjs';
 import * as modern from './everything_modern.mjs';
+import { addHostValueTool, serveExpress, serveHono } from './mounted.mjs';
 
 /** A 1x1 PNG. */
 const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
@@ -444,20 +451,25 @@ export function build({ stateless = false, auth } = {}) {
 }
 
 export const USAGE =
-  'usage: everything.mjs [--port N] [--stateless] [--auth]\n  no --port: serve stdio; --port N: Streamable HTTP on 127.0.0.1:N at /mcp;\n' +
+  'usage: everything.mjs [--port N] [--stateless] [--auth] [--mount express|hono]\n  no --port: serve stdio; --port N: Streamable HTTP on 127.0.0.1:N at /mcp;\n' +
+  '  --mount express|hono: mounted at /mcp in an express or Hono app beside GET /health;\n' +
   '  --auth: require bearer JWTs (FERRITE_AUTH_ISSUER, FERRITE_AUTH_AUDIENCE, FERRITE_AUTH_JWKS_URL)';
 
-/** The command line as `{ port, stateless, auth }`; throws naming what is wrong. */
+/** The command line as `{ port, stateless, auth, mount }`; throws naming what is wrong. */
 export function parseArgs(argv) {
   let port;
   let stateless = false;
   let auth = false;
+  let mount;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (arg === '--stateless') {
       stateless = true;
     } else if (arg === '--auth') {
       auth = true;
+    } else if (arg === '--mount') {
+      mount = argv[++i] ?? '';
+      if (mount !== 'express' && mount !== 'hono') throw new Error(`--mount needs express or hono, got ${JSON.stringify(mount)}`);
     } else if (arg === '--port') {
       const value = argv[++i] ?? '';
       if (!/^\d+$/.test(value) || Number(value) > 65535) throw new Error(`--port needs a port number, got ${JSON.stringify(value)}`);
@@ -467,7 +479,8 @@ export function parseArgs(argv) {
     }
   }
   if (auth && port === undefined) throw new Error('--auth needs --port (tokens travel in HTTP headers)');
-  return { port, stateless, auth };
+  if (mount !== undefined && port === undefined) throw new Error('--mount needs --port');
+  return { port, stateless, auth, mount };
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(realpathSync(process.argv[1])).href) {
@@ -486,7 +499,19 @@ if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(realpathS
     process.exit(2);
   }
   const server = build({ stateless: args.stateless, auth });
-  if (args.port !== undefined) {
+  if (args.mount !== undefined) {
+    addHostValueTool(server);
+    const http = await (args.mount === 'express' ? serveExpress : serveHono)(server, args.port);
+    const { port } = http.address();
+    console.error(`everything: mounted in ${args.mount === 'express' ? 'an' : 'a'} ${args.mount} app on http://127.0.0.1:${port}/mcp`);
+    for (const signal of ['SIGINT', 'SIGTERM']) {
+      process.once(signal, async () => {
+        await server.close();
+        http.close();
+        http.closeAllConnections?.();
+      });
+    }
+  } else if (args.port !== undefined) {
     const { url } = await server.listen({ port: args.port });
     console.error(`everything: Streamable HTTP on ${url}`);
     for (const signal of ['SIGINT', 'SIGTERM']) process.once(signal, () => server.close());
