@@ -364,3 +364,23 @@ async fn a_full_store_is_a_clear_error_not_a_crash() {
         "plain"
     );
 }
+
+#[tokio::test]
+async fn a_task_belongs_to_its_subject_across_connections() {
+    use ferrite_core::server::RequestInfo;
+    let s = server();
+    let (a, b) = (Harness::new(s.clone()), Harness::new(s));
+    let alice = RequestInfo::default().with_subject("alice");
+    let bob = RequestInfo::default().with_subject("bob");
+    let created = a.modern_with("tools/call", json!({"name": "slow", "arguments": {"ms": 5000}}), ext(), &alice).await;
+    let id = created["result"]["taskId"].as_str().unwrap().to_owned();
+    // The same subject on another connection sees it; another subject and an anonymous caller do not.
+    let seen = b.modern_with("tasks/get", json!({"taskId": id}), ext(), &alice).await;
+    assert_eq!(seen["result"]["status"], "working", "{seen}");
+    for (who, info) in [("bob", &bob), ("anonymous", &RequestInfo::default())] {
+        let r = b.modern_with("tasks/cancel", json!({"taskId": id}), ext(), info).await;
+        assert_eq!(r["error"]["code"], -32602, "{who}: {r}");
+    }
+    let ack = a.modern_with("tasks/cancel", json!({"taskId": id}), ext(), &alice).await;
+    assert_eq!(ack["result"]["resultType"], "complete");
+}

@@ -45,6 +45,9 @@ use crate::protocol::model::{
 use crate::protocol::{code, ErrorObject, ProtocolVersion};
 use crate::tasks::{now_ms, Generation, InMemoryTaskStore, StoreError, TaskChange, TaskOutcome, TaskRecord, TaskStore};
 
+/// How long a cancelled or expired task's handler may take to wind down before it is dropped.
+const CANCEL_GRACE: Duration = Duration::from_secs(5);
+
 /// How a server runs tasks.
 #[derive(Clone)]
 pub struct TaskOptions {
@@ -330,14 +333,20 @@ impl Server {
                 }
             };
             let body = AssertUnwindSafe(server.reply_loop(&task_ctx, "tools/call", "tool", &name, call)).catch_unwind();
+            tokio::pin!(body);
+            let mut finished = false;
             let ended = tokio::select! {
-                r = body => Some(match r {
-                    Ok(r) => server.task_outcome(&task_ctx, generation, r),
-                    Err(p) => (
-                        TaskOutcome::Error(ErrorObject::internal(format!("tool {name} panicked: {}", panic_message(&*p)))),
-                        TaskStatus::Failed,
-                    ),
-                }),
+                r = &mut body => {
+                    finished = true;
+                    Some(match r {
+                        Ok(r) => server.task_outcome(&task_ctx, generation, r),
+                        Err(p) => (
+                            TaskOutcome::Error(ErrorObject::internal(format!("tool {name} panicked: {}", panic_message(&*p)))),
+                            TaskStatus::Failed,
+                        ),
+                    })
+                }
+                // Cancelled by tasks/cancel: the store already says so.
                 () = live.cancel.cancelled() => None,
                 () = tokio::time::sleep(overdue) => Some((
                     TaskOutcome::Error(ErrorObject::internal("task expired: its ttl passed before it finished")),
@@ -353,6 +362,12 @@ impl Server {
                 let change = TaskChange::Finish { outcome, status, message };
                 // A store that went away loses this outcome; the task then expires with it.
                 let _ = engine.options.store.apply(&owner, &id, change, now_ms()).await;
+            }
+            if !finished {
+                // The handler sees its cancellation and gets a moment to wind down (what it
+                // answers then is ignored: the task has ended) before it is dropped.
+                live.cancel.cancel();
+                let _ = tokio::time::timeout(CANCEL_GRACE, &mut body).await;
             }
             live.cancel.cancel();
             live.changed.notify_waiters();
