@@ -59,7 +59,7 @@ export declare class NativeServer {
   connection(onMessage?: ((message: string) => void) | undefined | null): NativeConnection
   /**
    * `{requestId, protocolVersion, connectionId, progressToken, meta, stateless, modern,
-   * resubmission, requestState}` (JSON).
+   * task, resubmission, requestState}` (JSON).
    */
   ctxInfo(slot: number): string
   /**
@@ -190,14 +190,18 @@ export declare class NativeServer {
   httpExchange(headJson: string, body: Buffer | undefined | null, ended: boolean): NativeExchange
   /**
    * `optionsJson`: `{name, version, title?, description?, websiteUrl?, icons?,
-   * instructions?, stateless?, stateful?, workerThreads?, auth?}`. The server has the core's
+   * instructions?, stateless?, stateful?, workerThreads?, auth?, tasks?}`. The server has the core's
    * defaults (stateful, logging on, input validation on) unless `stateless: true` (or
    * `stateful: false`). `auth` (the core's `AuthConfig`) protects it as an OAuth resource
    * server; `verifier(token)` then verifies tokens instead of the configuration's `jwt` or
    * `introspection` (see `auth.rs`). A bad `auth` option throws a `TypeError` naming it.
    */
   constructor(optionsJson: string, verifier?: ((token: string) => string | Promise<string>) | undefined | null)
-  /** Register (or replace) a tool. `toolJson` is the MCP `Tool` descriptor. */
+  /**
+   * Register (or replace) a tool. `toolJson` is the MCP `Tool` descriptor; its
+   * `execution.taskSupport` ("forbidden", "optional", "required"; anything else is a
+   * `TypeError`) says whether the core may run calls as tasks.
+   */
   addTool(toolJson: string, handler: (slot: number, payload: string) => string | Promise<string>): void
   /** Remove a tool; whether it existed. */
   removeTool(name: string): boolean

@@ -11,13 +11,16 @@
 #    Python SDK client (stdio, and its 2026-07-28 tests over HTTP too, stateful and
 #    --stateless, through FERRITE_HTTP_SERVERS) and the MCP Inspector CLI.
 # 5. Over Streamable HTTP (the harnesses append --port N): the official conformance suite
-#    (tests/conformance/run.sh: its five default suites against the stateful server, then
-#    against --stateless with the scenarios that need a session unscored) and the official
-#    TypeScript SDK client (tests/interop/typescript/run.sh), when those harnesses exist.
+#    (tests/conformance/run.sh: its five default suites against the stateful server, the ten
+#    tasks-* scenarios scored; then against --stateless with the scenarios that need a session
+#    unscored, tasks-* scored) and the official TypeScript SDK client
+#    (tests/interop/typescript/run.sh, its experimental tasks against the stateful server
+#    through FERRITE_TASK_SERVERS), when those harnesses exist.
 #
 #    The same endpoint mounted in the application's own server (issue 11): the conformance
-#    suite (stable, next-2025-11-25, next-2026-07-28; stateful) against everything.mjs
-#    --mount express and --mount hono, and the TypeScript SDK client against both.
+#    suite (stable, next-2025-11-25, next-2026-07-28, and next-all for the tasks-* scenarios,
+#    scored; stateful) against everything.mjs --mount express and --mount hono, and the
+#    TypeScript SDK client against both.
 #
 #   FERRITE_NODE_HTTP=0   skip the HTTP runs (step 5 and the Python client over HTTP)
 #
@@ -101,19 +104,24 @@ done
 if [[ "${FERRITE_NODE_HTTP:-1}" != 0 ]]; then
     everything=(node examples/node/everything.mjs)
     if [[ -f "$root/tests/conformance/run.sh" ]]; then
+        # The server serves tasks (issue 12): the tasks-* scenarios are scored (CONFORMANCE_UNSCORED
+        # empty; run.sh leaves them unscored by default).
         echo "run-tests.sh: tests/conformance/run.sh node -- ${everything[*]}" >&2
-        (cd "$root" && bash tests/conformance/run.sh node -- "${everything[@]}")
+        (cd "$root" && CONFORMANCE_UNSCORED="" bash tests/conformance/run.sh node -- "${everything[@]}")
         step "tests/conformance/run.sh(stateful)" $?
         # Stateless: the scenarios that need a session (the core refuses them the documented
-        # way) run but are not scored.
+        # way) run but are not scored; tasks need none and are scored. The pattern is
+        # scripts/test's FERRITE_STATELESS_UNSCORED (shared by every surface) when it is set.
+        stateless_unscored="${FERRITE_STATELESS_UNSCORED:-^(tasks-|logging-set-level|tools-call-with-logging|tools-call-sampling|tools-call-elicitation|elicitation-sep|resources-(un)?subscribe)}"
         echo "run-tests.sh: tests/conformance/run.sh node-stateless -- ${everything[*]} --stateless" >&2
-        (cd "$root" && CONFORMANCE_UNSCORED='^(tasks-|logging-set-level|tools-call-with-logging|tools-call-sampling|tools-call-elicitation|elicitation-sep|resources-(un)?subscribe)' \
+        (cd "$root" && CONFORMANCE_UNSCORED="${stateless_unscored/tasks-|/}" \
             bash tests/conformance/run.sh node-stateless -- "${everything[@]}" --stateless)
         step "tests/conformance/run.sh(stateless)" $?
-        # Mounted in an express app (nodeHandler) and in a Hono app (fetch), beside GET /health.
+        # Mounted in an express app (nodeHandler) and in a Hono app (fetch), beside GET /health;
+        # next-all is where the tasks-* scenarios are scored.
         for app in express hono; do
             echo "run-tests.sh: tests/conformance/run.sh node-mounted-$app -- ${everything[*]} --mount $app" >&2
-            (cd "$root" && CONFORMANCE_SUITES=stable,next-2025-11-25,next-2026-07-28 \
+            (cd "$root" && CONFORMANCE_UNSCORED="" CONFORMANCE_SUITES=stable,next-2025-11-25,next-2026-07-28,next-all \
                 bash tests/conformance/run.sh "node-mounted-$app" -- "${everything[@]}" --mount "$app")
             step "tests/conformance/run.sh(mounted-$app)" $?
         done
@@ -122,8 +130,9 @@ if [[ "${FERRITE_NODE_HTTP:-1}" != 0 ]]; then
     fi
     if [[ -f "$root/tests/interop/typescript/run.sh" ]]; then
         ts_servers="node=${everything[*]};node-express=${everything[*]} --mount express;node-hono=${everything[*]} --mount hono"
-        echo "run-tests.sh: tests/interop/typescript/run.sh with FERRITE_HTTP_SERVERS=\"$ts_servers\"" >&2
-        (cd "$root" && FERRITE_HTTP_SERVERS="$ts_servers" bash tests/interop/typescript/run.sh)
+        task_servers="node=${everything[*]}"
+        echo "run-tests.sh: tests/interop/typescript/run.sh with FERRITE_HTTP_SERVERS=\"$ts_servers\" FERRITE_TASK_SERVERS=\"$task_servers\"" >&2
+        (cd "$root" && FERRITE_HTTP_SERVERS="$ts_servers" FERRITE_TASK_SERVERS="$task_servers" bash tests/interop/typescript/run.sh)
         step tests/interop/typescript/run.sh $?
     else
         echo "run-tests.sh: tests/interop/typescript/run.sh does not exist: skipped" >&2

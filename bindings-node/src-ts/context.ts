@@ -51,6 +51,7 @@ interface Info {
   meta: JsonObject | null;
   stateless: boolean;
   modern: boolean;
+  task: boolean;
   resubmission: boolean;
   requestState: string | null;
 }
@@ -215,6 +216,16 @@ export class Context {
   /** Whether the request uses the 2026-07-28 revision (per-request envelope, MRTR). */
   get isModern(): boolean {
     return this.#infoValue().modern;
+  }
+  /**
+   * Whether the handler runs as a task's body (a tool registered with `execution: {
+   * taskSupport }` called as a task). Inside a task `signal` is aborted by `tasks/cancel`,
+   * `elicit`/`sample`/`listRoots` (and an `InputRequired` returned) wait in the task until the
+   * client answers (`tasks/result` on 2025-11-25, `tasks/update` on 2026-07-28), and
+   * notifications (progress, logs) are dropped: the request they were tied to has ended.
+   */
+  get isTask(): boolean {
+    return this.#infoValue().task;
   }
 
   // ----- multi round-trip requests (MRTR) -----

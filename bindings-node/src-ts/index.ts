@@ -71,6 +71,7 @@ export type {
 export { McpServer, ResourceTemplate, completable } from './mcp.js';
 export type {
   CompleteCallback,
+  ExperimentalMcpServerTasks,
   ListResourcesCallback,
   McpServerOptions,
   PromptCallback,
@@ -83,5 +84,6 @@ export type {
   ServerInfo,
   ServerTransport,
   ToolCallback,
+  ToolTaskConfig,
 } from './mcp.js';
 export { StdioServerTransport } from './stdio.js';

@@ -15,6 +15,7 @@ import type {
   ResourceReturn,
   SchemaLike,
   ToolAnnotations,
+  ToolExecution,
   ToolReturn,
 } from './model.js';
 import type { CompleteCallback, ListResourcesCallback, ResourceTemplate } from './resource-template.js';
@@ -80,6 +81,8 @@ export interface RegisteredTool {
   inputSchema?: ArgsSchema;
   outputSchema?: ArgsSchema;
   annotations?: ToolAnnotations;
+  /** `{ taskSupport }`: whether calls may or must run as tasks (default forbidden). */
+  execution?: ToolExecution;
   _meta?: JsonObject;
   callback: ToolCallback<ArgsSchema | undefined>;
   /** The callback, under the TypeScript SDK 1.2x name. */
@@ -187,7 +190,33 @@ export interface ToolConfig<S extends ArgsSchema | undefined, O extends ArgsSche
   inputSchema?: S;
   outputSchema?: O;
   annotations?: ToolAnnotations;
+  /**
+   * `{ taskSupport: 'optional' | 'required' }`: the core may (or must) run calls as tasks, with
+   * this same callback (`extra.isTask` tells it). Default forbidden. (The TypeScript SDK's
+   * `registerTool` ignores it; Ferrite honours it.)
+   */
+  execution?: ToolExecution;
   _meta?: JsonObject;
+}
+
+/** The tool configuration of `experimental.tasks.registerToolTask`: `taskSupport` defaults to `required`. */
+export interface ToolTaskConfig<S extends ArgsSchema | undefined, O extends ArgsSchema | undefined> extends ToolConfig<S, O> {
+  execution?: ToolExecution & { taskSupport?: 'optional' | 'required' };
+}
+
+/** `mcpServer.experimental.tasks`: the TypeScript SDK's experimental task registration. */
+export interface ExperimentalMcpServerTasks {
+  /**
+   * Register a tool that runs as a task: `registerTool` with `execution.taskSupport`
+   * defaulting to `required` (`forbidden` throws). The callback is an ordinary tool callback:
+   * the core creates, stores, polls and cancels the task (the SDK's `{ createTask, getTask,
+   * getTaskResult }` handler object is refused with a `TypeError`).
+   */
+  registerToolTask<S extends ArgsSchema | undefined = undefined, O extends ArgsSchema | undefined = undefined>(
+    name: string,
+    config: ToolTaskConfig<S, O>,
+    cb: ToolCallback<S>,
+  ): RegisteredTool;
 }
 
 /** The prompt configuration of `registerPrompt`. */

@@ -28,6 +28,7 @@ import { Server, type ListenOptions } from './server.js';
 import type { ListenAddress } from './transports.js';
 import { completerOf, ResourceTemplate } from './resource-template.js';
 import type {
+  ExperimentalMcpServerTasks,
   McpServerOptions,
   PromptCallback,
   PromptConfig,
@@ -42,6 +43,7 @@ import type {
   ServerTransport,
   ToolCallback,
   ToolConfig,
+  ToolTaskConfig,
 } from './mcp-types.js';
 
 export * from './mcp-types.js';
@@ -73,6 +75,11 @@ export class McpServer {
   #listed = new Map<string, Set<string>>();
   #prompts = new Map<string, RegisteredPrompt>();
   #transport: ServerTransport | undefined;
+  /**
+   * The TypeScript SDK's experimental features: `experimental.tasks.registerToolTask(name,
+   * config, cb)` registers a tool that runs as a task (see `registerToolTask`).
+   */
+  readonly experimental: { readonly tasks: ExperimentalMcpServerTasks };
 
   constructor(serverInfo: ServerInfo, options?: McpServerOptions) {
     if (serverInfo === null || typeof serverInfo !== 'object') {
@@ -92,6 +99,15 @@ export class McpServer {
       listChanged: rest.listChanged ?? true,
       subscriptions: rest.subscriptions ?? subscribe,
     });
+    this.experimental = Object.freeze({
+      tasks: Object.freeze({
+        registerToolTask: <S extends ArgsSchema | undefined = undefined, O extends ArgsSchema | undefined = undefined>(
+          name: string,
+          config: ToolTaskConfig<S, O>,
+          cb: ToolCallback<S>,
+        ): RegisteredTool => this.#registerToolTask(name, config, cb as never),
+      }),
+    });
   }
 
   // ----- tools -----
@@ -103,8 +119,23 @@ export class McpServer {
     cb: ToolCallback<S>,
   ): RegisteredTool {
     if (this.#tools.has(name)) throw duplicate('Tool', name);
-    const { title, description, inputSchema, outputSchema, annotations, _meta } = config ?? {};
-    return this.#tool(name, { title, description, inputSchema, outputSchema, annotations, _meta }, cb as never);
+    const { title, description, inputSchema, outputSchema, annotations, execution, _meta } = config ?? {};
+    return this.#tool(name, { title, description, inputSchema, outputSchema, annotations, execution, _meta }, cb as never);
+  }
+
+  #registerToolTask(name: string, config: ToolTaskConfig<ArgsSchema | undefined, ArgsSchema | undefined>, cb: unknown): RegisteredTool {
+    if (cb !== null && typeof cb === 'object' && 'createTask' in cb) {
+      throw new TypeError(
+        `registerToolTask ${name}: pass an ordinary tool callback ((args, extra) => result): Ferrite's core creates, ` +
+          'stores, polls and cancels the task and runs the callback as its body (the { createTask, getTask, ' +
+          'getTaskResult } handler object of the TypeScript SDK is not used)',
+      );
+    }
+    const execution = { taskSupport: 'required' as const, ...config?.execution };
+    if ((execution.taskSupport as string) === 'forbidden') {
+      throw new Error(`Cannot register task-based tool '${name}' with taskSupport 'forbidden'. Use registerTool() instead.`);
+    }
+    return this.registerTool(name, { ...config, execution }, cb as never);
   }
 
   /**
@@ -168,6 +199,7 @@ export class McpServer {
           inputSchema: t.inputSchema ?? EMPTY_INPUT,
           outputSchema: t.outputSchema,
           annotations: t.annotations,
+          execution: t.execution,
           _meta: t._meta,
         },
         (args, ctx) => (hasArgs ? callback(args, ctx) : callback(ctx)),

@@ -148,6 +148,34 @@ export interface ToolAnnotations {
   openWorldHint?: boolean;
 }
 
+/**
+ * Whether calls of a tool run as tasks (`execution.taskSupport`): never (`forbidden`, the
+ * default), when the client asks for one or declares the tasks extension (`optional`), or
+ * only as tasks (`required`: a client that cannot take one gets an error).
+ */
+export type TaskSupport = 'forbidden' | 'optional' | 'required';
+
+/** A tool's `execution` (MCP 2025-11-25): `taskSupport`, and any other keys as sent. */
+export interface ToolExecution {
+  taskSupport?: TaskSupport;
+  [key: string]: JsonValue | undefined;
+}
+
+/**
+ * How a server runs tasks (the `tasks` option): each field defaults to the core's, the same on
+ * every Ferrite surface.
+ */
+export interface TaskOptions {
+  /** How long a task is kept after it was created and after it ended (default 300000: 5 minutes). */
+  defaultTtlMs?: number;
+  /** The longest ttl a 2025-11-25 client may ask for (default 3600000: 1 hour). */
+  maxTtlMs?: number;
+  /** The polling interval suggested to clients (default 1000). */
+  pollIntervalMs?: number;
+  /** How long a 2026-07-28 call runs inline before it becomes a task (default 100). */
+  promoteAfterMs?: number;
+}
+
 export interface ClientCapabilities {
   experimental?: JsonObject;
   roots?: JsonObject;

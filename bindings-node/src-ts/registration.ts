@@ -21,6 +21,7 @@ import type {
   JsonValue,
   PromptArgument,
   SkillFiles,
+  ToolExecution,
 } from './model.js';
 import { InputRequired } from './mrtr.js';
 import type { NativeServer } from './native.js';
@@ -197,7 +198,7 @@ export interface ToolSpec {
   outputSchema?: unknown;
   annotations?: JsonObject | object;
   icons?: unknown[];
-  execution?: JsonObject;
+  execution?: ToolExecution;
   _meta?: JsonObject;
   requiredClientCapabilities?: ClientCapabilities;
 }

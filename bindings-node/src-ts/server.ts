@@ -26,7 +26,9 @@ import type {
   PromptReturn,
   ResourceReturn,
   SkillFiles,
+  TaskOptions,
   ToolAnnotations,
+  ToolExecution,
   ToolReturn,
 } from './model.js';
 import { NativeServer } from './native.js';
@@ -95,6 +97,13 @@ export interface ServerOptions {
    * `(token) => claims | AuthInfo | null`, or an `OAuthTokenVerifier` (`{ verifyAccessToken }`).
    */
   verifyAccessToken?: VerifyAccessToken | OAuthTokenVerifier;
+  /**
+   * How tasks run (tools registered with `execution: { taskSupport: 'optional' | 'required' }`):
+   * ttls, the suggested polling interval, and how long a 2026-07-28 call runs inline before it
+   * becomes a task. Each field defaults to the core's (see `TaskOptions`); an unknown field or
+   * a value that is not a non-negative integer is a `TypeError`.
+   */
+  tasks?: TaskOptions;
 }
 
 export interface ToolConfig<S extends ArgsSchema> {
@@ -105,7 +114,12 @@ export interface ToolConfig<S extends ArgsSchema> {
   outputSchema?: ArgsSchema;
   annotations?: ToolAnnotations;
   icons?: Icon[];
-  execution?: JsonObject;
+  /**
+   * `{ taskSupport: 'optional' | 'required' }` lets the core run calls as tasks (2025-11-25
+   * `params.task`, the 2026-07-28 tasks extension) with this same handler; `ctx.isTask` tells
+   * it. Default `forbidden`. Another `taskSupport` value is a `TypeError`.
+   */
+  execution?: ToolExecution;
   _meta?: JsonObject;
   /** Calls from clients that did not declare these are refused. */
   requiredClientCapabilities?: ClientCapabilities;
@@ -216,11 +230,25 @@ export class Server implements AsyncDisposable {
     if (typeof options.name !== 'string' || typeof options.version !== 'string') {
       throw new TypeError('new Server(options): name and version must be strings');
     }
-    const { name, version, title, description, websiteUrl, icons, instructions, stateless, stateful, workerThreads, auth } = options;
+    const { name, version, title, description, websiteUrl, icons, instructions, stateless, stateful, workerThreads, auth, tasks } =
+      options;
     const verify = verifierFunction(options.verifyAccessToken);
     this.#native = new NativeServer(
       JSON.stringify(
-        register.definedOnly({ name, version, title, description, websiteUrl, icons, instructions, stateless, stateful, workerThreads, auth }),
+        register.definedOnly({
+          name,
+          version,
+          title,
+          description,
+          websiteUrl,
+          icons,
+          instructions,
+          stateless,
+          stateful,
+          workerThreads,
+          auth,
+          tasks,
+        }),
       ),
       verify === undefined ? undefined : nativeVerifier(verify),
     );

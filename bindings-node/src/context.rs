@@ -30,7 +30,7 @@ fn live(calls: &Calls, slot: i64) -> Result<Arc<Call>> {
 #[napi]
 impl NativeServer {
     /// `{requestId, protocolVersion, connectionId, progressToken, meta, stateless, modern,
-    /// resubmission, requestState}` (JSON).
+    /// task, resubmission, requestState}` (JSON).
     #[napi]
     pub fn ctx_info(&self, slot: i64) -> Result<String> {
         let call = live(&self.calls, slot)?;
@@ -43,6 +43,7 @@ impl NativeServer {
             "meta": c.meta(),
             "stateless": c.is_stateless(),
             "modern": c.is_modern(),
+            "task": c.is_task(),
             "resubmission": c.is_resubmission(),
             "requestState": c.request_state(),
         })

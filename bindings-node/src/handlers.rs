@@ -6,7 +6,9 @@
 //! names the result type. The callback is a weak `ThreadsafeFunction` called with
 //! `call_async_catch` from a tokio task, so the handler runs on the JS thread, its promise is
 //! awaited without blocking the event loop, and a throw that escapes the JS layer is an
-//! error result rather than a crash.
+//! error result rather than a crash. A handler running as a task's body is awaited in a tokio
+//! task of its own, because the task engine may drop the body (cancelled, expired) while the
+//! JS handler cannot be stopped: it still hears the cancellation and keeps its context.
 
 use std::sync::Arc;
 
@@ -57,31 +59,48 @@ impl JsCallback {
     ) -> BoxFuture<'static, HandlerResult<T>> {
         let this = self.clone();
         Box::pin(async move {
-            let slot = this.calls.enter(ctx.clone());
-            let call = this.function.call_async_catch((slot.id, payload).into());
-            // The whole handler, including the promise it may return: cancellation can come
-            // at any point until it settles.
-            let settled = async {
-                match call.await {
-                    Ok(Either::A(text)) => Ok(text),
-                    Ok(Either::B(promise)) => promise.await.map_err(|e| this.failure(e)),
-                    Err(e) => Err(this.failure(e)),
-                }
+            let what = this.what;
+            let text = if ctx.is_task() {
+                // The task engine drops a task's body when the task is cancelled or outlives
+                // its ttl, but a JS handler cannot be dropped: it runs on. So it is awaited
+                // in a task of its own, which still tells JS (its AbortSignal) about the
+                // cancellation and keeps its context valid until it settles.
+                tokio::spawn(this.settle(payload, ctx))
+                    .await
+                    .map_err(|e| HandlerError::failed(format!("the {what} handler did not finish: {e}")))??
+            } else {
+                this.settle(payload, ctx).await?
             };
-            tokio::pin!(settled);
-            let text = tokio::select! {
-                biased;
-                r = &mut settled => r,
-                _ = ctx.cancelled() => {
-                    // Tell JS (its AbortSignal), then let the handler finish: its context
-                    // stays valid until it settles; the core drops the late response.
-                    this.calls.cancelled(slot.id);
-                    settled.await
-                }
-            }?;
-            drop(slot);
-            decode(&text, this.what)
+            decode(&text, what)
         })
+    }
+
+    /// Call the JS handler and wait until it (and any promise it returned) settles.
+    async fn settle(self, payload: String, ctx: RequestContext) -> HandlerResult<String> {
+        let slot = self.calls.enter(ctx.clone());
+        let call = self.function.call_async_catch((slot.id, payload).into());
+        // The whole handler, including the promise it may return: cancellation can come
+        // at any point until it settles.
+        let settled = async {
+            match call.await {
+                Ok(Either::A(text)) => Ok(text),
+                Ok(Either::B(promise)) => promise.await.map_err(|e| self.failure(e)),
+                Err(e) => Err(self.failure(e)),
+            }
+        };
+        tokio::pin!(settled);
+        let text = tokio::select! {
+            biased;
+            r = &mut settled => r,
+            _ = ctx.cancelled() => {
+                // Tell JS (its AbortSignal), then let the handler finish: its context
+                // stays valid until it settles; the core drops the late response.
+                self.calls.cancelled(slot.id);
+                settled.await
+            }
+        };
+        drop(slot);
+        text
     }
 
     fn failure(&self, e: napi::Error) -> HandlerError {

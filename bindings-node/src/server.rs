@@ -16,7 +16,8 @@ use std::time::Duration;
 use ferrite_core::sync::lock;
 use ferrite_core::transport::stdio::{self, StdioOptions};
 use ferrite_core::{
-    ClientCapabilities, CompletionReference, Implementation, Prompt, Resource, ResourceTemplate, Server, Tool,
+    ClientCapabilities, CompletionReference, Implementation, Prompt, Resource, ResourceTemplate, Server, TaskOptions,
+    TaskSupport, Tool,
 };
 use napi::bindgen_prelude::{FnArgs, Function, Object};
 use napi::{Env, Error, Result};
@@ -93,6 +94,64 @@ struct NativeOptions {
     /// The core's `AuthConfig` (camelCase or snake_case keys): a protected server.
     #[serde(default)]
     auth: Option<Value>,
+    /// How tasks run (see [`JsTaskOptions`]); absent: the core's `TaskOptions::default()`.
+    #[serde(default)]
+    tasks: Option<Value>,
+}
+
+/// The `tasks` option: the core's [`TaskOptions`] with durations in milliseconds. Every field
+/// is optional and defaults to the core's.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct JsTaskOptions {
+    #[serde(default)]
+    default_ttl_ms: Option<u64>,
+    #[serde(default)]
+    max_ttl_ms: Option<u64>,
+    #[serde(default)]
+    poll_interval_ms: Option<u64>,
+    #[serde(default)]
+    promote_after_ms: Option<u64>,
+}
+
+impl JsTaskOptions {
+    fn into_core(self) -> TaskOptions {
+        let ms = Duration::from_millis;
+        let d = TaskOptions::default();
+        TaskOptions {
+            default_ttl: self.default_ttl_ms.map_or(d.default_ttl, ms),
+            max_ttl: self.max_ttl_ms.map_or(d.max_ttl, ms),
+            poll_interval: self.poll_interval_ms.map_or(d.poll_interval, ms),
+            promote_after: self.promote_after_ms.map_or(d.promote_after, ms),
+            ..d
+        }
+    }
+}
+
+/// Refuse an `execution.taskSupport` that is not one of the core's [`TaskSupport`] words (the
+/// core reads an unknown one as `forbidden`, which would hide the mistake).
+fn check_task_support(env: &Env, tool: &Tool) -> Result<()> {
+    let words = || {
+        [TaskSupport::Forbidden, TaskSupport::Optional, TaskSupport::Required]
+            .map(|s| format!("{:?}", s.as_str()))
+            .join(", ")
+    };
+    match &tool.execution {
+        None => Ok(()),
+        Some(Value::Object(m)) => match m.get("taskSupport") {
+            None => Ok(()),
+            Some(v) => match serde_json::from_value::<TaskSupport>(v.clone()) {
+                Ok(_) => Ok(()),
+                Err(_) => Err(errors::type_error(
+                    env,
+                    format!("tool {}: execution.taskSupport must be one of {}, not {v}", tool.name, words()),
+                )),
+            },
+        },
+        Some(other) => {
+            Err(errors::type_error(env, format!("tool {}: execution must be an object, not {other}", tool.name)))
+        }
+    }
 }
 
 /// The core server, owned by a JS `Server`.
@@ -113,7 +172,7 @@ pub struct NativeServer {
 #[napi]
 impl NativeServer {
     /// `optionsJson`: `{name, version, title?, description?, websiteUrl?, icons?,
-    /// instructions?, stateless?, stateful?, workerThreads?, auth?}`. The server has the core's
+    /// instructions?, stateless?, stateful?, workerThreads?, auth?, tasks?}`. The server has the core's
     /// defaults (stateful, logging on, input validation on) unless `stateless: true` (or
     /// `stateful: false`). `auth` (the core's `AuthConfig`) protects it as an OAuth resource
     /// server; `verifier(token)` then verifies tokens instead of the configuration's `jwt` or
@@ -151,6 +210,11 @@ impl NativeServer {
                 return Err(errors::type_error(env, "new Server(options): verifyAccessToken needs the auth option"))
             }
             (None, None) => {}
+        }
+        if let Some(tasks) = o.tasks {
+            let tasks: JsTaskOptions = serde_json::from_value(tasks)
+                .map_err(|e| errors::type_error(env, format!("new Server(options): tasks: {e}")))?;
+            builder = builder.tasks(tasks.into_core());
         }
         let server = builder.build();
         Ok(NativeServer {
@@ -193,7 +257,9 @@ impl NativeServer {
 
     // ----- registration -----
 
-    /// Register (or replace) a tool. `toolJson` is the MCP `Tool` descriptor.
+    /// Register (or replace) a tool. `toolJson` is the MCP `Tool` descriptor; its
+    /// `execution.taskSupport` ("forbidden", "optional", "required"; anything else is a
+    /// `TypeError`) says whether the core may run calls as tasks.
     #[napi]
     pub fn add_tool(
         &self,
@@ -206,6 +272,7 @@ impl NativeServer {
         >,
     ) -> Result<()> {
         let tool: Tool = parse(&tool_json, "tool descriptor")?;
+        check_task_support(env, &tool)?;
         self.server.add_tool(tool, self.callback(handler, "tool")?).map_err(|e| errors::config(env, e))
     }
 

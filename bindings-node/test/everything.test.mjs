@@ -46,13 +46,15 @@ test('capabilities: listChanged and subscriptions in both modes on 2026-07-28; h
     prompts: { listChanged: true },
     logging: {},
     completions: {},
-    extensions: { 'io.modelcontextprotocol/skills': { directoryRead: true } },
+    extensions: { 'io.modelcontextprotocol/skills': { directoryRead: true }, 'io.modelcontextprotocol/tasks': {} },
   };
+  // The task fixtures: 2025-11-25 tasks (list, cancel, task-augmented tools/call) in both modes.
+  const tasks = { cancel: {}, list: {}, requests: { tools: { call: {} } } };
   for (const stateless of [false, true]) {
     const s = build({ stateless });
     assert.deepEqual((await modernOk(s, 'server/discover')).capabilities, full);
     const { extensions, ...handshake } = full;
-    const expected = stateless ? { tools: {}, resources: {}, prompts: {}, completions: {} } : handshake;
+    const expected = stateless ? { tools: {}, resources: {}, prompts: {}, completions: {}, tasks } : { ...handshake, tasks };
     assert.deepEqual(s.capabilities, expected, stateless ? 'stateless' : 'stateful');
     await s.close();
   }
@@ -204,5 +206,59 @@ test('the skill has the exact bytes of SURFACE.md and static-text carries its ca
   assert.deepEqual([other.ttlMs, other.cacheScope], [0, 'private']);
   const list = await modernOk(s, 'tools/list');
   assert.deepEqual([list.ttlMs, list.cacheScope], [0, 'private']);
+  await s.close();
+});
+
+test('the task fixtures: support per tool, texts, MRTR before the task, input inside it (2026-07-28)', async () => {
+  const s = build({ stateless: true });
+  const EXT = { ...ALL, extensions: { 'io.modelcontextprotocol/tasks': {} } };
+  const get = (taskId) => modernOk(s, 'tasks/get', { taskId }, EXT);
+  const until = async (taskId, status) => {
+    for (let i = 0; i < 500; i++) {
+      const r = await get(taskId);
+      if (r.status === status) return r;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    throw new Error(`task ${taskId} never became ${status}`);
+  };
+  const legacy = (await rpc(s, 'tools/list', {})).result.tools;
+  const support = Object.fromEntries(legacy.filter((t) => t.execution !== undefined).map((t) => [t.name, t.execution.taskSupport]));
+  assert.deepEqual(support, {
+    greet: 'forbidden',
+    slow_compute: 'optional',
+    failing_job: 'required',
+    protocol_error_job: 'required',
+    confirm_delete: 'required',
+    multi_input: 'required',
+    test_tool_with_task: 'required',
+  });
+  assert.equal(textOf(await callOk(s, 'greet', { arguments: { name: 'Ada' } }, EXT)), 'Hello, Ada!');
+  // Without the extension slow_compute runs inline; the seconds print as JavaScript prints them.
+  assert.equal(textOf(await callOk(s, 'slow_compute', { arguments: { seconds: 0.15 } })), 'slow_compute: computed for 0.15 s');
+  const slow = await callOk(s, 'slow_compute', { arguments: { seconds: 0.3, label: 'x' } }, EXT);
+  assert.equal(slow.resultType, 'task');
+  assert.equal(textOf((await until(slow.taskId, 'completed')).result), 'x: computed for 0.3 s');
+  const failing = await callOk(s, 'failing_job', {}, EXT);
+  const failed = (await until(failing.taskId, 'completed')).result;
+  assert.deepEqual([failed.isError, textOf(failed)], [true, 'failing_job failed, as it always does']);
+  const protocol = await callOk(s, 'protocol_error_job', {}, EXT);
+  assert.deepEqual((await until(protocol.taskId, 'failed')).error, { code: -32603, message: 'protocol_error_job failed with a protocol error' });
+
+  const multi = await callOk(s, 'multi_input', {}, EXT);
+  const parked = await until(multi.taskId, 'input_required');
+  const asked = Object.entries(parked.inputRequests).map(([key, r]) => [key, r.params.message]);
+  assert.deepEqual(asked.map(([, m]) => m).sort(), ['First question', 'Second question']);
+  const first = asked.find(([, m]) => m === 'First question')[0];
+  const second = asked.find(([, m]) => m === 'Second question')[0];
+  const inputResponses = { [first]: { action: 'accept', content: { name: 'Ada' } }, [second]: { action: 'decline' } };
+  await modernOk(s, 'tasks/update', { taskId: multi.taskId, inputResponses }, EXT);
+  assert.equal(textOf((await until(multi.taskId, 'completed')).result), 'first accepted: true, second accepted: false');
+
+  const mrtr = await callOk(s, 'test_tool_with_task', {}, EXT);
+  assert.equal(mrtr.resultType, 'input_required', 'MRTR before any task exists');
+  assert.equal(mrtr.inputRequests.user_name.params.message, 'What is your name?');
+  const task = await callOk(s, 'test_tool_with_task', { inputResponses: { user_name: NAME('Ada') } }, EXT);
+  assert.equal(task.resultType, 'task');
+  assert.equal(textOf((await until(task.taskId, 'completed')).result), 'Hello, Ada!');
   await s.close();
 });

@@ -1,7 +1,8 @@
 // The Node everything server: the whole conformance fixture surface (examples/SURFACE.md)
 // over stdio or Streamable HTTP, plus the `add` and `echo` tools the benchmarks call. Both
 // protocol eras are served: the handshake revisions and 2026-07-28 (its fixtures are in
-// everything_modern.mjs).
+// everything_modern.mjs), and both generations of tasks (the task fixtures are in
+// everything_tasks.mjs).
 //
 //   node examples/node/everything.mjs             # stateful, stdio
 //   node examples/node/everything.mjs --stateless # stateless
@@ -27,6 +28,7 @@ import { pathToFileURL } from 'node:url';
 
 import { Server } from '../../bindings-node/lib/index.mjs';
 import * as modern from './everything_modern.mjs';
+import * as tasks from './everything_tasks.mjs';
 import { addHostValueTool, serveExpress, serveHono } from './mounted.mjs';
 
 /** A 1x1 PNG. */
@@ -440,6 +442,7 @@ export function build({ stateless = false, auth } = {}) {
   registerPrompts(server);
   modern.register(server);
   modern.registerCacheHints(server);
+  tasks.register(server);
   if (auth !== undefined) {
     server.tool(
       'whoami',

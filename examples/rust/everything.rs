@@ -487,7 +487,8 @@ fn auth_from_env() -> Result<ResourceServer, String> {
     ResourceServer::from_config(config).map_err(|e| e.to_string())
 }
 
-const USAGE: &str = "usage: everything [--port N [--mount]] [--stateless] [--legacy-sse] [--auth] [--task-ttl-ms N]\n  \
+const USAGE: &str =
+    "usage: everything [--port N [--mount]] [--stateless] [--legacy-sse] [--auth] [--task-ttl-ms N]\n  \
     no --port: serve stdio; --port N: Streamable HTTP on 127.0.0.1:N at /mcp;\n  \
     --mount: the endpoint mounted in an axum app (GET /health, an x-user middleware);\n  \
     --auth: require bearer JWTs (FERRITE_AUTH_ISSUER, FERRITE_AUTH_AUDIENCE, FERRITE_AUTH_JWKS_URL);\n  \
@@ -514,7 +515,8 @@ fn parse_args() -> Result<Args, String> {
             "--auth" => args.auth = true,
             "--task-ttl-ms" => {
                 let ms = it.next().and_then(|v| v.parse::<u64>().ok()).filter(|&ms| ms > 0);
-                args.task_ttl = Some(std::time::Duration::from_millis(ms.ok_or("--task-ttl-ms needs a positive number")?));
+                args.task_ttl =
+                    Some(std::time::Duration::from_millis(ms.ok_or("--task-ttl-ms needs a positive number")?));
             }
             "--port" => {
                 let p = it.next().and_then(|p| p.parse::<u16>().ok()).ok_or("--port needs a port number")?;
