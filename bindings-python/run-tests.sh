@@ -4,9 +4,10 @@
 # interop tests (official `mcp` client: stdio, and its 2026-07-28 tests over Streamable HTTP
 # too), the MCP Inspector CLI checks, and over Streamable HTTP the conformance suite (its five
 # default suites against the stateful server, then against `--stateless` with the scenarios
-# that need a session unscored, then stable, next-2025-11-25 and next-2026-07-28 against
-# `--mount`: `server.asgi_app()` in a Starlette app under uvicorn) and the TypeScript SDK client
-# (against the server's own listener and the mounted app).
+# that need a session unscored, then stable, next-2025-11-25, next-2026-07-28 and next-all
+# against `--mount`: `server.asgi_app()` in a Starlette app under uvicorn; the ten tasks-*
+# scenarios scored in all three) and the TypeScript SDK client (against the server's own
+# listener and the mounted app; its experimental tasks against the server's own listener).
 #
 #   FERRITE_PY_VENV     the venv ferrite_mcp is installed into
 #                       (default: $HOME/.cache/ferrite/venv-py; kept apart from the interop
@@ -88,25 +89,31 @@ fi
 # Streamable HTTP: the everything server with --port N (appended by the harnesses).
 if [[ "${FERRITE_PY_HTTP:-1}" != 0 ]]; then
     if [[ -x "$root/tests/conformance/run.sh" ]]; then
-        say "conformance: tests/conformance/run.sh (Streamable HTTP, stateful)"
-        "$root/tests/conformance/run.sh" python -- "$python" "$root/examples/python/everything.py" \
+        # The everything server serves tasks (examples/python/everything_tasks.py): the ten
+        # tasks-* scenarios are scored in every run.
+        say "conformance: tests/conformance/run.sh (Streamable HTTP, stateful, tasks-* scored)"
+        CONFORMANCE_UNSCORED="" \
+            "$root/tests/conformance/run.sh" python -- "$python" "$root/examples/python/everything.py" \
             || failed+=("tests/conformance (stateful)")
         # Stateless: the scenarios that need a session (server-to-client requests, logging
-        # levels, subscriptions) are refused the documented way, so they run unscored.
-        say "conformance: tests/conformance/run.sh (Streamable HTTP, stateless)"
-        CONFORMANCE_UNSCORED='^(tasks-|logging-set-level|tools-call-with-logging|tools-call-sampling|tools-call-elicitation|elicitation-sep|resources-(un)?subscribe)' \
+        # levels, subscriptions) are refused the documented way, so they run unscored
+        # (scripts/test exports the shared list; tasks need no session and stay scored).
+        stateless_unscored="${FERRITE_STATELESS_UNSCORED:-^(tasks-|logging-set-level|tools-call-with-logging|tools-call-sampling|tools-call-elicitation|elicitation-sep|resources-(un)?subscribe)}"
+        say "conformance: tests/conformance/run.sh (Streamable HTTP, stateless, tasks-* scored)"
+        CONFORMANCE_UNSCORED="${stateless_unscored/tasks-|/}" \
             "$root/tests/conformance/run.sh" python-stateless -- "$python" "$root/examples/python/everything.py" --stateless \
             || failed+=("tests/conformance (stateless)")
-        say "conformance: tests/conformance/run.sh (server.asgi_app() mounted in a Starlette app under uvicorn, stateful)"
-        CONFORMANCE_SUITES=stable,next-2025-11-25,next-2026-07-28 \
+        say "conformance: tests/conformance/run.sh (server.asgi_app() mounted in a Starlette app under uvicorn, stateful, tasks-* scored)"
+        CONFORMANCE_SUITES=stable,next-2025-11-25,next-2026-07-28,next-all CONFORMANCE_UNSCORED="" \
             "$root/tests/conformance/run.sh" python-mounted -- "$python" "$root/examples/python/everything.py" --mount \
             || failed+=("tests/conformance (mounted)")
     else
         say "tests/conformance/run.sh not found: conformance suite skipped"
     fi
     if [[ -x "$root/tests/interop/typescript/run.sh" ]]; then
-        say "interop: tests/interop/typescript/run.sh (Streamable HTTP)"
+        say "interop: tests/interop/typescript/run.sh (Streamable HTTP; its experimental tasks too)"
         FERRITE_HTTP_SERVERS="python=$python examples/python/everything.py;python-mounted=$python examples/python/everything.py --mount" \
+            FERRITE_TASK_SERVERS="python=$python examples/python/everything.py" \
             "$root/tests/interop/typescript/run.sh" \
             || failed+=("tests/interop/typescript")
     else

@@ -228,6 +228,13 @@ impl PyRequestContext {
         self.ctx.is_modern()
     }
 
+    /// Whether the handler runs as a task's body (its cancellation is the task's, its input
+    /// requests wait in the task, its notifications are dropped).
+    #[getter]
+    fn is_task(&self) -> bool {
+        self.ctx.is_task()
+    }
+
     /// The client's answers to the input requests, by key (empty on a first call).
     #[getter]
     fn input_responses<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {

@@ -10,6 +10,7 @@
 //! - [`adapters`]: Python callables as the core's handler traits.
 //! - [`auth`]: the `auth` configuration and a Python token verifier as the core's.
 //! - [`modern`]: the 2026-07-28 settings (request-state keys, cache hints, skills).
+//! - [`tasks`]: a tool's task support and the server's task options.
 //! - [`mrtr`]: the core's `InputRequest` / `InputRequired` as Python objects.
 //! - [`context`]: the per-request `RequestContext`.
 //! - [`bridge`]: how handlers run (blocking pool for `def`, an asyncio loop for `async def`).
@@ -33,6 +34,7 @@ mod modern;
 mod mrtr;
 mod server;
 mod sessions;
+mod tasks;
 
 use pyo3::prelude::*;
 

@@ -31,7 +31,7 @@ use crate::adapters::{describe, Adapter, Observer};
 use crate::bridge::{self, AsyncQueue, Executor, PyCallable, SyncPool};
 use crate::connection::PyConnection;
 use crate::context::Shared;
-use crate::{convert, errors, http, modern};
+use crate::{convert, errors, http, modern, tasks};
 
 /// At most this many `def` handlers run at once (like a thread pool's size); more calls queue.
 const MAX_SYNC_WORKERS: usize = 64;
@@ -173,7 +173,9 @@ impl Core {
     /// resource server; `token_verifier` (the package's wrapper, see `auth.rs`) then verifies
     /// tokens instead of the configuration's `jwt` or `introspection`. A bad option raises
     /// `ConfigError` with the core's text.
-    #[pyo3(signature = (name, version, *, title=None, description=None, website_url=None, instructions=None, stateless=false, worker_threads=None, icons=None, auth=None, token_verifier=None, token_verifier_is_async=false))]
+    /// `task_ttl`, `task_max_ttl` and `task_poll_interval` (seconds) replace the core's task
+    /// defaults (`TaskOptions`).
+    #[pyo3(signature = (name, version, *, title=None, description=None, website_url=None, instructions=None, stateless=false, worker_threads=None, icons=None, auth=None, token_verifier=None, token_verifier_is_async=false, task_ttl=None, task_max_ttl=None, task_poll_interval=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -189,13 +191,18 @@ impl Core {
         auth: Option<&Bound<'_, PyAny>>,
         token_verifier: Option<Py<PyAny>>,
         token_verifier_is_async: bool,
+        task_ttl: Option<f64>,
+        task_max_ttl: Option<f64>,
+        task_poll_interval: Option<f64>,
     ) -> PyResult<Self> {
         let mut info = Implementation::new(name, version);
         info.title = title;
         info.description = description;
         info.website_url = website_url;
         info.icons = icons.map(|i| describe(i, "icons")).transpose()?;
-        let mut builder = Server::builder(info);
+        let task_options =
+            tasks::options(task_ttl, task_max_ttl, task_poll_interval).map_err(|m| errors::config_msg(py, &m))?;
+        let mut builder = Server::builder(info).tasks(task_options);
         if let Some(i) = instructions {
             builder = builder.instructions(i);
         }
@@ -268,7 +275,11 @@ impl Core {
 
     // ----- registration -----
 
-    /// Register (or replace) a tool: `tool` is the descriptor as on the wire (camelCase).
+    /// Register (or replace) a tool: `tool` is the descriptor as on the wire (camelCase);
+    /// `task_support` (`"forbidden"`, `"optional"`, `"required"`) sets its
+    /// `execution.taskSupport`. A task support that is not one of those words, or that
+    /// disagrees with the descriptor's, raises `ConfigError`.
+    #[pyo3(signature = (tool, handler, is_async, wants_context, task_support=None))]
     fn add_tool(
         &self,
         py: Python<'_>,
@@ -276,8 +287,10 @@ impl Core {
         handler: Py<PyAny>,
         is_async: bool,
         wants_context: bool,
+        task_support: Option<&str>,
     ) -> PyResult<()> {
         let tool: Tool = describe(tool, "tool")?;
+        let tool = tasks::apply_support(tool, task_support).map_err(|m| errors::config_msg(py, &m))?;
         self.server
             .add_tool(tool, self.adapter(handler, is_async, wants_context))
             .map_err(|e| errors::config_err(py, &e))

@@ -87,12 +87,12 @@ def test_test_simple_text_is_listed_first(server: Server) -> None:
         assert name in names
 
 
-def test_both_modes_advertise_list_changes_subscriptions_and_the_skill(server: Server) -> None:
+def test_both_modes_advertise_list_changes_subscriptions_the_skill_and_tasks(server: Server) -> None:
     caps = modern_ok(server, "server/discover")["capabilities"]
     assert caps["tools"] == {"listChanged": True}
     assert caps["prompts"] == {"listChanged": True}
     assert caps["resources"] == {"subscribe": True, "listChanged": True}
-    assert caps["extensions"] == {"io.modelcontextprotocol/skills": {"directoryRead": True}}
+    assert caps["extensions"] == {"io.modelcontextprotocol/skills": {"directoryRead": True}, "io.modelcontextprotocol/tasks": {}}
 
 
 def test_the_skill_files_have_the_exact_bytes(server: Server) -> None:

@@ -1,6 +1,7 @@
 """The Python everything server: the whole conformance fixture surface (see
 ``examples/SURFACE.md``), plus the ``add`` and ``echo`` tools the benchmarks call. Both eras
-are served: the handshake revisions and 2026-07-28 (fixtures in ``everything_modern.py``).
+are served: the handshake revisions and 2026-07-28 (fixtures in ``everything_modern.py``), and
+tasks in both generations (the task fixtures in ``everything_tasks.py``).
 
 Run it with ``python examples/python/everything.py`` (stdio; needs ``pip install
 ./bindings-python``); ``--port N`` serves Streamable HTTP on 127.0.0.1:N at ``/mcp``;
@@ -42,6 +43,7 @@ from ferrite_mcp import (
 )
 
 import everything_modern
+import everything_tasks
 
 # A 1x1 PNG.
 PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
@@ -377,6 +379,10 @@ def build(stateless: bool, auth: Optional[Dict[str, Any]] = None) -> Server:
 
     everything_modern.register(server)
     everything_modern.register_cache_hints(server)
+
+    # ----- tasks (both generations) -----
+
+    everything_tasks.register(server)
     # Handshake-era sessions subscribe with resources/subscribe; 2026-07-28 clients (either
     # mode) through listen streams.
     server.enable_resource_subscriptions()

@@ -65,7 +65,7 @@ from .errors import (
 from .modern import CacheHint
 from .mrtr import InputRequest, InputRequired
 from .mcpserver import FastMCP, MCPServer
-from .registration import CompletionArgument, CompletionContext
+from .registration import CompletionArgument, CompletionContext, TaskSupport
 from .request_info import Address, Headers, HostState, RequestInfo
 from .schema import schema_for
 from .server import Server
@@ -90,6 +90,7 @@ __all__ = [
     "InputRequest",
     "InputRequired",
     "CacheHint",
+    "TaskSupport",
     "schema_for",
     "AuthSettings",
     "AccessToken",

@@ -294,12 +294,23 @@ class Context:
         """Whether the server is stateless (no server-to-client requests)."""
         return self._raw.is_stateless
 
+    @property
+    def is_task(self) -> bool:
+        """Whether this call runs as a task (the tool was registered with ``task_support=``
+        and the core made this call one). The handler is the same either way; inside a task
+        :meth:`cancelled` and :meth:`is_cancelled` follow ``tasks/cancel``, input it asks for
+        (``InputRequired``, :meth:`elicit`, :meth:`sample`, :meth:`list_roots`) waits in the
+        task until the client answers, and its notifications (progress, logs) are dropped."""
+        return self._raw.is_task
+
     def is_cancelled(self) -> bool:
-        """Whether the client cancelled this request; stop work when it turns true."""
+        """Whether the client cancelled this request (or, in a task, the task); stop work
+        when it turns true."""
         return self._raw.is_cancelled()
 
     async def cancelled(self) -> None:
-        """Resolves when the client cancels this request (``notifications/cancelled``), at once
+        """Resolves when the client cancels this request (``notifications/cancelled``; in a
+        task, ``tasks/cancel``), at once
         if it already did; race it with the work, e.g. ``asyncio.wait({work, cancel},
         return_when=FIRST_COMPLETED)``. Cancelling the awaiting task ends the wait."""
         import asyncio

@@ -32,7 +32,8 @@ class MCPServer(Server):
     """A :class:`~ferrite_mcp.Server` built with the official SDK's ``MCPServer``
     constructor: ``MCPServer(name=None, title=None, description=None, instructions=None,
     website_url=None, icons=None, version="", *, lifespan=None, ...)``. The name defaults
-    to ``"mcp-server"``. ``stateless``, ``logging`` and ``worker_threads`` are Ferrite's own
+    to ``"mcp-server"``. ``stateless``, ``logging``, ``worker_threads`` and the ``task_*``
+    settings are Ferrite's own
     (keyword-only, as in ``Server``). ``token_verifier`` and ``auth`` are the official
     SDK's (see :mod:`ferrite_mcp.auth`); ``auth_server_provider`` is refused, since Ferrite
     is a resource server only."""
@@ -54,6 +55,9 @@ class MCPServer(Server):
         stateless: bool = False,
         logging: bool = True,
         worker_threads: Optional[int] = None,
+        task_ttl: Optional[float] = None,
+        task_max_ttl: Optional[float] = None,
+        task_poll_interval: Optional[float] = None,
         **ignored: Any,
     ) -> None:
         unknown = sorted(set(ignored) - set(_IGNORED))
@@ -78,6 +82,9 @@ class MCPServer(Server):
             icons=icons,
             auth=auth,
             token_verifier=token_verifier,
+            task_ttl=task_ttl,
+            task_max_ttl=task_max_ttl,
+            task_poll_interval=task_poll_interval,
         )
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import sys
 import traceback
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, TypeVar, overload
+from typing import Any, Callable, Dict, List, Literal, Optional, Sequence, Tuple, TypeVar, overload
 
 from . import _ferrite
 from ._handlers import _Binder, _drop_none, _is_async, _is_context, _not_awaitable, _ServerBase, _wrap
@@ -25,6 +25,10 @@ from .results import completion_result, prompt_result, resource_result, to_jsona
 from .schema import Arguments, Output, parse_docstring, signature_params
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+#: Whether a tool may run as a task (``execution.taskSupport``): never (the default), when the
+#: client asks for one (2025-11-25) or declares the tasks extension (2026-07-28), or always.
+TaskSupport = Literal["forbidden", "optional", "required"]
 
 
 def _plain(value: Any) -> Any:
@@ -102,6 +106,8 @@ class _Registration(_ServerBase):
         input_schema: Optional[Dict[str, Any]] = None,
         output_schema: Optional[Dict[str, Any]] = None,
         required_capabilities: Optional[Dict[str, Any]] = None,
+        task_support: Optional[TaskSupport] = None,
+        execution: Any = None,
     ) -> Callable[[F], F]: ...
 
     def tool(self, name: Any = None, *args: Any, **options: Any) -> Any:
@@ -112,6 +118,13 @@ class _Registration(_ServerBase):
         ``output_schema=`` (replace the derived schemas) and ``required_capabilities=``
         (client capabilities as in ``initialize``, e.g. ``{"sampling": {}}``: the core refuses
         calls from clients that did not declare them).
+
+        ``task_support=`` (``"forbidden"``, the default, ``"optional"`` or ``"required"``)
+        lets the tool run as a task: the core then decides per call whether the same handler
+        runs inline or as a task (see :attr:`Context.is_task <ferrite_mcp.Context.is_task>`).
+        ``execution=`` is the official SDK's spelling (its ``ToolExecution(task_support=...)``
+        or a dict ``{"taskSupport": ...}``), copied into the descriptor. Any other word, or two
+        that disagree, raises :class:`~ferrite_mcp.ConfigError`.
 
         The name defaults to the function's, the description to its docstring, the
         ``inputSchema`` to the pydantic schema of its parameters (arguments are validated and
@@ -148,8 +161,12 @@ class _Registration(_ServerBase):
         input_schema: Optional[Dict[str, Any]] = None,
         output_schema: Optional[Dict[str, Any]] = None,
         required_capabilities: Optional[Dict[str, Any]] = None,
+        task_support: Optional[TaskSupport] = None,
+        execution: Any = None,
     ) -> None:
         """Register ``fn`` as a tool (the non-decorator form of :meth:`tool`)."""
+        if task_support is not None and not isinstance(task_support, str):
+            raise ConfigError(f"tool {name or fn.__name__}: task_support must be a str, not {type(task_support).__name__}")
         params, ctx_name, var_kw = signature_params(fn, _is_context)
         doc, _ = parse_docstring(fn)
         is_async = _is_async(fn)
@@ -169,13 +186,14 @@ class _Registration(_ServerBase):
                 "outputSchema": output_schema if output_schema is not None else output.schema,
                 "annotations": _plain(annotations),
                 "icons": _plain(icons),
+                "execution": _plain(execution),
                 "_meta": meta,
             }
         )
         bind = _Binder(args, ctx_name, self, refuse)
         result = output if output.schema is not None else None
         wrapper = _wrap(fn, bind, lambda value: tool_result(value, result), is_async)
-        self._core.add_tool(descriptor, *self._handler(wrapper, is_async, ctx_name is not None))
+        self._core.add_tool(descriptor, *self._handler(wrapper, is_async, ctx_name is not None), task_support)
         if required_capabilities is not None:
             self._core.set_tool_required_client_capabilities(descriptor["name"], required_capabilities)
         self._registered(is_async)

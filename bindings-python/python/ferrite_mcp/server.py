@@ -65,6 +65,13 @@ class Server(_Registration, _Modern):
     ``TokenVerifier``, ``verify_token(token) -> AccessToken | None``, or a callable answering
     the token's claims; ``def`` or ``async def``). Handlers see the caller as
     ``ctx.identity`` and ``get_access_token()``. See :mod:`ferrite_mcp.auth`.
+
+    Tools registered with ``task_support="optional"`` or ``"required"`` may run as tasks
+    (both generations: 2025-11-25's ``tasks`` capability and the 2026-07-28 tasks extension).
+    ``task_ttl`` (how long a task is kept when the client asks for nothing else; default 300
+    seconds), ``task_max_ttl`` (the longest a 2025-11-25 client may ask for; default 3600) and
+    ``task_poll_interval`` (the interval suggested to clients; default 1) are in seconds; the
+    core keeps tasks in memory (at most 100,000).
     """
 
     def __init__(
@@ -83,6 +90,9 @@ class Server(_Registration, _Modern):
         icons: Optional[List[Any]] = None,
         auth: Any = None,
         token_verifier: Any = None,
+        task_ttl: Optional[float] = None,
+        task_max_ttl: Optional[float] = None,
+        task_poll_interval: Optional[float] = None,
     ) -> None:
         from .auth import _settings
         from .registration import _plain
@@ -101,6 +111,9 @@ class Server(_Registration, _Modern):
             auth=config,
             token_verifier=verifier,
             token_verifier_is_async=verifier_is_async,
+            task_ttl=task_ttl,
+            task_max_ttl=task_max_ttl,
+            task_poll_interval=task_poll_interval,
         )
         self._auth = config is not None
         # The event loop for `async def` handlers, made when the first one is registered (so
