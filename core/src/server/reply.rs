@@ -164,6 +164,16 @@ impl Server {
         what: &str,
         ir: &InputRequired,
     ) -> Result<(), HandlerError> {
+        for (key, request) in &ir.input_requests {
+            if let InputRequest::Elicit(crate::protocol::model::ElicitRequestParams::Form {
+                requested_schema, ..
+            }) = request
+            {
+                crate::protocol::model::check_requested_schema(requested_schema).map_err(|e| {
+                    HandlerError::Rpc(ErrorObject::internal(format!("{what} asked input {key:?} with an {e}")))
+                })?;
+            }
+        }
         let caps = ctx.client_capabilities();
         let mut required = Value::Object(Map::new());
         for r in ir.input_requests.values().filter(|r| !r.is_supported_by(&caps)) {
