@@ -216,3 +216,38 @@ async fn url_elicitation_completes_with_a_notification_and_requires_with_32042()
     let done = frames.iter().find(|f| f["method"] == "notifications/elicitation/complete").expect("the notification");
     assert_eq!(done["params"]["elicitationId"], "login-1");
 }
+
+#[tokio::test]
+async fn a_generated_schema_is_spelled_the_restricted_way_before_it_is_checked() {
+    // What pydantic or zod give for {plan: Plan, nick?: string}: $schema, a title, the enum in
+    // $defs, the optional field as [string, null].
+    let generated = json!({
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "title": "Signup",
+        "type": "object",
+        "$defs": {"Plan": {"type": "string", "enum": ["basic", "pro"], "title": "Plan"}},
+        "properties": {"plan": {"$ref": "#/$defs/Plan", "description": "Which plan"}, "nick": {"type": ["string", "null"]}},
+        "required": ["plan"],
+    });
+    let s = stateful("gen");
+    let g = generated.clone();
+    s.add_tool(Tool::new("signup", json!({"type": "object"})), move |_a: Value, c: RequestContext| {
+        let g = g.clone();
+        async move {
+            match c.elicit("Sign up", g).await {
+                Ok(r) => text(format!("{:?}", r.action)),
+                Err(e) => text(format!("error: {e}")),
+            }
+        }
+    })
+    .unwrap();
+    let h = Harness::new(s);
+    h.initialize("2025-11-25", json!({"elicitation": {}})).await;
+    *h.recorder.reply.lock().unwrap() = Some(json!({"action": "decline"}));
+    assert_eq!(h.ok("tools/call", json!({"name": "signup", "arguments": {}})).await["content"][0]["text"], "Decline");
+    let sent = h.recorder.requests.lock().unwrap()[0].1.clone().unwrap()["requestedSchema"].clone();
+    assert_eq!(
+        sent,
+        json!({"type": "object", "properties": {"plan": {"type": "string", "enum": ["basic", "pro"], "description": "Which plan"}, "nick": {"type": "string"}}, "required": ["plan"]})
+    );
+}

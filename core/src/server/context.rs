@@ -511,6 +511,9 @@ impl RequestContext {
     /// `elicitation/create` in form mode. Needs the client's `elicitation` (form).
     pub async fn elicit(&self, message: &str, requested_schema: Value) -> Result<ElicitResult, PeerError> {
         self.require("elicitation")?;
+        // A schema generated from a type (pydantic, zod, schemars) is first spelled the
+        // restricted way, then checked.
+        let requested_schema = crate::protocol::model::elicit_schema::normalize(requested_schema);
         crate::protocol::model::check_requested_schema(&requested_schema)?;
         let params = ElicitRequestParams::form(message, requested_schema);
         let v = self.send_request("elicitation/create", Some(self.elicit_params(&params))).await?;
