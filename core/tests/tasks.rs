@@ -384,3 +384,26 @@ async fn a_task_belongs_to_its_subject_across_connections() {
     let ack = a.modern_with("tasks/cancel", json!({"taskId": id}), ext(), &alice).await;
     assert_eq!(ack["result"]["resultType"], "complete");
 }
+
+#[test]
+fn a_task_support_that_is_not_one_of_the_three_words_is_refused_at_registration() {
+    let s = stateful("bad");
+    let bad =
+        Tool { execution: Some(json!({"taskSupport": "sometimes"})), ..Tool::new("bad", json!({"type": "object"})) };
+    let e = s.add_tool_fn(bad, |_| Ok(CallToolResult::text("x"))).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        r#"tool "bad": execution.taskSupport must be one of "forbidden", "optional", "required", not "sometimes""#
+    );
+    let not_object = Tool { execution: Some(json!("optional")), ..Tool::new("worse", json!({"type": "object"})) };
+    assert!(s
+        .add_tool_fn(not_object, |_| Ok(CallToolResult::text("x")))
+        .unwrap_err()
+        .to_string()
+        .contains(r#"not "optional""#));
+    let fine = Tool {
+        execution: Some(json!({"taskSupport": "optional", "other": 1})),
+        ..Tool::new("fine", json!({"type": "object"}))
+    };
+    s.add_tool_fn(fine, |_| Ok(CallToolResult::text("x"))).unwrap();
+}

@@ -128,6 +128,13 @@ impl ErrorObject {
     pub fn internal(message: impl Into<String>) -> Self {
         Self::new(code::INTERNAL_ERROR, message)
     }
+
+    /// `-32042`: the request cannot go on until the user completes these URL elicitations
+    /// (each `{mode: "url", message, url, elicitationId}`), 2025-11-25 on.
+    pub fn url_elicitation_required(elicitations: Vec<Value>) -> Self {
+        ErrorObject::new(code::URL_ELICITATION_REQUIRED, "URL elicitation required")
+            .with_data(serde_json::json!({ "elicitations": elicitations }))
+    }
 }
 
 /// An inbound request.

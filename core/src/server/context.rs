@@ -21,7 +21,7 @@ use super::request_info::RequestInfo;
 use crate::protocol::jsonrpc::notification_text;
 use crate::protocol::model::{
     decode_response, ClientCapabilities, CreateMessageParams, CreateMessageResult, ElicitRequestParams, ElicitResult,
-    InputResponses, ListRootsResult, LoggingLevel, RequestMeta,
+    Elicited, InputResponses, ListRootsResult, LoggingLevel, RequestMeta,
 };
 use crate::protocol::{ErrorObject, ProtocolVersion, RequestId, Response};
 
@@ -100,6 +100,10 @@ pub enum PeerError {
         "this request uses the 2026-07-28 revision, where the server cannot send the client requests: return InputRequired from the handler and read the answers from input_responses on the retry"
     )]
     UseInputRequired,
+    /// The elicitation form asks for something the spec does not let a form ask (nothing was
+    /// sent).
+    #[error(transparent)]
+    InvalidElicitation(#[from] crate::protocol::model::ElicitSchemaError),
 }
 
 /// The transport's channel to one client: where notifications and server-to-client requests
@@ -327,6 +331,12 @@ impl RequestContext {
         decode_response(&self.inner.mrtr.input_responses, key)
     }
 
+    /// The answer to a form asked with `InputRequest::elicit_for::<T>`, decoded into `T`.
+    /// `None` when not answered.
+    pub fn elicited_as<T: DeserializeOwned>(&self, key: &str) -> Option<Result<Elicited<T>, String>> {
+        self.input_response_as::<ElicitResult>(key).map(|r| r.and_then(ElicitResult::decode))
+    }
+
     /// Whether this call is a retry carrying the client's answers or request state.
     pub fn is_resubmission(&self) -> bool {
         !self.inner.mrtr.input_responses.is_empty() || self.inner.mrtr.request_state.is_some()
@@ -485,8 +495,13 @@ impl RequestContext {
     /// `sampling/createMessage`: ask the client's LLM. Needs the client's `sampling`.
     pub async fn sample(&self, params: CreateMessageParams) -> Result<CreateMessageResult, PeerError> {
         self.require("sampling")?;
-        if params.tools.is_some() {
+        if params.tools.is_some() || params.tool_choice.is_some() {
             self.require("sampling.tools")?;
+        }
+        // Context from other servers or this one is the client's to give, and only when it
+        // said it can.
+        if params.include_context.as_deref().is_some_and(|c| c != "none") {
+            self.require("sampling.context")?;
         }
         let params = serde_json::to_value(params).map_err(|e| PeerError::Malformed(e.to_string()))?;
         let v = self.send_request("sampling/createMessage", Some(params)).await?;
@@ -496,9 +511,30 @@ impl RequestContext {
     /// `elicitation/create` in form mode. Needs the client's `elicitation` (form).
     pub async fn elicit(&self, message: &str, requested_schema: Value) -> Result<ElicitResult, PeerError> {
         self.require("elicitation")?;
+        // A schema generated from a type (pydantic, zod, schemars) is first spelled the
+        // restricted way, then checked.
+        let requested_schema = crate::protocol::model::elicit_schema::normalize(requested_schema);
+        crate::protocol::model::check_requested_schema(&requested_schema)?;
         let params = ElicitRequestParams::form(message, requested_schema);
         let v = self.send_request("elicitation/create", Some(self.elicit_params(&params))).await?;
         serde_json::from_value(v).map_err(|e| PeerError::Malformed(e.to_string()))
+    }
+
+    /// `elicitation/create` with a form made from `T`'s JSON Schema (a flat struct of
+    /// primitive and enum fields, doc comments as descriptions), the answer decoded into `T`.
+    /// A type the spec's forms cannot express is refused before anything is sent.
+    pub async fn elicit_as<T: schemars::JsonSchema + DeserializeOwned>(
+        &self,
+        message: &str,
+    ) -> Result<Elicited<T>, PeerError> {
+        let schema = crate::protocol::model::elicit_schema::normalize(super::typed::schema_of::<T>());
+        self.elicit(message, schema).await?.decode().map_err(PeerError::Malformed)
+    }
+
+    /// Tell the client a URL elicitation it was sent to has completed
+    /// (`notifications/elicitation/complete`, 2025-11-25 on).
+    pub fn notify_elicitation_complete(&self, elicitation_id: &str) {
+        self.notify("notifications/elicitation/complete", Some(json!({ "elicitationId": elicitation_id })));
     }
 
     /// `elicitation/create` in URL mode (2025-11-25). Needs the client's `elicitation.url`.

@@ -109,6 +109,16 @@ pub enum ConfigError {
     /// A custom method may not take the name of a method the core serves.
     #[error("method {0:?} is served by the core and cannot be replaced")]
     ReservedMethod(String),
+    /// `execution` is not an object, or its `taskSupport` is not one of the three words.
+    #[error(
+        "tool {tool:?}: execution.taskSupport must be one of \"forbidden\", \"optional\", \"required\", not {value}"
+    )]
+    InvalidTaskSupport {
+        /// The tool name.
+        tool: String,
+        /// What was given (JSON).
+        value: String,
+    },
     /// An extension id needs a reverse-DNS prefix (`io.example/name`).
     #[error("extension id {0:?} needs a prefix, like \"com.example/name\"")]
     InvalidExtensionId(String),

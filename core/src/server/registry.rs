@@ -86,7 +86,16 @@ impl ToolEntry {
         let headers = param_headers(&tool.input_schema)
             .map_err(|e| ConfigError::InvalidParamHeader { tool: tool.name.clone(), reason: e.0 })?;
         let param_headers = (!headers.is_empty()).then(|| Arc::new(headers));
-        let task_support = tool.task_support();
+        let invalid =
+            |value: &Value| ConfigError::InvalidTaskSupport { tool: tool.name.clone(), value: value.to_string() };
+        let task_support = match &tool.execution {
+            None => TaskSupport::Forbidden,
+            Some(Value::Object(m)) => match m.get("taskSupport") {
+                None => TaskSupport::Forbidden,
+                Some(v) => serde_json::from_value(v.clone()).map_err(|_| invalid(v))?,
+            },
+            Some(other) => return Err(invalid(other)),
+        };
         Ok(ToolEntry { tool, handler, input, output, required_caps: None, param_headers, task_support })
     }
 }

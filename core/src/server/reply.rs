@@ -74,6 +74,18 @@ pub(crate) enum Finished<T> {
     InputRequired(RawJson),
 }
 
+/// Spell every form of `ir` the restricted way (a schema generated from a type carries
+/// `$schema`, `$defs` for its enums, `[T, "null"]` for optional fields).
+fn normalize_forms(ir: &mut InputRequired) {
+    for request in ir.input_requests.values_mut() {
+        if let InputRequest::Elicit(crate::protocol::model::ElicitRequestParams::Form { requested_schema, .. }) =
+            request
+        {
+            *requested_schema = crate::protocol::model::elicit_schema::normalize(std::mem::take(requested_schema));
+        }
+    }
+}
+
 /// Merge `b` into `a` (objects merge key by key; anything else is replaced).
 fn merge(a: &mut Value, b: Value) {
     match (a, b) {
@@ -107,10 +119,11 @@ impl Server {
                 Ok(r) => r?,
                 Err(p) => return Err(HandlerError::Failed(format!("{} failed: {}", what(), panic_message(&*p)))),
             };
-            let ir = match reply {
+            let mut ir = match reply {
                 Reply::Complete(t) => return Ok(Finished::Complete(t)),
                 Reply::InputRequired(ir) => ir,
             };
+            normalize_forms(&mut ir);
             if ir.is_empty() {
                 return Err(HandlerError::Rpc(ErrorObject::internal(format!(
                     "{} replied input-required with neither input requests nor request state",
@@ -164,6 +177,16 @@ impl Server {
         what: &str,
         ir: &InputRequired,
     ) -> Result<(), HandlerError> {
+        for (key, request) in &ir.input_requests {
+            if let InputRequest::Elicit(crate::protocol::model::ElicitRequestParams::Form {
+                requested_schema, ..
+            }) = request
+            {
+                crate::protocol::model::check_requested_schema(requested_schema).map_err(|e| {
+                    HandlerError::Rpc(ErrorObject::internal(format!("{what} asked input {key:?} with an {e}")))
+                })?;
+            }
+        }
         let caps = ctx.client_capabilities();
         let mut required = Value::Object(Map::new());
         for r in ir.input_requests.values().filter(|r| !r.is_supported_by(&caps)) {

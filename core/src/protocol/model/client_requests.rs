@@ -130,3 +130,28 @@ pub struct ElicitResult {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub content: Option<Map<String, Value>>,
 }
+
+/// What the user did with a typed form: the values decoded into `T`, or why there are none.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Elicited<T> {
+    /// Submitted; the values as `T`.
+    Accepted(T),
+    /// Declined.
+    Declined,
+    /// Dismissed.
+    Cancelled,
+}
+
+impl ElicitResult {
+    /// The answer decoded into `T` (the form was made from `T`'s schema); an error names what
+    /// did not fit.
+    pub fn decode<T: serde::de::DeserializeOwned>(self) -> Result<Elicited<T>, String> {
+        match self.action {
+            ElicitAction::Accept => serde_json::from_value(Value::Object(self.content.unwrap_or_default()))
+                .map(Elicited::Accepted)
+                .map_err(|e| format!("the form's answer does not fit {}: {e}", std::any::type_name::<T>())),
+            ElicitAction::Decline => Ok(Elicited::Declined),
+            ElicitAction::Cancel => Ok(Elicited::Cancelled),
+        }
+    }
+}

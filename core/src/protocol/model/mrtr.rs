@@ -128,6 +128,11 @@ impl InputRequest {
     pub fn elicit_url(message: impl Into<String>, url: impl Into<String>) -> Self {
         InputRequest::Elicit(ElicitRequestParams::url(message, url))
     }
+    /// A form made from `T`'s JSON Schema (a flat struct of primitive and enum fields); read
+    /// the answer with `RequestContext::elicited_as::<T>(key)`.
+    pub fn elicit_for<T: schemars::JsonSchema>(message: impl Into<String>) -> Self {
+        InputRequest::elicit(message, super::elicit_schema::normalize(crate::server::typed::schema_of::<T>()))
+    }
     /// A sampling request.
     pub fn sample(params: CreateMessageParams) -> Self {
         InputRequest::Sample(params)
