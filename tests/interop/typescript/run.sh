@@ -8,6 +8,9 @@
 # Example:
 #   FERRITE_HTTP_SERVERS='rust=target/debug/examples/everything' tests/interop/typescript/run.sh
 #
+# FERRITE_TASK_SERVERS (same form) names the servers that serve tasks: tasks.test.mjs runs the
+# SDK's experimental tasks (2025-11-25) against each of them (unset: that file has no tests).
+#
 # Extra arguments go to `node --test` (e.g. --test-name-pattern=reconnection). Prints the spec
 # report, then a last line "N passed, M failed"; the exit code is node --test's.
 set -uo pipefail
