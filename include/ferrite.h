@@ -213,6 +213,30 @@ typedef uint32_t ferrite_http_response_mode;
 #endif // __STDC_VERSION__ >= 202311L
 #endif // __cplusplus
 
+// Whether a tool's calls run as tasks: `Tool.execution.taskSupport` on the wire.
+// The numbers are stable. Pass one to `ferrite_server_add_tool_with_task_support`.
+enum ferrite_task_support
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  // Never a task (a tool without `execution.taskSupport` is this).
+  FERRITE_TASK_SUPPORT_FORBIDDEN = 0,
+  // A task when the client asks for one (2025-11-25 `params.task`) or declares the tasks
+  // extension (2026-07-28); otherwise an ordinary call.
+  FERRITE_TASK_SUPPORT_OPTIONAL = 1,
+  // Only as a task: a client that cannot take one gets the core's error (-32601 on
+  // 2025-11-25, -32021 on 2026-07-28).
+  FERRITE_TASK_SUPPORT_REQUIRED = 2,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum ferrite_task_support ferrite_task_support;
+#else
+typedef uint32_t ferrite_task_support;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
 // A resource-server configuration (the core's `ResourceServer`): pass it to
 // `ferrite_server_new_with_auth`. Opaque; create with `ferrite_auth_new`, release with
 // `ferrite_auth_free` (a server built with it keeps what it needs). May be used by several
@@ -1090,7 +1114,10 @@ ferrite_result ferrite_server_set_resource_cache_hint(const struct ferrite_serve
 
 // Register (or replace) a tool. `tool_json` is its descriptor, the MCP `Tool` shape
 // (`{"name": "add", "description": ..., "inputSchema": {...}, "outputSchema": {...}}`);
-// arguments are validated against `inputSchema` before `callback` runs.
+// arguments are validated against `inputSchema` before `callback` runs. A descriptor's
+// `execution.taskSupport` (`"forbidden"`, `"optional"`, `"required"`) says whether calls run
+// as tasks, as `ferrite_server_add_tool_with_task_support` does; any other value is
+// `FERRITE_RESULT_INVALID_ARGUMENT`.
 //
 // Ownership of `user_data` passes to Ferrite in every case: if this call fails, `finalizer`
 // has run before it returns; otherwise it runs once when the tool is dropped (removed,
@@ -1106,6 +1133,31 @@ ferrite_result ferrite_server_add_tool(const struct ferrite_server *server,
                                        ferrite_tool_callback callback,
                                        void *user_data,
                                        ferrite_finalizer finalizer);
+
+// Register (or replace) a tool whose calls may or must run as tasks: as
+// `ferrite_server_add_tool`, with `task_support` (a `ferrite_task_support`) written into the
+// descriptor's `execution.taskSupport` (other `execution` keys are kept; a `taskSupport`
+// already there is replaced). A number that is not a `ferrite_task_support` is
+// `FERRITE_RESULT_INVALID_ARGUMENT` (the finalizer has run).
+//
+// The callback is the tool's ordinary handler: the core decides per call whether it runs
+// inline or as a task's body (see "Tasks" in ffi/README.md). Inside a task
+// `ferrite_request_is_task` is true, cancellation (`ferrite_request_is_cancelled`,
+// `ferrite_request_on_cancel`) is the task's (`tasks/cancel`), `ferrite_request_elicit`,
+// `_sample` and `_list_roots` and an input-required reply wait in the task until the client
+// answers (in both protocol eras), and logs, progress and notifications are dropped. A
+// handler that fails (`ferrite_request_fail`, `_fail_rpc`, or a failing status) ends the task
+// as failed; the server keeps serving.
+//
+// # Safety
+// As `ferrite_server_add_tool`.
+ferrite_result ferrite_server_add_tool_with_task_support(const struct ferrite_server *server,
+                                                         const char *tool_json,
+                                                         size_t tool_json_len,
+                                                         uint32_t task_support,
+                                                         ferrite_tool_callback callback,
+                                                         void *user_data,
+                                                         ferrite_finalizer finalizer);
 
 // Register (or replace, by URI) a direct resource. `resource_json` is the MCP `Resource`
 // shape (`{"uri": ..., "name": ..., "mimeType": ...}`). Ownership and threads as for
@@ -1321,7 +1373,9 @@ ferrite_result ferrite_request_fail_rpc(struct ferrite_request *request,
 
 // Call `callback` once if `request` is cancelled before it is settled: when the client sends
 // `notifications/cancelled` for it, or its connection ends (stdio end of input, the HTTP
-// session ends, the `ferrite_connection` is freed, the server closes while serving). Already
+// session ends, the `ferrite_connection` is freed, the server closes while serving). In a task
+// (`ferrite_request_is_task`) only `tasks/cancel` (or the task outliving its ttl) cancels it:
+// a task outlives the connection that created it. Already
 // cancelled: the callback runs at once, on a worker thread. Settled first (completed or
 // failed): the callback never runs. Either way `finalizer` runs exactly once afterwards, on a
 // worker thread (or, when the server closes first, on the closing thread); ownership of
@@ -1397,12 +1451,25 @@ ferrite_result ferrite_request_protocol_version(const struct ferrite_request *re
 ferrite_result ferrite_request_connection_id(const struct ferrite_request *request, struct ferrite_str *out);
 
 // Whether the client cancelled this request (`notifications/cancelled`, or an HTTP session
-// that ended). Long handlers should poll it and stop (or register
+// that ended; in a task, `tasks/cancel`). Long handlers should poll it and stop (or register
 // `ferrite_request_on_cancel`); a late result is discarded either way.
 //
 // # Safety
 // `request` is a live request handle; `out` is valid for a write.
 ferrite_result ferrite_request_is_cancelled(const struct ferrite_request *request, bool *out);
+
+// Whether the handler runs as a task's body: a tool registered with a task support
+// (`ferrite_server_add_tool_with_task_support`) called by a client that asked for a task
+// (2025-11-25 `params.task`) or declared the tasks extension (2026-07-28). Its cancellation is
+// then the task's (`tasks/cancel`), its input requests (`ferrite_request_elicit`, `_sample`,
+// `_list_roots`, an input-required reply) wait in the task until the client answers, and its
+// logs, progress and notifications are dropped. False for an ordinary call of the same tool.
+//
+// Any thread, while the request is live (from its callback until it is settled).
+//
+// # Safety
+// `request` is a live request handle; `out` is valid for a write.
+ferrite_result ferrite_request_is_task(const struct ferrite_request *request, bool *out);
 
 // Whether the client declared a capability, by dotted path (`"sampling"`,
 // `"elicitation.url"`, `"roots.listChanged"`).
@@ -1418,7 +1485,8 @@ ferrite_result ferrite_request_client_supports(const struct ferrite_request *req
 // Whether the request uses the 2026-07-28 revision (a per-request `_meta` envelope, no
 // session handshake). On such a request a handler asks the client for input by replying
 // "input required" (`ferrite_request_input_required`): `ferrite_request_sample`, `_elicit`,
-// `_list_roots` and `_send` fail there with `FERRITE_RESULT_PEER_ERROR`.
+// `_list_roots` and `_send` fail there with `FERRITE_RESULT_PEER_ERROR`, except in a task
+// (`ferrite_request_is_task`), where the input requests wait in the task.
 //
 // Any thread, while the request is live (from its callback until it is settled).
 //
@@ -1726,8 +1794,9 @@ ferrite_result ferrite_request_close_sse_stream(const struct ferrite_request *re
 // core's default, 1000, the same on every Ferrite surface); the client's
 // `CreateMessageResult` arrives at `callback`. Needs a stateful server, a transport with a
 // channel back (stdio) and the client's `sampling` capability, otherwise the callback gets
-// `FERRITE_RESULT_PEER_ERROR` (always on a 2026-07-28 request: reply input required there
-// with `ferrite_request_input_required`). Returns an error code (and runs the finalizer without calling
+// `FERRITE_RESULT_PEER_ERROR` (always on a 2026-07-28 request outside a task: reply input
+// required there with `ferrite_request_input_required`). Inside a task the request waits in
+// the task until the client answers, in both eras. Returns an error code (and runs the finalizer without calling
 // the callback) only when the arguments are unusable.
 //
 // # Safety

@@ -10,6 +10,7 @@ import "C"
 
 import (
 	"encoding/json"
+	"fmt"
 	"runtime/cgo"
 	"unsafe"
 )
@@ -24,9 +25,22 @@ func goFinalizer(p unsafe.Pointer) {
 	C.free(p)
 }
 
+// recovered, deferred by each handler callback, settles the request of a handler that
+// panicked with the JSON-RPC error -32603 naming the panic (what the core does with a Rust
+// handler's panic; in a task, the task ends failed with it), so the process keeps serving. A
+// handler that panics after starting a goroutine holding the request must not let that
+// goroutine use it: the request is settled here.
+func recovered(req Request, status *C.uint32_t) {
+	if p := recover(); p != nil {
+		req.FailRPC(-32603, fmt.Sprintf("the handler panicked: %v", p), nil)
+		*status = C.FERRITE_RESULT_OK
+	}
+}
+
 //export goToolCallback
-func goToolCallback(ud unsafe.Pointer, request *C.ferrite_request) C.uint32_t {
+func goToolCallback(ud unsafe.Pointer, request *C.ferrite_request) (status C.uint32_t) {
 	req := Request{ptr: request}
+	defer recovered(req, &status)
 	args, err := req.Arguments()
 	if err != nil {
 		return settle(req, nil, err)
@@ -36,8 +50,9 @@ func goToolCallback(ud unsafe.Pointer, request *C.ferrite_request) C.uint32_t {
 }
 
 //export goResourceCallback
-func goResourceCallback(ud unsafe.Pointer, request *C.ferrite_request, uri C.ferrite_str, vars C.ferrite_str) C.uint32_t {
+func goResourceCallback(ud unsafe.Pointer, request *C.ferrite_request, uri C.ferrite_str, vars C.ferrite_str) (status C.uint32_t) {
 	req := Request{ptr: request}
+	defer recovered(req, &status)
 	variables := map[string]string{}
 	if err := json.Unmarshal([]byte(goString(vars)), &variables); err != nil {
 		return settle(req, nil, err)
@@ -47,8 +62,9 @@ func goResourceCallback(ud unsafe.Pointer, request *C.ferrite_request, uri C.fer
 }
 
 //export goPromptCallback
-func goPromptCallback(ud unsafe.Pointer, request *C.ferrite_request) C.uint32_t {
+func goPromptCallback(ud unsafe.Pointer, request *C.ferrite_request) (status C.uint32_t) {
 	req := Request{ptr: request}
+	defer recovered(req, &status)
 	args, err := req.Arguments()
 	if err != nil {
 		return settle(req, nil, err)
@@ -62,8 +78,9 @@ func goPromptCallback(ud unsafe.Pointer, request *C.ferrite_request) C.uint32_t 
 }
 
 //export goCompletionCallback
-func goCompletionCallback(ud unsafe.Pointer, request *C.ferrite_request, requestJSON C.ferrite_str) C.uint32_t {
+func goCompletionCallback(ud unsafe.Pointer, request *C.ferrite_request, requestJSON C.ferrite_str) (status C.uint32_t) {
 	req := Request{ptr: request}
+	defer recovered(req, &status)
 	var cr CompleteRequest
 	if err := json.Unmarshal([]byte(goString(requestJSON)), &cr); err != nil {
 		return settle(req, nil, err)
@@ -84,8 +101,9 @@ func goCompletionCallback(ud unsafe.Pointer, request *C.ferrite_request, request
 }
 
 //export goMethodCallback
-func goMethodCallback(ud unsafe.Pointer, request *C.ferrite_request, params C.ferrite_str) C.uint32_t {
+func goMethodCallback(ud unsafe.Pointer, request *C.ferrite_request, params C.ferrite_str) (status C.uint32_t) {
 	req := Request{ptr: request}
+	defer recovered(req, &status)
 	result, err := fromUserData(ud).(MethodFunc)(req, json.RawMessage(goString(params)))
 	return settle(req, result, err)
 }

@@ -89,8 +89,18 @@ func (r Request) IsResubmission() bool {
 }
 
 // IsModern reports whether the request uses the 2026-07-28 revision (a per-request
-// envelope; ask for input with InputRequired there, not Sample or Elicit).
+// envelope; ask for input with InputRequired there, not Sample or Elicit, except in a task).
 func (r Request) IsModern() bool {
 	var out C.bool
 	return check(C.ferrite_request_is_modern(r.ptr, &out)) == nil && bool(out)
+}
+
+// IsTask reports whether the handler runs as a task's body: a tool with a TaskSupport called by
+// a client that asked for a task (2025-11-25) or declared the tasks extension (2026-07-28). Its
+// Context and OnCancel then follow the task (tasks/cancel), Elicit, Sample and ListRoots (and an
+// InputRequired reply) wait in the task until the client answers, in both eras, and Log,
+// ReportProgress and Notify are dropped. False for an ordinary call of the same tool.
+func (r Request) IsTask() bool {
+	var out C.bool
+	return check(C.ferrite_request_is_task(r.ptr, &out)) == nil && bool(out)
 }

@@ -208,8 +208,8 @@ func (r Request) Header(name string) (string, bool) {
 	return optional(s)
 }
 
-// IsCancelled reports whether the client cancelled the request (a poll; see Context and
-// OnCancel).
+// IsCancelled reports whether the client cancelled the request (in a task: tasks/cancel; a
+// poll; see Context and OnCancel).
 func (r Request) IsCancelled() bool {
 	var out C.bool
 	return check(C.ferrite_request_is_cancelled(r.ptr, &out)) == nil && bool(out)
@@ -229,8 +229,9 @@ func (w *cancelWatch) finalize() {
 }
 
 // OnCancel calls f once, on a library thread, if the request is cancelled before it is
-// settled: the client sent notifications/cancelled for it, or its connection ended. f must
-// not block; it may settle the request (a late result is discarded anyway).
+// settled: the client sent notifications/cancelled for it, or its connection ended (in a task,
+// tasks/cancel or the task's ttl: a task outlives its connection). f must not block; it may
+// settle the request (a late result is discarded anyway).
 func (r Request) OnCancel(f func()) error {
 	return r.onCancel(&cancelWatch{f: f})
 }
@@ -241,7 +242,8 @@ func (r Request) onCancel(w *cancelWatch) error {
 }
 
 // Context is a context.Context cancelled when the client cancels the request or its
-// connection ends, and in any case once the request is settled (like an http.Request's).
+// connection ends (in a task: tasks/cancel), and in any case once the request is settled (like
+// an http.Request's).
 // Each call registers a watcher: call it once per handler and pass the context on.
 func (r Request) Context() context.Context {
 	ctx, cancel := context.WithCancel(context.Background())
@@ -321,7 +323,8 @@ func (r Request) CloseSSEStream(retry time.Duration) bool {
 type ReplyFunc func(result json.RawMessage, err error)
 
 // Sample asks the client's LLM (sampling/createMessage params; maxTokens defaults to the
-// core's 1000); reply gets the CreateMessageResult. Needs a stateful session.
+// core's 1000); reply gets the CreateMessageResult. Needs a stateful session, or a task (where
+// it waits in the task in both eras).
 func (r Request) Sample(params any, reply ReplyFunc) error {
 	p, n, err := jsonArg(params)
 	if err != nil {
@@ -332,7 +335,8 @@ func (r Request) Sample(params any, reply ReplyFunc) error {
 }
 
 // Elicit asks the user (elicitation/create params: a form with requestedSchema, or URL mode);
-// reply gets the ElicitResult. Needs a stateful session.
+// reply gets the ElicitResult. Needs a stateful session, or a task (where it waits in the task
+// until the client answers: tasks/update on 2026-07-28, through tasks/result on 2025-11-25).
 func (r Request) Elicit(params any, reply ReplyFunc) error {
 	p, n, err := jsonArg(params)
 	if err != nil {

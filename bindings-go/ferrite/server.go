@@ -8,6 +8,7 @@ import "C"
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"time"
 )
 
@@ -71,7 +72,8 @@ func NewServer(info Implementation, opts ...ServerOption) (*Server, error) {
 }
 
 // Tool is an MCP tool descriptor (the Tool wire shape). InputSchema must be a JSON Schema
-// object with "type": "object".
+// object with "type": "object". TaskSupport says whether its calls may or must run as tasks
+// (execution.taskSupport on the wire; the zero value, TaskForbidden, never).
 type Tool struct {
 	Name         string         `json:"name"`
 	Title        string         `json:"title,omitempty"`
@@ -80,6 +82,36 @@ type Tool struct {
 	OutputSchema any            `json:"outputSchema,omitempty"`
 	Annotations  any            `json:"annotations,omitempty"`
 	Meta         map[string]any `json:"_meta,omitempty"`
+	TaskSupport  TaskSupport    `json:"-"`
+}
+
+// TaskSupport says whether a tool's calls run as tasks (a ferrite_task_support; the numbers are
+// stable). The handler is the tool's ordinary handler either way: the core decides per call
+// whether it runs inline or as a task's body (Request.IsTask).
+type TaskSupport uint32
+
+// The task supports.
+const (
+	// TaskForbidden: never a task (the default).
+	TaskForbidden TaskSupport = C.FERRITE_TASK_SUPPORT_FORBIDDEN
+	// TaskOptional: a task when the client asks for one (2025-11-25 params.task) or declares
+	// the tasks extension (2026-07-28); otherwise an ordinary call.
+	TaskOptional TaskSupport = C.FERRITE_TASK_SUPPORT_OPTIONAL
+	// TaskRequired: only as a task; a client that cannot take one gets the core's error.
+	TaskRequired TaskSupport = C.FERRITE_TASK_SUPPORT_REQUIRED
+)
+
+// String is the wire word ("forbidden", "optional", "required").
+func (t TaskSupport) String() string {
+	switch t {
+	case TaskForbidden:
+		return "forbidden"
+	case TaskOptional:
+		return "optional"
+	case TaskRequired:
+		return "required"
+	}
+	return fmt.Sprintf("TaskSupport(%d)", uint32(t))
 }
 
 // ToolFunc handles tools/call: args are the validated arguments (a JSON object). The result
@@ -126,13 +158,33 @@ func jsonArg(v any) (*C.char, C.size_t, error) {
 }
 
 // AddTool registers (or replaces) a tool; descriptor is a Tool or any value that marshals to
-// the Tool shape.
+// the Tool shape. A Tool's TaskSupport other than TaskForbidden lets its calls run as tasks
+// (any other descriptor says so with "execution": {"taskSupport": ...}); a value the library
+// does not know is an *Error with CodeInvalidArgument.
 func (s *Server) AddTool(descriptor any, f ToolFunc) error {
+	support, declared := taskSupportOf(descriptor)
 	d, n, err := jsonArg(descriptor)
 	if err != nil {
 		return err
 	}
-	return check(C.ferrite_server_add_tool(s.ptr, d, n, C.ferrite_tool_callback(C.goToolCallback), userData(f), finalizer))
+	cb := C.ferrite_tool_callback(C.goToolCallback)
+	if declared {
+		return check(C.ferrite_server_add_tool_with_task_support(s.ptr, d, n, C.uint32_t(support), cb, userData(f), finalizer))
+	}
+	return check(C.ferrite_server_add_tool(s.ptr, d, n, cb, userData(f), finalizer))
+}
+
+// taskSupportOf is a Tool's TaskSupport, when it declares one.
+func taskSupportOf(descriptor any) (TaskSupport, bool) {
+	switch t := descriptor.(type) {
+	case Tool:
+		return t.TaskSupport, t.TaskSupport != TaskForbidden
+	case *Tool:
+		if t != nil {
+			return t.TaskSupport, t.TaskSupport != TaskForbidden
+		}
+	}
+	return TaskForbidden, false
 }
 
 // RemoveTool removes a tool by name (an *Error with CodeNotFound if there was none).
@@ -141,7 +193,8 @@ func (s *Server) RemoveTool(name string) error {
 	return check(C.ferrite_server_remove_tool(s.ptr, p, n))
 }
 
-// Tools lists the registered tools in registration order (what tools/list serves).
+// Tools lists the registered tools in registration order (what tools/list serves), each with
+// its TaskSupport.
 func (s *Server) Tools() ([]Tool, error) {
 	var p *C.char
 	var n C.size_t
@@ -149,8 +202,29 @@ func (s *Server) Tools() ([]Tool, error) {
 		return nil, err
 	}
 	var tools []Tool
-	if err := json.Unmarshal([]byte(owned(p, n)), &tools); err != nil {
+	text := []byte(owned(p, n))
+	if err := json.Unmarshal(text, &tools); err != nil {
 		return nil, err
+	}
+	// TaskSupport is read back from execution.taskSupport (the library refused any other word).
+	var executions []struct {
+		Execution json.RawMessage `json:"execution"`
+	}
+	if err := json.Unmarshal(text, &executions); err != nil {
+		return nil, err
+	}
+	for i, e := range executions {
+		var execution struct {
+			TaskSupport string `json:"taskSupport"`
+		}
+		if json.Unmarshal(e.Execution, &execution) != nil {
+			continue
+		}
+		for _, t := range []TaskSupport{TaskOptional, TaskRequired} {
+			if execution.TaskSupport == t.String() {
+				tools[i].TaskSupport = t
+			}
+		}
 	}
 	return tools, nil
 }

@@ -2,8 +2,8 @@
  * The C everything server: the whole surface of examples/SURFACE.md over stdio or HTTP, written
  * against include/ferrite.h only. This file is the command line and the transports; the fixtures
  * are in everything_handshake.c (tools, resources, prompts of the handshake era) and
- * everything_modern.c (2026-07-28), their shared helpers in everything_helpers.c, and
- * everything.h declares what the files share.
+ * everything_modern.c (2026-07-28), the task fixtures in everything_tasks.c, their shared
+ * helpers in everything_helpers.c, and everything.h declares what the files share.
  *
  * Build from the repository root after `cargo build --release -p ferrite-ffi`:
  *   gcc -std=c11 -Iinclude examples/c/everything*.c -Ltarget/release -lferrite -lpthread -ldl -lm
@@ -25,7 +25,9 @@
  * of their own, so no Ferrite worker is blocked; server-to-client requests (sampling,
  * elicitation) whose reply callback completes the pending request; multi round-trip tools
  * (2026-07-28) that reply "input required" and read the answers on the retry; a skill; a
- * tool and a prompt replaced at run time, with list-changed notifications.
+ * tool and a prompt replaced at run time, with list-changed notifications; tools that declare
+ * their task support (ferrite_server_add_tool_with_task_support), whose ordinary handlers the core
+ * runs inline or as tasks.
  */
 #include "everything.h"
 
@@ -190,6 +192,7 @@ int main(int argc, char **argv) {
     register_resources(server);
     register_prompts(server);
     register_modern(server);
+    register_tasks(server);
     add_tool(server,
              SIMPLE_TOOL("test_request_info",
                          "Answers what the transport knows about the request (null fields over stdio)"),

@@ -1,6 +1,7 @@
 /* The C everything server's shared header: what its files (everything.c: the command line and
  * the transports; everything_handshake.c and everything_modern.c: the fixtures of each protocol
- * era; everything_helpers.c: small helpers) use from one another. */
+ * era; everything_tasks.c: the task fixtures; everything_helpers.c: small helpers) use from one
+ * another. */
 #ifndef FERRITE_EVERYTHING_H
 #define FERRITE_EVERYTHING_H
 
@@ -57,5 +58,8 @@ void register_prompts(ferrite_server *server);
 
 /* everything_modern.c */
 void register_modern(ferrite_server *server);
+
+/* everything_tasks.c */
+void register_tasks(ferrite_server *server);
 
 #endif

@@ -16,7 +16,7 @@
 // and one more tool, whoami (scope mcp:whoami), answering the token's subject. Any other
 // argument prints the usage and exits with status 2.
 // Both protocol eras are served: the handshake revisions and 2026-07-28 (fixtures in
-// modern.go).
+// modern.go), and tasks in both generations (fixtures in tasks.go).
 //
 // With another cargo target directory, point cgo at it:
 // CGO_LDFLAGS="-L$DIR/release -Wl,-rpath,$DIR/release" go run ./examples/go
@@ -456,7 +456,8 @@ func run() error {
 		return err
 	}
 	defer s.Free()
-	for _, register := range []func(*ferrite.Server) error{registerTools, registerResources, registerPrompts, registerModern} {
+	for _, register := range []func(*ferrite.Server) error{registerTools, registerResources, registerPrompts, registerModern,
+		registerTasks} {
 		if err := register(s); err != nil {
 			return err
 		}

@@ -4,7 +4,9 @@
 
 use std::ffi::{c_char, c_void};
 
-use ferrite_core::{ClientCapabilities, CompletionReference, Prompt, Resource, ResourceTemplate, Server, Tool};
+use ferrite_core::{
+    ClientCapabilities, CompletionReference, Prompt, Resource, ResourceTemplate, Server, TaskSupport, Tool,
+};
 
 use crate::buffer::{json_arg, str_arg};
 use crate::error::{ferrite_result, ffi_boundary, Error};
@@ -15,9 +17,77 @@ use crate::handler::{
 };
 use crate::server::{ferrite_server, server_ref};
 
+/// Whether a tool's calls run as tasks: `Tool.execution.taskSupport` on the wire.
+/// The numbers are stable. Pass one to `ferrite_server_add_tool_with_task_support`.
+#[repr(u32)]
+#[derive(Debug, Clone, Copy)]
+#[allow(non_camel_case_types)]
+pub enum ferrite_task_support {
+    /// Never a task (a tool without `execution.taskSupport` is this).
+    Forbidden = 0,
+    /// A task when the client asks for one (2025-11-25 `params.task`) or declares the tasks
+    /// extension (2026-07-28); otherwise an ordinary call.
+    Optional = 1,
+    /// Only as a task: a client that cannot take one gets the core's error (-32601 on
+    /// 2025-11-25, -32021 on 2026-07-28).
+    Required = 2,
+}
+
+fn task_support(v: u32) -> Result<TaskSupport, Error> {
+    Ok(match v {
+        0 => TaskSupport::Forbidden,
+        1 => TaskSupport::Optional,
+        2 => TaskSupport::Required,
+        _ => return Err(Error::invalid(format!("{v} is not a ferrite_task_support (0, 1 or 2)"))),
+    })
+}
+
+/// Refuse a tool whose `execution.taskSupport` is present but not one of the core's three words
+/// (the core would read it as `forbidden`, silently).
+fn check_task_support(tool: &Tool) -> Result<(), Error> {
+    let Some(v) = tool.execution.as_ref().and_then(|e| e.get("taskSupport")) else {
+        return Ok(());
+    };
+    serde_json::from_value::<TaskSupport>(v.clone()).map(drop).map_err(|_| {
+        Error::invalid(format!(
+            "tool {:?}: execution.taskSupport must be \"forbidden\", \"optional\" or \"required\", not {v}",
+            tool.name
+        ))
+    })
+}
+
+/// Parse a tool descriptor and register it.
+///
+/// # Safety
+/// As `ferrite_server_add_tool`.
+unsafe fn add_tool(
+    server: *const ferrite_server,
+    tool_json: *const c_char,
+    tool_json_len: usize,
+    support: Option<u32>,
+    callback: ferrite_tool_callback,
+    user_data: *mut c_void,
+    finalizer: ferrite_finalizer,
+) -> Result<(), Error> {
+    let (f, data) = own(callback, user_data, finalizer)?;
+    // SAFETY: forwarded from the caller's contract.
+    let s = unsafe { server_ref(server) }?;
+    // SAFETY: forwarded from the caller's contract.
+    let mut tool: Tool = unsafe { json_arg(tool_json, tool_json_len, "tool_json") }?;
+    match support {
+        Some(v) => tool = tool.with_task_support(task_support(v)?),
+        None => check_task_support(&tool)?,
+    }
+    let core = s.core()?;
+    core.add_tool(tool, CTool { f, data, runtime: s.runtime_handle() }).map_err(config)
+}
+
 /// Register (or replace) a tool. `tool_json` is its descriptor, the MCP `Tool` shape
 /// (`{"name": "add", "description": ..., "inputSchema": {...}, "outputSchema": {...}}`);
-/// arguments are validated against `inputSchema` before `callback` runs.
+/// arguments are validated against `inputSchema` before `callback` runs. A descriptor's
+/// `execution.taskSupport` (`"forbidden"`, `"optional"`, `"required"`) says whether calls run
+/// as tasks, as `ferrite_server_add_tool_with_task_support` does; any other value is
+/// `FERRITE_RESULT_INVALID_ARGUMENT`.
 ///
 /// Ownership of `user_data` passes to Ferrite in every case: if this call fails, `finalizer`
 /// has run before it returns; otherwise it runs once when the tool is dropped (removed,
@@ -37,13 +107,41 @@ pub unsafe extern "C" fn ferrite_server_add_tool(
     finalizer: ferrite_finalizer,
 ) -> ferrite_result {
     ffi_boundary!({
-        let (f, data) = own(callback, user_data, finalizer)?;
         // SAFETY: forwarded from this function's contract.
-        let s = unsafe { server_ref(server) }?;
+        unsafe { add_tool(server, tool_json, tool_json_len, None, callback, user_data, finalizer) }
+    })
+}
+
+/// Register (or replace) a tool whose calls may or must run as tasks: as
+/// `ferrite_server_add_tool`, with `task_support` (a `ferrite_task_support`) written into the
+/// descriptor's `execution.taskSupport` (other `execution` keys are kept; a `taskSupport`
+/// already there is replaced). A number that is not a `ferrite_task_support` is
+/// `FERRITE_RESULT_INVALID_ARGUMENT` (the finalizer has run).
+///
+/// The callback is the tool's ordinary handler: the core decides per call whether it runs
+/// inline or as a task's body (see "Tasks" in ffi/README.md). Inside a task
+/// `ferrite_request_is_task` is true, cancellation (`ferrite_request_is_cancelled`,
+/// `ferrite_request_on_cancel`) is the task's (`tasks/cancel`), `ferrite_request_elicit`,
+/// `_sample` and `_list_roots` and an input-required reply wait in the task until the client
+/// answers (in both protocol eras), and logs, progress and notifications are dropped. A
+/// handler that fails (`ferrite_request_fail`, `_fail_rpc`, or a failing status) ends the task
+/// as failed; the server keeps serving.
+///
+/// # Safety
+/// As `ferrite_server_add_tool`.
+#[no_mangle]
+pub unsafe extern "C" fn ferrite_server_add_tool_with_task_support(
+    server: *const ferrite_server,
+    tool_json: *const c_char,
+    tool_json_len: usize,
+    task_support: u32,
+    callback: ferrite_tool_callback,
+    user_data: *mut c_void,
+    finalizer: ferrite_finalizer,
+) -> ferrite_result {
+    ffi_boundary!({
         // SAFETY: forwarded from this function's contract.
-        let tool: Tool = unsafe { json_arg(tool_json, tool_json_len, "tool_json") }?;
-        let core = s.core()?;
-        core.add_tool(tool, CTool { f, data, runtime: s.runtime_handle() }).map_err(config)
+        unsafe { add_tool(server, tool_json, tool_json_len, Some(task_support), callback, user_data, finalizer) }
     })
 }
 

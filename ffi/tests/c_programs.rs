@@ -19,8 +19,8 @@ fn lib_dir() -> PathBuf {
     exe.parent().and_then(|deps| deps.parent()).expect("target/<profile>").to_path_buf()
 }
 
-/// Compile the C test program (`tests/c/abi_test.c`, `abi_parity.c`, `abi_auth.c` and
-/// `abi_mount.c`) once per test run.
+/// Compile the C test program (`tests/c/abi_test.c`, `abi_parity.c`, `abi_auth.c`,
+/// `abi_mount.c` and `abi_tasks.c`) once per test run.
 fn abi_test_binary() -> &'static PathBuf {
     static BIN: OnceLock<PathBuf> = OnceLock::new();
     BIN.get_or_init(|| {
@@ -37,6 +37,7 @@ fn abi_test_binary() -> &'static PathBuf {
             .arg(repo_root().join("tests/c/abi_parity.c"))
             .arg(repo_root().join("tests/c/abi_auth.c"))
             .arg(repo_root().join("tests/c/abi_mount.c"))
+            .arg(repo_root().join("tests/c/abi_tasks.c"))
             .arg("-o")
             .arg(&bin)
             .arg("-L")

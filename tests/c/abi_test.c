@@ -1527,6 +1527,7 @@ int main(int argc, char **argv) {
     check_parity();
     check_auth();
     check_mount();
+    check_tasks();
     printf("%d checks, %d failed\n", checks, failures);
     return failures == 0 ? 0 : 1;
 }

@@ -1,7 +1,7 @@
 /*
  * What the translation units of the abi_test program share: the header, the check counters
- * and macros. abi_test.c defines the counters and main(); abi_parity.c, abi_auth.c and
- * abi_mount.c add checks of their own (see each declaration).
+ * and macros. abi_test.c defines the counters and main(); abi_parity.c, abi_auth.c, abi_mount.c
+ * and abi_tasks.c add checks of their own (see each declaration).
  */
 #ifndef ABI_TEST_H
 #define ABI_TEST_H
@@ -54,6 +54,11 @@ void check_auth(void);
  * "null" outside HTTP), which abi_test's own server registers too. */
 void check_mount(void);
 uint32_t mount_tool_request_info(void *user_data, ferrite_request *request);
+
+/* abi_tasks.c: tasks (a tool's task support at registration and its errors, synchronous and
+ * PENDING handlers as task bodies, cancellation observed, failures ending tasks failed, elicitation
+ * inside a task answered through tasks/result and tasks/update). */
+void check_tasks(void);
 
 /* abi_test.c: one HTTP/1.1 exchange on a fresh loopback connection (the whole response, malloc'd,
  * or NULL), and a response header's value (lower-case name). */

@@ -3,8 +3,8 @@
 #
 #  1. cargo test -p ferrite-ffi --features testing: header drift and standalone C99/C++11
 #     compiles, the C test program through handle_raw, over stdio, and driving the endpoint as
-#     a host's server would (tests/c/abi_mount.c: ferrite_http_service and its exchanges)
-#     (debug libferrite).
+#     a host's server would (tests/c/abi_mount.c: ferrite_http_service and its exchanges), and
+#     tasks (tests/c/abi_tasks.c) (debug libferrite).
 #  2. valgrind on the C test program: no definite or indirect leaks after ferrite_server_close
 #     (installs the Debian package when missing).
 #  3. release libferrite; the C everything server (examples/c/everything*.c) linked dynamically
@@ -20,10 +20,12 @@
 #  5. Streamable HTTP: the official conformance suite (tests/conformance/run.sh, its five
 #     default suite runs: stable, next-2025-11-25, session-lifecycle, next-2026-07-28,
 #     next-all) against the C and Go everything servers, stateful (--port N) and stateless
-#     (--stateless --port N, the session-only scenarios unscored); the Go everything server
+#     (--stateless --port N, the session-only scenarios unscored), the ten tasks-* scenarios
+#     scored in every run (both servers serve the task fixtures); the Go everything server
 #     mounted in a net/http ServeMux beside GET /health (--mount: Server.Handler over the C ABI's
-#     ferrite_http_exchange; the stable, next-2025-11-25 and next-2026-07-28 runs); the TypeScript SDK client
-#     (tests/interop/typescript/run.sh); a stateless smoke test of each server; and the
+#     ferrite_http_exchange; the stable, next-2025-11-25, next-2026-07-28 and next-all runs, tasks
+#     scored); the TypeScript SDK client (tests/interop/typescript/run.sh, its experimental tasks
+#     against both servers too); a stateless smoke test of each server; and the
 #     2026-07-28 refusals over HTTP (400/-32020, 404/-32601, 400/-32602, then a request that
 #     succeeds) against each server, stateful and stateless.
 #
@@ -173,27 +175,29 @@ fi
 
 # 5. Streamable HTTP: the official conformance suite (pinned in tests/conformance/) and the
 #    TypeScript SDK client (tests/interop/typescript/) against the C and Go everything servers.
+# Both servers serve the task fixtures (examples/SURFACE.md), so the ten tasks-* scenarios are
+# scored everywhere (CONFORMANCE_UNSCORED="": the runner leaves them unscored by default).
 # Stateless servers refuse what needs a session the documented way: those scenarios run but
-# are not scored (the tasks-* extension is never scored).
-stateless_unscored='^(tasks-|logging-set-level|tools-call-with-logging|tools-call-sampling|tools-call-elicitation|elicitation-sep|resources-(un)?subscribe)'
+# are not scored.
+stateless_unscored='^(logging-set-level|tools-call-with-logging|tools-call-sampling|tools-call-elicitation|elicitation-sep|resources-(un)?subscribe)'
 if [[ -x tests/conformance/run.sh ]]; then
-    step "conformance suite, 5 runs (tests/conformance/run.sh): C everything" \
-        tests/conformance/run.sh c -- "$bin/everything-c"
-    step "conformance suite, 5 runs (tests/conformance/run.sh): Go everything" \
-        tests/conformance/run.sh go -- "$bin/everything-go"
-    step "conformance suite, 5 runs: C everything --stateless" \
+    step "conformance suite, 5 runs (tests/conformance/run.sh): C everything, tasks-* scored" \
+        env CONFORMANCE_UNSCORED="" tests/conformance/run.sh c -- "$bin/everything-c"
+    step "conformance suite, 5 runs (tests/conformance/run.sh): Go everything, tasks-* scored" \
+        env CONFORMANCE_UNSCORED="" tests/conformance/run.sh go -- "$bin/everything-go"
+    step "conformance suite, 5 runs: C everything --stateless, tasks-* scored" \
         env CONFORMANCE_UNSCORED="$stateless_unscored" tests/conformance/run.sh c-stateless -- "$bin/everything-c" --stateless
-    step "conformance suite, 5 runs: Go everything --stateless" \
+    step "conformance suite, 5 runs: Go everything --stateless, tasks-* scored" \
         env CONFORMANCE_UNSCORED="$stateless_unscored" tests/conformance/run.sh go-stateless -- "$bin/everything-go" --stateless
-    step "conformance suite (stable, next-2025-11-25, next-2026-07-28): Go everything mounted in a net/http ServeMux (--mount)" \
-        env CONFORMANCE_SUITES=stable,next-2025-11-25,next-2026-07-28 \
+    step "conformance suite (stable, next-2025-11-25, next-2026-07-28, next-all): Go everything mounted in a net/http ServeMux (--mount), tasks-* scored" \
+        env CONFORMANCE_SUITES=stable,next-2025-11-25,next-2026-07-28,next-all CONFORMANCE_UNSCORED="" \
         tests/conformance/run.sh go-mounted -- "$bin/everything-go" --mount
 else
     echo "SKIP tests/conformance/run.sh is not in the tree"
 fi
 if [[ -x tests/interop/typescript/run.sh ]]; then
-    step "TypeScript SDK interop over HTTP (tests/interop/typescript/run.sh): c, go" \
-        env FERRITE_HTTP_SERVERS="$servers" tests/interop/typescript/run.sh
+    step "TypeScript SDK interop over HTTP (tests/interop/typescript/run.sh): c, go (their experimental tasks too)" \
+        env FERRITE_HTTP_SERVERS="$servers" FERRITE_TASK_SERVERS="$servers" tests/interop/typescript/run.sh
 else
     echo "SKIP tests/interop/typescript/run.sh is not in the tree"
 fi

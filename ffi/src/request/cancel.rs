@@ -3,7 +3,8 @@
 //! request's token on `notifications/cancelled` and when an HTTP session ends; a connection
 //! that closes (stdio end of input, a freed `ferrite_connection`, the server closing while
 //! serving) cancels the connection's closing token. A watcher task on the server's runtime
-//! waits for either, or for the request to be settled, whichever comes first.
+//! waits for either, or for the request to be settled, whichever comes first. A task's body
+//! watches only its own token (`tasks/cancel`): the task outlives its connection.
 
 use std::ffi::c_void;
 
@@ -21,7 +22,9 @@ pub type ferrite_cancel_callback = Option<unsafe extern "C" fn(user_data: *mut c
 
 /// Call `callback` once if `request` is cancelled before it is settled: when the client sends
 /// `notifications/cancelled` for it, or its connection ends (stdio end of input, the HTTP
-/// session ends, the `ferrite_connection` is freed, the server closes while serving). Already
+/// session ends, the `ferrite_connection` is freed, the server closes while serving). In a task
+/// (`ferrite_request_is_task`) only `tasks/cancel` (or the task outliving its ttl) cancels it:
+/// a task outlives the connection that created it. Already
 /// cancelled: the callback runs at once, on a worker thread. Settled first (completed or
 /// failed): the callback never runs. Either way `finalizer` runs exactly once afterwards, on a
 /// worker thread (or, when the server closes first, on the closing thread); ownership of
@@ -54,13 +57,20 @@ pub unsafe extern "C" fn ferrite_request_on_cancel(
             st.done.get_or_insert_with(Default::default).clone()
         };
         let cancel = req.ctx.cancellation_token().clone();
-        let closing = req.ctx.connection().closing_token().clone();
+        // A task's token is the task's own; the connection that created it may come and go.
+        let closing = if req.ctx.is_task() { None } else { Some(req.ctx.connection().closing_token().clone()) };
         req.runtime.spawn(async move {
+            let connection_closed = async {
+                match closing {
+                    Some(c) => c.cancelled().await,
+                    None => std::future::pending().await,
+                }
+            };
             let cancelled = tokio::select! {
                 biased;
                 _ = done.cancelled() => false,
                 _ = cancel.cancelled() => true,
-                _ = closing.cancelled() => true,
+                _ = connection_closed => true,
             };
             if cancelled {
                 // SAFETY: the host registered `f` for `data`.

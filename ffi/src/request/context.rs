@@ -156,7 +156,7 @@ pub unsafe extern "C" fn ferrite_request_connection_id(
 }
 
 /// Whether the client cancelled this request (`notifications/cancelled`, or an HTTP session
-/// that ended). Long handlers should poll it and stop (or register
+/// that ended; in a task, `tasks/cancel`). Long handlers should poll it and stop (or register
 /// `ferrite_request_on_cancel`); a late result is discarded either way.
 ///
 /// # Safety
@@ -171,6 +171,27 @@ pub unsafe extern "C" fn ferrite_request_is_cancelled(
         let req = unsafe { request_ref(request) }?;
         // SAFETY: forwarded from this function's contract.
         unsafe { write_out(out, req.ctx.is_cancelled(), "out") }
+    })
+}
+
+/// Whether the handler runs as a task's body: a tool registered with a task support
+/// (`ferrite_server_add_tool_with_task_support`) called by a client that asked for a task
+/// (2025-11-25 `params.task`) or declared the tasks extension (2026-07-28). Its cancellation is
+/// then the task's (`tasks/cancel`), its input requests (`ferrite_request_elicit`, `_sample`,
+/// `_list_roots`, an input-required reply) wait in the task until the client answers, and its
+/// logs, progress and notifications are dropped. False for an ordinary call of the same tool.
+///
+/// Any thread, while the request is live (from its callback until it is settled).
+///
+/// # Safety
+/// `request` is a live request handle; `out` is valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn ferrite_request_is_task(request: *const ferrite_request, out: *mut bool) -> ferrite_result {
+    ffi_boundary!({
+        // SAFETY: forwarded from this function's contract.
+        let req = unsafe { request_ref(request) }?;
+        // SAFETY: forwarded from this function's contract.
+        unsafe { write_out(out, req.ctx.is_task(), "out") }
     })
 }
 
@@ -200,7 +221,8 @@ pub unsafe extern "C" fn ferrite_request_client_supports(
 /// Whether the request uses the 2026-07-28 revision (a per-request `_meta` envelope, no
 /// session handshake). On such a request a handler asks the client for input by replying
 /// "input required" (`ferrite_request_input_required`): `ferrite_request_sample`, `_elicit`,
-/// `_list_roots` and `_send` fail there with `FERRITE_RESULT_PEER_ERROR`.
+/// `_list_roots` and `_send` fail there with `FERRITE_RESULT_PEER_ERROR`, except in a task
+/// (`ferrite_request_is_task`), where the input requests wait in the task.
 ///
 /// Any thread, while the request is live (from its callback until it is settled).
 ///

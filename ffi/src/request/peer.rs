@@ -4,7 +4,9 @@
 //! These need a channel back to the client (a stateful session or stdio). On a 2026-07-28
 //! request there is none: the handler replies "input required" instead
 //! (`ferrite_request_input_required`), and these calls report the core's
-//! `PeerError::UseInputRequired` to the callback.
+//! `PeerError::UseInputRequired` to the callback. Inside a task (`ferrite_request_is_task`)
+//! they work in both eras: the request waits in the task until the client answers it
+//! (`tasks/update` on 2026-07-28, through `tasks/result` on 2025-11-25).
 
 use std::ffi::{c_char, c_void};
 
@@ -74,8 +76,9 @@ fn to_json<T: serde::Serialize>(v: &T) -> Result<String, PeerError> {
 /// core's default, 1000, the same on every Ferrite surface); the client's
 /// `CreateMessageResult` arrives at `callback`. Needs a stateful server, a transport with a
 /// channel back (stdio) and the client's `sampling` capability, otherwise the callback gets
-/// `FERRITE_RESULT_PEER_ERROR` (always on a 2026-07-28 request: reply input required there
-/// with `ferrite_request_input_required`). Returns an error code (and runs the finalizer without calling
+/// `FERRITE_RESULT_PEER_ERROR` (always on a 2026-07-28 request outside a task: reply input
+/// required there with `ferrite_request_input_required`). Inside a task the request waits in
+/// the task until the client answers, in both eras. Returns an error code (and runs the finalizer without calling
 /// the callback) only when the arguments are unusable.
 ///
 /// # Safety
