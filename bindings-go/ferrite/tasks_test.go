@@ -117,7 +117,7 @@ func TestTaskSupportIsDeclaredOnTheToolAndAnUnknownValueIsRefused(t *testing.T) 
 	err = s.AddTool(map[string]any{"name": "odd", "inputSchema": map[string]any{"type": "object"},
 		"execution": map[string]any{"taskSupport": "sometimes"}}, fixedText("x"))
 	if !errors.As(err, &fe) || fe.Code != ferrite.CodeInvalidArgument ||
-		err.Error() != `tool "odd": execution.taskSupport must be "forbidden", "optional" or "required", not "sometimes"` {
+		err.Error() != `tool "odd": execution.taskSupport must be one of "forbidden", "optional", "required", not "sometimes"` {
 		t.Fatalf("an unknown execution.taskSupport: %v", err)
 	}
 	if ferrite.TaskOptional.String() != "optional" || ferrite.TaskSupport(7).String() != "TaskSupport(7)" {

@@ -42,20 +42,6 @@ fn task_support(v: u32) -> Result<TaskSupport, Error> {
     })
 }
 
-/// Refuse a tool whose `execution.taskSupport` is present but not one of the core's three words
-/// (the core would read it as `forbidden`, silently).
-fn check_task_support(tool: &Tool) -> Result<(), Error> {
-    let Some(v) = tool.execution.as_ref().and_then(|e| e.get("taskSupport")) else {
-        return Ok(());
-    };
-    serde_json::from_value::<TaskSupport>(v.clone()).map(drop).map_err(|_| {
-        Error::invalid(format!(
-            "tool {:?}: execution.taskSupport must be \"forbidden\", \"optional\" or \"required\", not {v}",
-            tool.name
-        ))
-    })
-}
-
 /// Parse a tool descriptor and register it.
 ///
 /// # Safety
@@ -74,9 +60,9 @@ unsafe fn add_tool(
     let s = unsafe { server_ref(server) }?;
     // SAFETY: forwarded from the caller's contract.
     let mut tool: Tool = unsafe { json_arg(tool_json, tool_json_len, "tool_json") }?;
-    match support {
-        Some(v) => tool = tool.with_task_support(task_support(v)?),
-        None => check_task_support(&tool)?,
+    // A taskSupport word in the JSON is the core's to judge (ConfigError::InvalidTaskSupport).
+    if let Some(v) = support {
+        tool = tool.with_task_support(task_support(v)?);
     }
     let core = s.core()?;
     core.add_tool(tool, CTool { f, data, runtime: s.runtime_handle() }).map_err(config)

@@ -276,8 +276,8 @@ static void check_registration(ferrite_server *server) {
                                   S("{\"name\":\"odd\",\"inputSchema\":{\"type\":\"object\"},"
                                     "\"execution\":{\"taskSupport\":\"sometimes\"}}"),
                                   tool_sync, NULL, count_finalized) == FERRITE_RESULT_INVALID_ARGUMENT &&
-              strcmp(ferrite_last_error(), "tool \"odd\": execution.taskSupport must be \"forbidden\", \"optional\" "
-                                           "or \"required\", not \"sometimes\"") == 0 &&
+              strcmp(ferrite_last_error(), "tool \"odd\": execution.taskSupport must be one of \"forbidden\", \"optional\", "
+                                           "\"required\", not \"sometimes\"") == 0 &&
               atomic_load(&finalized) == before + 2,
           "tasks: an execution.taskSupport the core does not know is INVALID_ARGUMENT naming it, and the finalizer ran");
 
