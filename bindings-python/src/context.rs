@@ -446,6 +446,11 @@ impl PyRequestContext {
         });
     }
 
+    /// `notifications/elicitation/complete`: the URL elicitation `elicitation_id` is done.
+    fn notify_elicitation_complete(&self, elicitation_id: &str) {
+        self.ctx.notify_elicitation_complete(elicitation_id);
+    }
+
     /// `roots/list`.
     fn list_roots(&self, resolve: Py<PyAny>) {
         let ctx = self.ctx.clone();

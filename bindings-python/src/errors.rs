@@ -72,8 +72,42 @@ pub fn peer_err(py: Python<'_>, e: &PeerError) -> PyErr {
         PeerError::Malformed(_) => message_err(py, "MalformedResponseError", &e.to_string()),
         PeerError::UseInputRequired => message_err(py, "UseInputRequiredError", &e.to_string()),
         PeerError::Timeout => message_err(py, "RequestTimeoutError", &e.to_string()),
+        PeerError::InvalidElicitation(_) => message_err(py, "InvalidElicitationError", &e.to_string()),
         _ => message_err(py, "PeerError", &e.to_string()),
     }
+}
+
+/// The core's `-32042` error object for these URL elicitations (each a dict with `message`,
+/// `url` and `elicitation_id`), as `(code, message, data)` for `UrlElicitationRequiredError`:
+/// its wire shape is the core's `ErrorObject::url_elicitation_required`.
+#[pyfunction]
+pub fn url_elicitation_required<'py>(
+    py: Python<'py>,
+    elicitations: Vec<Bound<'py, PyAny>>,
+) -> PyResult<(i32, String, Bound<'py, PyAny>)> {
+    let mut params = Vec::with_capacity(elicitations.len());
+    for e in &elicitations {
+        let text = |key: &str| -> PyResult<Option<String>> {
+            match e.get_item(key) {
+                Ok(v) if v.is_none() => Ok(None),
+                Ok(v) => v.extract().map(Some),
+                Err(_) => Ok(None),
+            }
+        };
+        let (Some(message), Some(url)) = (text("message")?, text("url")?) else {
+            return Err(pyo3::exceptions::PyTypeError::new_err(
+                "a URL elicitation needs a message and a url (and an elicitation_id)",
+            ));
+        };
+        let elicitation_id = text("elicitation_id")?;
+        params.push(ferrite_core::ElicitRequestParams::Url { message, url, elicitation_id }.to_params(true));
+    }
+    let obj = ErrorObject::url_elicitation_required(params);
+    let data = match &obj.data {
+        Some(d) => convert::to_py(py, d)?,
+        None => py.None().into_bound(py),
+    };
+    Ok((obj.code, obj.message, data))
 }
 
 /// A JSON-RPC error object as an instance of `name` (`McpError` or `ClientError`), whose

@@ -52,6 +52,7 @@ fn _ferrite(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<endpoint::HostExchange>()?;
     m.add_class::<mrtr::PyInputRequired>()?;
     m.add_function(wrap_pyfunction!(mrtr::state_json, m)?)?;
+    m.add_function(wrap_pyfunction!(errors::url_elicitation_required, m)?)?;
     m.add("CORE_VERSION", env!("CARGO_PKG_VERSION"))?;
     // The headers every surface hides when it shows a request (`RequestInfo`'s repr).
     m.add("SENSITIVE_HEADERS", ferrite_core::server::SENSITIVE_HEADERS.to_vec())?;

@@ -13,6 +13,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 use ferrite_core::server::uri_template::UriTemplate;
+use ferrite_core::server::NotificationObserver as _;
 use ferrite_core::server::PeerError;
 use ferrite_core::sync::lock;
 use ferrite_core::transport::http as core_http;
@@ -277,8 +278,8 @@ impl Core {
 
     /// Register (or replace) a tool: `tool` is the descriptor as on the wire (camelCase);
     /// `task_support` (`"forbidden"`, `"optional"`, `"required"`) sets its
-    /// `execution.taskSupport`. A task support that is not one of those words, or that
-    /// disagrees with the descriptor's, raises `ConfigError`.
+    /// `execution.taskSupport`. A task support the core refuses (not one of those words), or
+    /// one that disagrees with the descriptor's, raises `ConfigError`.
     #[pyo3(signature = (tool, handler, is_async, wants_context, task_support=None))]
     fn add_tool(
         &self,
@@ -321,6 +322,16 @@ impl Core {
             handler,
             exec: self.exec.clone(),
             runtime: self.handle.clone(),
+        });
+    }
+
+    /// Observe `notifications/roots/list_changed` (the core's roots observer):
+    /// `handler(("notifications/roots/list_changed", None), None)` runs on the worker pool.
+    fn set_roots_list_changed_observer(&self, handler: Py<PyAny>) {
+        let handler = Arc::new(PyCallable { callable: handler, is_async: false, wants_context: false });
+        let observer = Observer { handler, exec: self.exec.clone(), runtime: self.handle.clone() };
+        self.server.set_roots_list_changed_observer(move || {
+            observer.notify("notifications/roots/list_changed", None);
         });
     }
 

@@ -1,43 +1,38 @@
 //! Tasks from Python: a tool's task support from the `task_support=` keyword (or the official
-//! SDK's `execution=` descriptor field) into the core's [`TaskSupport`], and the server's
-//! `task_*` options into the core's [`TaskOptions`]. The core decides everything else (when a
-//! call becomes a task, its lifecycle, both wire generations). Each conversion reports a
-//! mistake as text that `server.rs` raises as `ConfigError`.
+//! SDK's `execution=` descriptor field) into the descriptor's `execution.taskSupport`, and the
+//! server's `task_*` options into the core's [`TaskOptions`]. The core judges the word (a
+//! `ConfigError::InvalidTaskSupport` at registration) and decides everything else (when a call
+//! becomes a task, its lifecycle, both wire generations). Each conversion reports a mistake as
+//! text that `server.rs` raises as `ConfigError`.
 
 use std::time::Duration;
 
-use ferrite_core::{TaskOptions, TaskSupport, Tool};
-use serde_json::Value;
+use ferrite_core::{TaskOptions, Tool};
+use serde_json::{Map, Value};
 
-/// The core's task support from its wire word; the error names the three words.
-fn support_of(word: &Value, tool: &str, what: &str) -> Result<TaskSupport, String> {
-    serde_json::from_value(word.clone())
-        .map_err(|_| format!("tool {tool}: invalid {what} {word}: use \"forbidden\", \"optional\" or \"required\""))
-}
-
-/// Set `tool`'s `execution.taskSupport` from the `task_support=` keyword, after checking the
-/// value the descriptor already carries (`execution=`): each must be one of the three words,
-/// and the two must agree.
-pub fn apply_support(tool: Tool, keyword: Option<&str>) -> Result<Tool, String> {
-    let declared = match &tool.execution {
-        None => None,
-        Some(Value::Object(e)) => match e.get("taskSupport") {
-            Some(word) => Some(support_of(word, &tool.name, "execution.taskSupport")?),
-            None => None,
-        },
-        Some(other) => return Err(format!("tool {}: execution must be an object, not {other}", tool.name)),
-    };
+/// Put the `task_support=` keyword into `tool`'s `execution.taskSupport` as given (the core
+/// checks it is one of the three words). Given both ways (`execution=` carrying a
+/// `taskSupport` too), the two must say the same.
+pub fn apply_support(mut tool: Tool, keyword: Option<&str>) -> Result<Tool, String> {
     let Some(keyword) = keyword else { return Ok(tool) };
-    let wanted = support_of(&Value::String(keyword.to_owned()), &tool.name, "task_support")?;
-    if declared.is_some_and(|d| d != wanted) {
-        return Err(format!(
-            "tool {}: task_support={:?} disagrees with execution.taskSupport {:?}",
-            tool.name,
-            wanted.as_str(),
-            declared.map_or("", TaskSupport::as_str)
-        ));
+    let word = Value::String(keyword.to_owned());
+    match &mut tool.execution {
+        None => tool.execution = Some(Value::Object(Map::from_iter([("taskSupport".to_owned(), word)]))),
+        Some(Value::Object(e)) => match e.get("taskSupport") {
+            Some(declared) if *declared != word => {
+                return Err(format!(
+                    "tool {}: task_support={word} disagrees with execution.taskSupport {declared}",
+                    tool.name
+                ))
+            }
+            _ => {
+                e.insert("taskSupport".to_owned(), word);
+            }
+        },
+        // Not an object: the core refuses the descriptor as it is.
+        Some(_) => {}
     }
-    Ok(tool.with_task_support(wanted))
+    Ok(tool)
 }
 
 /// A positive, finite number of seconds as a `Duration`, for option `name`.

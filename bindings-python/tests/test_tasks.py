@@ -232,14 +232,20 @@ def test_an_invalid_task_support_is_a_config_error_at_registration(server: Serve
     def t() -> str:
         return "t"
 
-    with pytest.raises(ConfigError, match=r'tool t: invalid task_support "sometimes": use "forbidden", "optional" or "required"'):
+    # The word is the core's to judge (ConfigError::InvalidTaskSupport), in either spelling.
+    core_says = 'tool "t": execution.taskSupport must be one of "forbidden", "optional", "required", not '
+    with pytest.raises(ConfigError) as e:
         server.add_tool(t, task_support="sometimes")  # type: ignore[arg-type]
-    with pytest.raises(ConfigError, match=r'tool t: invalid execution.taskSupport "maybe"'):
+    assert str(e.value) == core_says + '"sometimes"'
+    with pytest.raises(ConfigError) as e:
         server.add_tool(t, execution={"taskSupport": "maybe"})
+    assert str(e.value) == core_says + '"maybe"'
     with pytest.raises(ConfigError, match=r'tool t: task_support="required" disagrees with execution.taskSupport "optional"'):
         server.add_tool(t, task_support="required", execution={"taskSupport": "optional"})
-    with pytest.raises(ConfigError, match='tool t: execution must be an object, not "optional"'):
+    with pytest.raises(ConfigError) as e:
         server.add_tool(t, execution="optional")
+    assert str(e.value) == core_says + '"optional"'
+
     with pytest.raises(ConfigError, match="task_support must be a str, not bool"):
         server.add_tool(t, task_support=True)  # type: ignore[arg-type]
     assert server.tools() == []

@@ -538,9 +538,9 @@ class Context:
         the type raises :class:`~ferrite_mcp.MalformedResponseError` naming the field."""
         tp = None
         if not isinstance(schema, dict):
-            from .schema import schema_for
+            from .schema import form_schema_for
 
-            tp, schema = schema, schema_for(schema)
+            tp, schema = schema, form_schema_for(schema)
         r = await _awaitable(lambda resolve: self._raw.elicit(message, schema, resolve))
         content = r.get("content")
         if tp is not None and r.get("action") == "accept" and content is not None:
@@ -551,6 +551,13 @@ class Context:
         """Send the user to a URL (``elicitation/create`` in URL mode)."""
         r = await _awaitable(lambda resolve: self._raw.elicit_url(message, url, elicitation_id, resolve))
         return ElicitResult(r["action"], r.get("content"))
+
+    def notify_elicitation_complete(self, elicitation_id: str) -> Sent:
+        """Tell the client the URL elicitation ``elicitation_id`` has completed
+        (``notifications/elicitation/complete``, 2025-11-25 on), so it may retry what waited
+        on it. Sent when called; awaitable, or called plainly (see :class:`Sent`)."""
+        self._raw.notify_elicitation_complete(elicitation_id)
+        return Sent(True)
 
     async def list_roots(self) -> List[Root]:
         """The client's roots (``roots/list``)."""

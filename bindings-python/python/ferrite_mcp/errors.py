@@ -34,6 +34,8 @@ __all__ = [
     "StatelessError",
     "UseInputRequiredError",
     "MissingCapabilityError",
+    "InvalidElicitationError",
+    "UrlElicitationRequiredError",
     "ConnectionClosedError",
     "ClientError",
     "MalformedResponseError",
@@ -84,6 +86,37 @@ class InvalidParamsError(McpError):
         super().__init__(INVALID_PARAMS, message, data)
 
 
+class UrlElicitationRequiredError(McpError):
+    """``-32042``: the request cannot go on until the user completes these URL elicitations
+    (the official SDK's class of the same name). Each elicitation is a dict with ``message``,
+    ``url`` and ``elicitation_id`` (``elicitationId`` is read too) or an object with those
+    attributes (the official SDK's ``ElicitRequestURLParams``). ``data.elicitations`` is
+    the core's wire shape (``{mode: "url", message, url, elicitationId}``)."""
+
+    def __init__(self, elicitations: Any, message: Optional[str] = None) -> None:
+        from . import _ferrite
+
+        self._elicitations = list(elicitations)
+        code, core_message, data = _ferrite.url_elicitation_required([_url_elicitation(e) for e in self._elicitations])
+        super().__init__(code, core_message if message is None else message, data)
+
+    @property
+    def elicitations(self) -> Any:
+        """The elicitations as given."""
+        return self._elicitations
+
+
+def _url_elicitation(e: Any) -> Any:
+    """One URL elicitation as the dict the core reads."""
+    if isinstance(e, dict):
+        return {
+            "message": e.get("message"),
+            "url": e.get("url"),
+            "elicitation_id": e.get("elicitation_id", e.get("elicitationId")),
+        }
+    return {"message": getattr(e, "message", None), "url": getattr(e, "url", None), "elicitation_id": getattr(e, "elicitation_id", None)}
+
+
 class InternalError(McpError):
     """``-32603``: the server failed."""
 
@@ -118,6 +151,13 @@ class UseInputRequiredError(StatelessError):
 
 class MissingCapabilityError(PeerError):
     """The client did not declare the capability the request needs."""
+
+
+class InvalidElicitationError(PeerError, ValueError):
+    """The form asks for something the spec does not let an elicitation ask (a nested object,
+    an array that is not a multi-select, a format other than email/uri/date/date-time, a default
+    of the wrong type, ...); nothing was sent. The message is the core's, naming the property:
+    ``invalid elicitation schema: property "address": ...``."""
 
 
 class ConnectionClosedError(PeerError):

@@ -93,9 +93,9 @@ class InputRequest:
                     f"an elicitation's schema is a JSON Schema dict or a pydantic model, dataclass or TypedDict class, "
                     f"not {type(schema).__name__}"
                 )
-            from .schema import schema_for
+            from .schema import form_schema_for
 
-            schema = schema_for(schema)
+            schema = form_schema_for(schema)
         return cls(_ferrite.InputRequest.elicit(message, schema))
 
     @classmethod

@@ -86,6 +86,7 @@ class _Registration(_ServerBase):
     """Registering tools, resources, prompts, completers and notification observers."""
 
     _observers: List[Tuple[Optional[str], Callable[..., Any], bool]]
+    _roots_observers: List[Tuple[Callable[..., Any], bool]]
 
     # ----- tools -----
 
@@ -489,6 +490,32 @@ class _Registration(_ServerBase):
             return fn
 
         return decorator
+
+    def on_roots_list_changed(self) -> Callable[[F], F]:
+        """Observe ``notifications/roots/list_changed`` (the client's roots changed; ask again
+        with ``ctx.list_roots()``) through the core's roots observer. The function takes no
+        arguments; ``def`` observers run on the worker pool, ``async def`` ones on the event
+        loop. Their exceptions are printed to stderr."""
+
+        def decorator(fn: F) -> F:
+            is_async = _is_async(fn)
+            if not self._roots_observers:
+                self._core.set_roots_list_changed_observer(self._dispatch_roots_changed)
+            self._roots_observers.append((fn, is_async))
+            self._registered(is_async)
+            return fn
+
+        return decorator
+
+    def _dispatch_roots_changed(self, _inp: Any, _ctx: Any) -> None:
+        for fn, is_async in list(self._roots_observers):
+            try:
+                if is_async:
+                    self._run_on_loop(fn())
+                else:
+                    fn()
+            except Exception:
+                traceback.print_exc(file=sys.stderr)
 
     def _dispatch_notification(self, inp: Any, _ctx: Any) -> None:
         method, params = inp

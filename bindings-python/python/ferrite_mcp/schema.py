@@ -26,10 +26,11 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Set, Tuple
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, WithJsonSchema, create_model
 from pydantic.fields import FieldInfo
+from pydantic.json_schema import GenerateJsonSchema
 
 from .errors import ConfigError
 
-__all__ = ["schema_for", "Param", "Arguments", "Output", "signature_params", "parse_docstring", "validation_message"]
+__all__ = ["schema_for", "form_schema_for", "Param", "Arguments", "Output", "signature_params", "parse_docstring", "validation_message"]
 
 _NONE_TYPE = type(None)
 _UNION_TYPE = getattr(__import__("types"), "UnionType", None)  # `int | None`, Python 3.10+
@@ -109,6 +110,32 @@ def schema_for(tp: Any) -> Dict[str, Any]:
     """The JSON Schema of one type, as pydantic writes it (with ``$defs`` for named types)."""
     try:
         return TypeAdapter(_readable(tp)).json_schema()
+    except Exception as e:
+        raise ConfigError(f"cannot derive a JSON Schema for the type {tp!r}: {e}") from None
+
+
+class _FormJsonSchema(GenerateJsonSchema):
+    """pydantic's generator with an optional field spelled as a form spells it: ``T | None``
+    is ``T`` (pydantic writes ``anyOf: [T, {type: null}]``) and a ``None`` default is no
+    default. Optional means "not in ``required``", which pydantic already says for a field
+    with a default. Only the spelling of ``Optional`` is chosen here; what a form may ask is
+    the core's to judge (it also inlines enums from ``$defs`` and drops ``$schema``/``title``)."""
+
+    def nullable_schema(self, schema: Any) -> Any:
+        return self.generate_inner(schema["schema"])
+
+    def default_schema(self, schema: Any) -> Any:
+        generated = super().default_schema(schema)
+        if "default" in generated and generated["default"] is None:
+            del generated["default"]
+        return generated
+
+
+def form_schema_for(tp: Any) -> Dict[str, Any]:
+    """The JSON Schema of an elicitation form's type (a pydantic model, dataclass or
+    TypedDict), with ``Optional`` fields spelled as their type (see :class:`_FormJsonSchema`)."""
+    try:
+        return TypeAdapter(_readable(tp)).json_schema(schema_generator=_FormJsonSchema)
     except Exception as e:
         raise ConfigError(f"cannot derive a JSON Schema for the type {tp!r}: {e}") from None
 

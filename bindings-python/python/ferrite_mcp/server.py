@@ -120,6 +120,7 @@ class Server(_Registration, _Modern):
         # a server with only `def` handlers never imports asyncio).
         self._bridge: Optional[LoopBridge] = None
         self._observers: List[Tuple[Optional[str], Callable[..., Any], bool]] = []
+        self._roots_observers: List[Tuple[Callable[..., Any], bool]] = []
         self._has_async = False
         self._lifespan = lifespan
         self._lifespan_cm: Any = None
