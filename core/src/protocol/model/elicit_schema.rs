@@ -93,6 +93,9 @@ fn check_property(name: &str, p: &Value) -> Result<(), ElicitSchemaError> {
     match ty {
         "string" => check_string(p),
         "number" | "integer" => {
+            if p.contains_key("enum") || p.contains_key("oneOf") {
+                return err(format!("an enum is a list of strings; a {ty} field cannot be one"));
+            }
             for k in ["minimum", "maximum"] {
                 if p.get(k).is_some_and(|v| !v.is_number()) {
                     return err(format!("{k} must be a number"));
@@ -217,6 +220,7 @@ pub fn normalize(mut schema: Value) -> Value {
         let defs = root.remove("$defs").or_else(|| root.remove("definitions"));
         if let Some(Value::Object(props)) = root.get_mut("properties") {
             for p in props.values_mut() {
+                unwrap_nullable(p);
                 inline_ref(p, defs.as_ref());
                 if let Some(Value::Array(types)) = p.get("type") {
                     let non_null: Vec<&Value> = types.iter().filter(|t| t.as_str() != Some("null")).collect();
@@ -229,6 +233,31 @@ pub fn normalize(mut schema: Value) -> Value {
         }
     }
     schema
+}
+
+/// `{anyOf: [S, {type: "null"}], default: null, ...}` (how pydantic and zod spell an optional
+/// field) becomes S with the field's own keywords; a `null` default goes (an optional field has
+/// no default).
+fn unwrap_nullable(field: &mut Value) {
+    let Some(f) = field.as_object_mut() else { return };
+    if f.get("default").is_some_and(Value::is_null) {
+        f.remove("default");
+    }
+    let Some(Value::Array(options)) = f.get("anyOf") else { return };
+    let non_null: Vec<&Value> =
+        options.iter().filter(|o| o.get("type").and_then(Value::as_str) != Some("null")).collect();
+    let [only] = non_null.as_slice() else { return };
+    if non_null.len() == options.len() {
+        return;
+    }
+    let mut merged = match (*only).clone() {
+        Value::Object(m) => m,
+        _ => return,
+    };
+    for (k, v) in f.iter().filter(|(k, _)| k.as_str() != "anyOf") {
+        merged.insert(k.clone(), v.clone());
+    }
+    *field = Value::Object(merged);
 }
 
 /// Replace `{"$ref": "#/$defs/X", ...}` with the definition of X (the field's own keywords,
@@ -317,6 +346,29 @@ mod tests {
         assert!(check_requested_schema(&json!({"type": "array"})).unwrap_err().0.contains("\"type\": \"object\""));
         let bad_required = json!({"type": "object", "properties": {}, "required": ["ghost"]});
         assert!(check_requested_schema(&bad_required).unwrap_err().0.contains("\"ghost\""));
+    }
+
+    #[test]
+    fn normalize_unwraps_the_any_of_spelling_of_an_optional_field() {
+        let pydantic = json!({
+            "type": "object",
+            "$defs": {"Plan": {"type": "string", "enum": ["basic", "pro"], "title": "Plan"}},
+            "properties": {
+                "age": {"anyOf": [{"type": "integer"}, {"type": "null"}], "default": null, "description": "Age"},
+                "plan": {"anyOf": [{"$ref": "#/$defs/Plan"}, {"type": "null"}], "default": null},
+                "either": {"anyOf": [{"type": "integer"}, {"type": "string"}]},
+            },
+        });
+        let n = normalize(pydantic);
+        assert_eq!(n["properties"]["age"], json!({"type": "integer", "description": "Age"}));
+        assert_eq!(n["properties"]["plan"], json!({"type": "string", "enum": ["basic", "pro"]}));
+        assert!(n["properties"]["either"].get("anyOf").is_some(), "a real union is left for the check to refuse");
+        assert!(check_requested_schema(&n).unwrap_err().0.contains("property \"either\""));
+    }
+
+    #[test]
+    fn a_number_enum_is_refused() {
+        bad(json!({"level": {"type": "integer", "enum": [1, 2, 3]}}), "an enum is a list of strings");
     }
 
     #[test]
