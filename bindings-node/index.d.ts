@@ -115,6 +115,11 @@ export declare class NativeServer {
   /** The client's `clientInfo` (JSON, `null` when unknown). */
   ctxClientInfo(slot: number): string
   /**
+   * `notifications/elicitation/complete` for the URL elicitation `elicitationId` (the
+   * core's `notify_elicitation_complete`).
+   */
+  ctxNotifyElicitationComplete(slot: number, elicitationId: string): void
+  /**
    * A server-to-client request; resolves to an envelope (`{"ok": result}` or
    * `{"error": {kind, message, code?, data?}}`). `kind`: "sample" (`argsJson` =
    * `CreateMessageParams`, `maxTokens` defaulting to the core's
@@ -199,8 +204,9 @@ export declare class NativeServer {
   constructor(optionsJson: string, verifier?: ((token: string) => string | Promise<string>) | undefined | null)
   /**
    * Register (or replace) a tool. `toolJson` is the MCP `Tool` descriptor; its
-   * `execution.taskSupport` ("forbidden", "optional", "required"; anything else is a
-   * `TypeError`) says whether the core may run calls as tasks.
+   * `execution.taskSupport` ("forbidden", "optional", "required") says whether the core may
+   * run calls as tasks. The core refuses another word (`ConfigError::InvalidTaskSupport`, a
+   * `TypeError` here as every other `ConfigError`).
    */
   addTool(toolJson: string, handler: (slot: number, payload: string) => string | Promise<string>): void
   /** Remove a tool; whether it existed. */
@@ -247,6 +253,8 @@ export declare class NativeServer {
   enableOutputValidation(): void
   /** Observe client notifications: `observer(method, paramsJson)` ("null" when absent). */
   setNotificationObserver(observer: (method: string, paramsJson: string) => void): void
+  /** Observe `notifications/roots/list_changed` (the core's roots observer): `observer()`. */
+  setRootsListChangedObserver(observer: () => void): void
   /** The function told which running request (slot) was cancelled. */
   setCancelCallback(callback: (slot: number) => void): void
   /** The capabilities this server declares (JSON). */
@@ -324,3 +332,12 @@ export declare function mrtrInputRequest(kind: string, argsJson: string): string
  * (credentials): the core's `SENSITIVE_HEADERS`.
  */
 export declare function sensitiveHeaders(): Array<string>
+
+/**
+ * The core's `-32042` error (`ErrorObject::url_elicitation_required`) as `{code, message,
+ * data}` JSON: `elicitationsJson` is an array of URL elicitations (`{message, url,
+ * elicitationId}`, `mode: "url"` optional), each read as the core's `ElicitRequestParams` and
+ * written back in its wire shape; `message` replaces the core's. Anything else is an error
+ * naming the item.
+ */
+export declare function urlElicitationRequired(elicitationsJson: string, message?: string | undefined | null): string

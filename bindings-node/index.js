@@ -842,3 +842,4 @@ module.exports.defaultMaxTokens = nativeBinding.defaultMaxTokens
 module.exports.matchUriTemplate = nativeBinding.matchUriTemplate
 module.exports.mrtrInputRequest = nativeBinding.mrtrInputRequest
 module.exports.sensitiveHeaders = nativeBinding.sensitiveHeaders
+module.exports.urlElicitationRequired = nativeBinding.urlElicitationRequired

@@ -12,7 +12,7 @@
 import type { StandardSchemaV1 } from '@standard-schema/spec';
 
 import { type AuthInfo, type Identity, authInfoOf, identityOf } from './auth.js';
-import { InvalidParamsError, RequestCancelledError, clientRequestResult } from './errors.js';
+import { ClientRequestError, InvalidParamsError, RequestCancelledError, clientRequestResult } from './errors.js';
 import { samplingParams } from './mrtr.js';
 import type {
   ArgsSchema,
@@ -33,7 +33,7 @@ import type {
   SchemaLike,
 } from './model.js';
 import { type NativeServer, sensitiveHeaders } from './native.js';
-import { describeIssues, elicitationSchema, isStandardSchema, parseWith } from './schema.js';
+import { describeIssues, elicitationForm, isStandardSchema, parseWith } from './schema.js';
 
 const RESPONSE_KINDS = new Set(['elicit', 'sample', 'roots']);
 
@@ -459,18 +459,55 @@ export class Context {
     return this.#request<CreateMessageResult>('sample', p as unknown as JsonObject);
   }
 
-  /** `elicitation/create` in form mode; `requestedSchema` is JSON Schema, a schema or a raw shape. */
-  elicit(message: string, requestedSchema?: ArgsSchema): Promise<ElicitResult> {
+  /**
+   * `elicitation/create` in form mode. `requestedSchema` is a Standard Schema (zod, valibot,
+   * arktype, ...), a raw shape of them, or plain JSON Schema. A schema or raw shape is
+   * converted to JSON Schema (the core spells it the restricted way: no `$schema` or root
+   * title, enums from `$defs` in place, optional fields as their type) and an accepted
+   * answer's `content` is parsed with it, so it arrives typed (`z.infer<typeof schema>`);
+   * content it refuses rejects with a `ClientRequestError` of kind "malformed". Plain JSON
+   * Schema's content arrives as the client sent it.
+   *
+   * A form outside the spec's restrictions (a nested object, an array that is not a
+   * multi-select, a union type, ...) rejects with a `ClientRequestError` of kind
+   * "invalidElicitation" carrying the core's message (`invalid elicitation schema: property
+   * "x": ...`); nothing is sent.
+   */
+  elicit(message: string): Promise<ElicitResult>;
+  elicit<S extends SchemaLike | RawShape>(message: string, requestedSchema: S): Promise<ElicitResult<InferArgs<S>>>;
+  elicit(message: string, requestedSchema: ArgsSchema): Promise<ElicitResult>;
+  async elicit(message: string, requestedSchema?: ArgsSchema): Promise<ElicitResult<unknown>> {
     if (typeof message !== 'string') throw new TypeError('elicit(message, requestedSchema): message must be a string');
-    return this.#request<ElicitResult>('elicit', { message, requestedSchema: elicitationSchema(requestedSchema) as JsonObject });
+    const form = elicitationForm(requestedSchema);
+    const result = await this.#request<ElicitResult<unknown>>('elicit', { message, requestedSchema: form.json as JsonObject });
+    if (form.parse === undefined || result.action !== 'accept') return result;
+    const parsed = await form.parse(result.content ?? {});
+    if (!parsed.ok) {
+      throw new ClientRequestError(
+        'malformed',
+        `malformed answer from the client: the form's answer does not fit the requested schema: ${describeIssues(parsed.issues)}`,
+      );
+    }
+    return { ...result, content: parsed.value };
   }
 
-  /** `elicitation/create` in URL mode (2025-11-25). */
+  /** `elicitation/create` in URL mode (2025-11-25; the client needs `elicitation.url`). */
   elicitUrl(message: string, url: string, elicitationId: string): Promise<ElicitResult> {
     for (const [name, v] of [['message', message], ['url', url], ['elicitationId', elicitationId]] as const) {
       if (typeof v !== 'string') throw new TypeError(`elicitUrl(message, url, elicitationId): ${name} must be a string`);
     }
     return this.#request<ElicitResult>('elicit', { mode: 'url', message, url, elicitationId });
+  }
+
+  /**
+   * Tell the client the URL elicitation `elicitationId` has completed
+   * (`notifications/elicitation/complete`, 2025-11-25), so it can retry what needed it. Sent
+   * on this request's stream: call it before the handler settles (the TypeScript SDK's
+   * `server.createElicitationCompletionNotifier(id)()`).
+   */
+  notifyElicitationComplete(elicitationId: string): void {
+    if (typeof elicitationId !== 'string') throw new TypeError('notifyElicitationComplete(elicitationId): elicitationId must be a string');
+    this.#native.ctxNotifyElicitationComplete(this.#slot, elicitationId);
   }
 
   /** `roots/list`. */

@@ -4,7 +4,8 @@
  * (`ClientRequestError`), and the envelopes errors cross to the native side in.
  */
 
-import type { JsonValue } from './model.js';
+import type { JsonObject, JsonValue } from './model.js';
+import { urlElicitationRequired } from './native.js';
 
 /** JSON-RPC error codes used by MCP. */
 export const ErrorCode = Object.freeze({
@@ -61,9 +62,48 @@ export class ResourceNotFoundError extends McpError {
   }
 }
 
+/** One URL elicitation the client must complete (`elicitationId` names it in `notifications/elicitation/complete`). */
+export interface UrlElicitation {
+  mode?: 'url';
+  message: string;
+  url: string;
+  elicitationId: string;
+  _meta?: JsonObject;
+}
+
+/**
+ * `-32042` (2025-11-25): the request cannot go on until the user completes these URL
+ * elicitations (the TypeScript SDK's `UrlElicitationRequiredError`). Thrown from a handler,
+ * it is sent as the core's `ErrorObject::url_elicitation_required`: `data.elicitations`, each
+ * `{mode: "url", message, url, elicitationId}`. An elicitation without a `url`, `message` or
+ * `elicitationId` is a `TypeError` here, when the error is made.
+ */
+export class UrlElicitationRequiredError extends McpError {
+  constructor(elicitations: UrlElicitation[], message?: string) {
+    if (!Array.isArray(elicitations)) {
+      throw new TypeError('UrlElicitationRequiredError(elicitations, message?): elicitations must be an array');
+    }
+    let wire: { code: number; message: string; data: { elicitations: JsonObject[] } };
+    try {
+      wire = JSON.parse(urlElicitationRequired(JSON.stringify(elicitations), message ?? undefined)) as typeof wire;
+    } catch (e) {
+      throw new TypeError(`UrlElicitationRequiredError: ${(e as Error).message}`);
+    }
+    super(wire.code, wire.message, wire.data);
+    this.name = 'UrlElicitationRequiredError';
+  }
+  /** The elicitations, in their wire shape. */
+  get elicitations(): UrlElicitation[] {
+    return ((this.data as { elicitations?: UrlElicitation[] } | undefined)?.elicitations ?? []) as UrlElicitation[];
+  }
+}
+
 /**
  * Why a server-to-client request failed (`useInputRequired`: the request uses 2026-07-28,
- * where a handler asks for input by returning an `InputRequired`).
+ * where a handler asks for input by returning an `InputRequired`; `invalidElicitation`: the
+ * core refused the form before sending it, its message naming the property and the rule;
+ * `malformed`: the client's answer did not fit, including an elicitation answer the form's
+ * schema refused).
  */
 export type ClientRequestErrorKind =
   | 'noChannel'
@@ -75,6 +115,7 @@ export type ClientRequestErrorKind =
   | 'timeout'
   | 'invalidArguments'
   | 'useInputRequired'
+  | 'invalidElicitation'
   | 'other';
 
 /**

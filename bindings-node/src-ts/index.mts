@@ -28,6 +28,7 @@ export {
   ResourceTemplate,
   Server,
   StdioServerTransport,
+  UrlElicitationRequiredError,
   VerifierUnavailableError,
   completable,
 } from './index.js';

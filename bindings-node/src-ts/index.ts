@@ -33,8 +33,9 @@ export {
   ClientRequestError,
   RequestCancelledError,
   InvalidArgumentsError,
+  UrlElicitationRequiredError,
 } from './errors.js';
-export type { ClientRequestErrorKind } from './errors.js';
+export type { ClientRequestErrorKind, UrlElicitation } from './errors.js';
 export { Context } from './context.js';
 export type { NotificationLike, RequestInfo, RequestLike } from './context.js';
 export { InvalidTokenError, VerifierUnavailableError } from './auth.js';

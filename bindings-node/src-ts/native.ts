@@ -4,5 +4,13 @@
  * classes of this directory.
  */
 
-export { NativeConnection, NativeServer, defaultMaxTokens, matchUriTemplate, mrtrInputRequest, sensitiveHeaders } from '../index.js';
+export {
+  NativeConnection,
+  NativeServer,
+  defaultMaxTokens,
+  matchUriTemplate,
+  mrtrInputRequest,
+  sensitiveHeaders,
+  urlElicitationRequired,
+} from '../index.js';
 export type { ExchangeHead, NativeExchange } from '../index.js';

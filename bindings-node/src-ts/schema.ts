@@ -201,14 +201,20 @@ export function toSchema(schema: unknown, io: SchemaIo, where: string): Normaliz
 }
 
 /**
- * @internal The JSON Schema of an elicitation form: JSON Schema as given, or a schema or raw
- * shape converted like tool input schemas, without the dialect marker converters add
- * (elicitation schemas are a restricted, flat subset).
+ * @internal An elicitation form: its JSON Schema (plain JSON Schema as given; a schema or raw
+ * shape converted like tool input schemas) and, for a schema or raw shape, the parser its
+ * answer goes through. The JSON Schema is sent as the converter wrote it: the core spells a
+ * generated schema the restricted way (`$schema`, a root title, enums lifted into `$defs`,
+ * `[T, "null"]`) and checks it against the spec's restrictions before anything is sent.
  */
-export function elicitationSchema(schema: unknown): JsonSchema {
+export function elicitationForm(schema: unknown): Normalized & { json: JsonSchema } {
   const { json, parse } = toSchema(schema ?? { type: 'object', properties: {} }, 'input', 'requestedSchema');
-  if (json === undefined) return { type: 'object', properties: {} };
-  return parse === undefined ? json : withoutDialect(json);
+  return { json: json ?? { type: 'object', properties: {} }, parse };
+}
+
+/** @internal The JSON Schema of an elicitation form (see `elicitationForm`). */
+export function elicitationSchema(schema: unknown): JsonSchema {
+  return elicitationForm(schema).json;
 }
 
 /**

@@ -25,6 +25,7 @@ import type {
   PromptArgument,
   PromptReturn,
   ResourceReturn,
+  SchemaLike,
   SkillFiles,
   TaskOptions,
   ToolAnnotations,
@@ -35,6 +36,7 @@ import { NativeServer } from './native.js';
 import * as mount from './mount.js';
 import type { FetchInit, MountOptions, NodeHandler, NodeHandlerOptions } from './mount.js';
 import * as register from './registration.js';
+import { describeIssues, isStandardSchema } from './schema.js';
 import * as transports from './transports.js';
 import type { ListenAddress } from './transports.js';
 
@@ -223,6 +225,9 @@ export class Server implements AsyncDisposable {
   #watched = new Map<number, AbortController>();
   #listeners = new Set<(method: string, params: JsonObject | undefined) => void>();
   #observing = false;
+  #rootsListeners = new Set<() => void>();
+  #notificationHandlers = new Map<string, () => boolean>();
+  #observingRoots = false;
   #closed: Promise<void> | undefined;
 
   constructor(options: ServerOptions) {
@@ -458,11 +463,66 @@ export class Server implements AsyncDisposable {
     return () => this.#listeners.delete(listener);
   }
 
-  /** Call `listener` on `notifications/roots/list_changed`. */
+  /**
+   * Call `listener` when a client says its roots changed (`notifications/roots/list_changed`,
+   * observed by the core); read the new ones with `ctx.listRoots()` in a request of that
+   * client. Returns a function that unsubscribes.
+   */
   onRootsListChanged(listener: () => void): () => boolean {
-    return this.onNotification((method) => {
-      if (method === 'notifications/roots/list_changed') listener();
-    });
+    if (typeof listener !== 'function') throw new TypeError('onRootsListChanged: the listener must be a function');
+    this.#rootsListeners.add(listener);
+    if (!this.#observingRoots) {
+      this.#observingRoots = true;
+      this.#native.setRootsListChangedObserver(() => {
+        for (const l of this.#rootsListeners) {
+          try {
+            l();
+          } catch (e) {
+            process.emitWarning(`ferrite-mcp: a roots listener threw: ${errorMessage(e)}`);
+          }
+        }
+      });
+    }
+    return () => this.#rootsListeners.delete(listener);
+  }
+
+  /**
+   * The TypeScript SDK's `server.setNotificationHandler(schema, handler)` for client
+   * notifications: `schema` is a notification schema with a literal `method` (the SDK's
+   * `RootsListChangedNotificationSchema`, or any zod object `{ method: z.literal(...) }`);
+   * `handler` receives the notification (`{ method, params? }`, checked with the schema). One
+   * handler per method: a second call replaces the first. `notifications/roots/list_changed`
+   * goes through `onRootsListChanged`.
+   */
+  setNotificationHandler(schema: SchemaLike, handler: (notification: { method: string; params?: JsonObject }) => void | Promise<void>): void {
+    const method = literalMethod(schema);
+    if (method === undefined) {
+      throw new TypeError('setNotificationHandler(schema, handler): schema must be a notification schema with a literal method (z.object({ method: z.literal(...) }))');
+    }
+    if (typeof handler !== 'function') throw new TypeError('setNotificationHandler(schema, handler): handler must be a function');
+    const deliver = (params: JsonObject | undefined): void => {
+      const notification = params === undefined ? { method } : { method, params };
+      void Promise.resolve(schema['~standard'].validate(notification))
+        .then((r) => {
+          if (r.issues !== undefined) throw new TypeError(`${method}: ${describeIssues(r.issues)}`);
+          return handler(r.value as { method: string; params?: JsonObject });
+        })
+        .catch((e) => process.emitWarning(`ferrite-mcp: the ${method} handler failed: ${errorMessage(e)}`));
+    };
+    this.#notificationHandlers.get(method)?.();
+    const off =
+      method === 'notifications/roots/list_changed'
+        ? this.onRootsListChanged(() => deliver(undefined))
+        : this.onNotification((m, params) => {
+            if (m === method) deliver(params);
+          });
+    this.#notificationHandlers.set(method, off);
+  }
+
+  /** Remove the `setNotificationHandler` handler of `method`. */
+  removeNotificationHandler(method: string): void {
+    this.#notificationHandlers.get(method)?.();
+    this.#notificationHandlers.delete(method);
   }
 
   /**
@@ -598,3 +658,10 @@ export class Server implements AsyncDisposable {
   }
 }
 
+/** The literal `method` of a zod notification schema (zod 3 and 4: `shape.method.value`). */
+function literalMethod(schema: unknown): string | undefined {
+  if (!isStandardSchema(schema)) return undefined;
+  const shape = (schema as { shape?: { method?: { value?: unknown } } }).shape;
+  const value = shape?.method?.value;
+  return typeof value === 'string' ? value : undefined;
+}

@@ -7,8 +7,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use ferrite_core::{
-    CreateMessageParams, CreateMessageResult, ElicitRequestParams, ElicitResult, ListRootsResult, LoggingLevel,
-    PeerError,
+    CreateMessageParams, CreateMessageResult, ElicitRequestParams, ElicitResult, ErrorObject, ListRootsResult,
+    LoggingLevel, PeerError,
 };
 use napi::bindgen_prelude::Object;
 use napi::{Env, Error, Result};
@@ -182,6 +182,14 @@ impl NativeServer {
         Ok(json!(live(&self.calls, slot)?.ctx.connection().client_info()).to_string())
     }
 
+    /// `notifications/elicitation/complete` for the URL elicitation `elicitationId` (the
+    /// core's `notify_elicitation_complete`).
+    #[napi]
+    pub fn ctx_notify_elicitation_complete(&self, slot: i64, elicitation_id: String) -> Result<()> {
+        live(&self.calls, slot)?.ctx.notify_elicitation_complete(&elicitation_id);
+        Ok(())
+    }
+
     /// A server-to-client request; resolves to an envelope (`{"ok": result}` or
     /// `{"error": {kind, message, code?, data?}}`). `kind`: "sample" (`argsJson` =
     /// `CreateMessageParams`, `maxTokens` defaulting to the core's
@@ -236,6 +244,39 @@ impl NativeServer {
             }
         })
     }
+}
+
+/// The core's `-32042` error (`ErrorObject::url_elicitation_required`) as `{code, message,
+/// data}` JSON: `elicitationsJson` is an array of URL elicitations (`{message, url,
+/// elicitationId}`, `mode: "url"` optional), each read as the core's `ElicitRequestParams` and
+/// written back in its wire shape; `message` replaces the core's. Anything else is an error
+/// naming the item.
+#[napi]
+pub fn url_elicitation_required(elicitations_json: String, message: Option<String>) -> Result<String> {
+    let items: Vec<Value> = parse(&elicitations_json, "elicitations")?;
+    let mut elicitations = Vec::with_capacity(items.len());
+    for (i, mut item) in items.into_iter().enumerate() {
+        if let Value::Object(m) = &mut item {
+            m.entry("mode").or_insert_with(|| json!("url"));
+        }
+        match serde_json::from_value::<ElicitRequestParams>(item) {
+            Ok(p @ ElicitRequestParams::Url { elicitation_id: Some(_), .. }) => elicitations.push(p.to_params(true)),
+            Ok(ElicitRequestParams::Url { .. }) => {
+                return Err(Error::from_reason(format!("elicitations[{i}]: a URL elicitation needs an elicitationId")))
+            }
+            Ok(ElicitRequestParams::Form { .. }) => {
+                return Err(Error::from_reason(format!(
+                    "elicitations[{i}]: only URL elicitations (mode \"url\") belong here"
+                )))
+            }
+            Err(e) => return Err(Error::from_reason(format!("elicitations[{i}]: {e}"))),
+        }
+    }
+    let mut e = ErrorObject::url_elicitation_required(elicitations);
+    if let Some(m) = message {
+        e.message = m;
+    }
+    serde_json::to_string(&e).map_err(|e| Error::from_reason(e.to_string()))
 }
 
 /// A request to the client by method name.

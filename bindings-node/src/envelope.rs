@@ -141,6 +141,7 @@ pub(crate) fn peer_error(e: &PeerError) -> String {
         PeerError::Malformed(_) => "malformed",
         PeerError::Timeout => "timeout",
         PeerError::UseInputRequired => "useInputRequired",
+        PeerError::InvalidElicitation(_) => "invalidElicitation",
         _ => "other",
     };
     let mut err = json!({ "kind": kind, "message": e.to_string() });
@@ -222,6 +223,16 @@ mod tests {
         assert_eq!(
             (r.completion.values, r.completion.total, r.completion.has_more),
             (vec!["a".into()], Some(9), Some(true))
+        );
+    }
+
+    #[test]
+    fn a_refused_form_has_its_own_kind_and_the_cores_text() {
+        let e = PeerError::InvalidElicitation(ferrite_core::ElicitSchemaError("property \"x\": bad".into()));
+        let v: Value = serde_json::from_str(&peer_error(&e)).unwrap();
+        assert_eq!(
+            v,
+            json!({"error": {"kind": "invalidElicitation", "message": "invalid elicitation schema: property \"x\": bad"}})
         );
     }
 

@@ -4,7 +4,7 @@
 //! | core error | JS class | `code` |
 //! |---|---|---|
 //! | `ConfigError::NeedsStateful` | `Error` | `ERR_INVALID_STATE` |
-//! | every other `ConfigError` (invalid schema, template, `x-mcp-header`, reserved method, extension id, unknown tool or resource) | `TypeError` | `ERR_INVALID_ARG_VALUE` |
+//! | every other `ConfigError` (invalid schema, template, `x-mcp-header`, `execution.taskSupport`, reserved method, extension id, unknown tool or resource) | `TypeError` | `ERR_INVALID_ARG_VALUE` |
 //! | `SkillError::Io` (reading a skill directory) | `Error` | `ERR_FERRITE_IO` |
 //! | every other `SkillError`, a bad sealing key, cache hint, state lifetime, input request | `TypeError` | `ERR_INVALID_ARG_VALUE` |
 //! | `AuthConfigError` (a bad `auth` option; its key camelCase, see `auth.rs`) | `TypeError` | `ERR_INVALID_ARG_VALUE` |

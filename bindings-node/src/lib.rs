@@ -42,7 +42,7 @@ mod mrtr;
 mod server;
 
 pub use connection::NativeConnection;
-pub use context::{default_max_tokens, sensitive_headers};
+pub use context::{default_max_tokens, sensitive_headers, url_elicitation_required};
 pub use modern::match_uri_template;
 pub use mount::NativeExchange;
 pub use mrtr::mrtr_input_request;

@@ -17,7 +17,7 @@ use ferrite_core::sync::lock;
 use ferrite_core::transport::stdio::{self, StdioOptions};
 use ferrite_core::{
     ClientCapabilities, CompletionReference, Implementation, Prompt, Resource, ResourceTemplate, Server, TaskOptions,
-    TaskSupport, Tool,
+    Tool,
 };
 use napi::bindgen_prelude::{FnArgs, Function, Object};
 use napi::{Env, Error, Result};
@@ -128,32 +128,6 @@ impl JsTaskOptions {
     }
 }
 
-/// Refuse an `execution.taskSupport` that is not one of the core's [`TaskSupport`] words (the
-/// core reads an unknown one as `forbidden`, which would hide the mistake).
-fn check_task_support(env: &Env, tool: &Tool) -> Result<()> {
-    let words = || {
-        [TaskSupport::Forbidden, TaskSupport::Optional, TaskSupport::Required]
-            .map(|s| format!("{:?}", s.as_str()))
-            .join(", ")
-    };
-    match &tool.execution {
-        None => Ok(()),
-        Some(Value::Object(m)) => match m.get("taskSupport") {
-            None => Ok(()),
-            Some(v) => match serde_json::from_value::<TaskSupport>(v.clone()) {
-                Ok(_) => Ok(()),
-                Err(_) => Err(errors::type_error(
-                    env,
-                    format!("tool {}: execution.taskSupport must be one of {}, not {v}", tool.name, words()),
-                )),
-            },
-        },
-        Some(other) => {
-            Err(errors::type_error(env, format!("tool {}: execution must be an object, not {other}", tool.name)))
-        }
-    }
-}
-
 /// The core server, owned by a JS `Server`.
 #[napi]
 pub struct NativeServer {
@@ -258,8 +232,9 @@ impl NativeServer {
     // ----- registration -----
 
     /// Register (or replace) a tool. `toolJson` is the MCP `Tool` descriptor; its
-    /// `execution.taskSupport` ("forbidden", "optional", "required"; anything else is a
-    /// `TypeError`) says whether the core may run calls as tasks.
+    /// `execution.taskSupport` ("forbidden", "optional", "required") says whether the core may
+    /// run calls as tasks. The core refuses another word (`ConfigError::InvalidTaskSupport`, a
+    /// `TypeError` here as every other `ConfigError`).
     #[napi]
     pub fn add_tool(
         &self,
@@ -272,7 +247,6 @@ impl NativeServer {
         >,
     ) -> Result<()> {
         let tool: Tool = parse(&tool_json, "tool descriptor")?;
-        check_task_support(env, &tool)?;
         self.server.add_tool(tool, self.callback(handler, "tool")?).map_err(|e| errors::config(env, e))
     }
 
@@ -473,6 +447,19 @@ impl NativeServer {
                 (method.to_owned(), params).into(),
                 napi::threadsafe_function::ThreadsafeFunctionCallMode::NonBlocking,
             );
+        });
+        Ok(())
+    }
+
+    /// Observe `notifications/roots/list_changed` (the core's roots observer): `observer()`.
+    #[napi]
+    pub fn set_roots_list_changed_observer(
+        &self,
+        #[napi(ts_arg_type = "() => void")] observer: Function<'_, (), ()>,
+    ) -> Result<()> {
+        let tsfn = observer.build_threadsafe_function().callee_handled::<false>().weak::<true>().build()?;
+        self.server.set_roots_list_changed_observer(move || {
+            let _ = tsfn.call((), napi::threadsafe_function::ThreadsafeFunctionCallMode::NonBlocking);
         });
         Ok(())
     }

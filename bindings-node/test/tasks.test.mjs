@@ -82,18 +82,20 @@ test('Server.tool: execution.taskSupport reaches tools/list and turns on the tas
   }
 });
 
-test('an execution.taskSupport that is not forbidden, optional or required is a TypeError at registration', async () => {
+test('an execution.taskSupport that is not forbidden, optional or required is the core\'s ConfigError, a TypeError at registration', async () => {
   const server = new Server({ name: 't', version: '1' });
   try {
     assert.throws(() => server.tool('bad', { execution: { taskSupport: 'sometimes' } }, () => 'x'), {
       name: 'TypeError',
       code: 'ERR_INVALID_ARG_VALUE',
-      message: 'tool bad: execution.taskSupport must be one of "forbidden", "optional", "required", not "sometimes"',
+      // The core's ConfigError::InvalidTaskSupport, word for word.
+      message: 'tool "bad": execution.taskSupport must be one of "forbidden", "optional", "required", not "sometimes"',
     });
     assert.throws(() => server.tool('caps', { execution: { taskSupport: 'Optional' } }, () => 'x'), { name: 'TypeError' });
     assert.throws(() => server.tool('str', { execution: 'optional' }, () => 'x'), {
       name: 'TypeError',
-      message: 'tool str: execution must be an object, not "optional"',
+      code: 'ERR_INVALID_ARG_VALUE',
+      message: 'tool "str": execution.taskSupport must be one of "forbidden", "optional", "required", not "optional"',
     });
     assert.deepEqual(server.tools, [], 'nothing was registered');
   } finally {
@@ -265,6 +267,10 @@ test("tasks/cancel aborts the task handler's signal (2025-11-25)", async () => {
     return 'stopped';
   });
   const s = await session(server);
+  // The abort comes from the native side through a weak callback, which (like a held
+  // connection) does not keep Node's event loop alive: without a timer, a slow delivery lets
+  // the loop empty while `stopped` is awaited and the runner cancels the file.
+  const keepAlive = setInterval(() => {}, 1_000);
   try {
     const id = await s.start('wait');
     assert.equal((await s.ok('tasks/get', { taskId: id })).status, 'working');
@@ -272,6 +278,7 @@ test("tasks/cancel aborts the task handler's signal (2025-11-25)", async () => {
     assert.ok((await stopped) instanceof RequestCancelledError);
     assert.equal((await s.ok('tasks/get', { taskId: id })).status, 'cancelled');
   } finally {
+    clearInterval(keepAlive);
     s.conn.close();
     await server.close();
   }
