@@ -407,3 +407,59 @@ fn a_task_support_that_is_not_one_of_the_three_words_is_refused_at_registration(
     };
     s.add_tool_fn(fine, |_| Ok(CallToolResult::text("x"))).unwrap();
 }
+
+/// Poll `frames` until one with `method` satisfies `pred`.
+async fn frame_where(h: &Harness, method: &str, pred: impl Fn(&Value) -> bool) -> Value {
+    for _ in 0..200 {
+        if let Some(f) = h.recorder.frames().into_iter().find(|f| f["method"] == method && pred(f)) {
+            return f;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    panic!("no {method} frame arrived: {:?}", h.recorder.frames());
+}
+
+#[tokio::test]
+async fn a_listen_stream_that_asked_for_a_task_gets_its_status_and_only_its_own() {
+    use ferrite_core::Message;
+    let s = server();
+    let creator = Harness::new(s.clone());
+    let id = creator.modern_ok("tools/call", json!({"name": "slow", "arguments": {"ms": 400}}), ext()).await["taskId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    // Without the extension, asking for task ids is -32021.
+    let refused = creator
+        .modern_err("subscriptions/listen", json!({"notifications": {"taskIds": [id.clone()]}}), json!({}))
+        .await;
+    assert_eq!(refused["code"], -32021);
+
+    let watcher = Harness::new(s.clone());
+    let (server, conn, peer) = (watcher.server.clone(), watcher.conn.clone(), watcher.peer.clone());
+    let params = common::enveloped(json!({"notifications": {"taskIds": [id.clone(), "someone-elses"]}}), ext());
+    let listen = tokio::spawn(async move {
+        server.handle(Message::request(9, "subscriptions/listen", Some(params)), &conn, &peer).await
+    });
+    let ack = frame_where(&watcher, "notifications/subscriptions/acknowledged", |_| true).await;
+    assert_eq!(ack["params"]["notifications"], json!({"taskIds": [id.clone()]}), "only a task the caller may see");
+    let done = frame_where(&watcher, "notifications/tasks", |f| f["params"]["status"] == "completed").await;
+    assert_eq!(done["params"]["taskId"], id);
+    assert_eq!(done["params"]["result"]["content"][0]["text"], "slept 400");
+    assert_eq!(done["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"], 9);
+    assert!(done["params"].get("resultType").is_none());
+    listen.abort();
+}
+
+#[tokio::test]
+async fn a_2025_session_gets_its_tasks_status_on_its_own_channel() {
+    let h = Harness::new(server());
+    h.initialize(V2025, json!({})).await;
+    let _guard = h.server.attach_listener(&h.conn, &h.peer);
+    let id = h.ok("tools/call", json!({"name": "slow", "arguments": {"ms": 100}, "task": {}})).await["task"]["taskId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let done = frame_where(&h, "notifications/tasks/status", |f| f["params"]["status"] == "completed").await;
+    assert_eq!(done["params"]["taskId"], id);
+    assert!(done["params"].get("ttl").is_some() && done["params"].get("ttlMs").is_none());
+}

@@ -80,7 +80,10 @@ impl Server {
                 return Err(ErrorObject::invalid_params("subscriptions/listen: notifications must be an object"))
             }
         };
-        let honoured = self.offer(Era::Modern).honour(&filter);
+        let mut honoured = self.offer(Era::Modern).honour(&filter);
+        if let Some(ids) = filter.task_ids.as_ref().filter(|ids| !ids.is_empty()) {
+            honoured.task_ids = self.honour_task_ids(&ctx, ids).await?;
+        }
         let id = ctx.request_id().to_value();
         let key = self.inner.next_listen.fetch_add(1, Ordering::Relaxed);
         let ack = notification_text(

@@ -105,6 +105,8 @@ impl Offer {
                 Some(uris) if self.resources && self.subscribe && !uris.is_empty() => Some(uris.clone()),
                 _ => None,
             },
+            // Task ids are honoured per caller (only its own tasks): `Server::listen` decides.
+            task_ids: None,
         }
     }
 }

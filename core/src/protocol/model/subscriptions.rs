@@ -20,6 +20,10 @@ pub struct SubscriptionFilter {
     /// `notifications/resources/updated` for these URIs.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub resource_subscriptions: Option<Vec<String>>,
+    /// `notifications/tasks` for these tasks (the tasks extension; only a request declaring
+    /// it may ask).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub task_ids: Option<Vec<String>>,
 }
 
 impl SubscriptionFilter {
@@ -34,6 +38,10 @@ impl SubscriptionFilter {
     /// Whether the filter asks for `notifications/resources/list_changed`.
     pub fn resources(&self) -> bool {
         self.resources_list_changed == Some(true)
+    }
+    /// Whether the filter asks for the status of task `id`.
+    pub fn watches_task(&self, id: &str) -> bool {
+        self.task_ids.as_ref().is_some_and(|t| t.iter().any(|s| s == id))
     }
     /// Whether the filter asks for updates of `uri`.
     pub fn watches(&self, uri: &str) -> bool {

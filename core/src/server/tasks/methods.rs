@@ -51,7 +51,11 @@ impl Server {
                 };
                 // Keys that are not pending (never asked, answered, or the task ended) are
                 // ignored, whatever their value.
-                store.apply(&owner, &id, TaskChange::Answer(answers), now_ms()).await.map_err(store_error)?;
+                let after =
+                    store.apply(&owner, &id, TaskChange::Answer(answers), now_ms()).await.map_err(store_error)?;
+                if let Some(after) = after.filter(|a| a.status() != record.status()) {
+                    self.task_changed(&after);
+                }
                 self.task_engine().wake(&id);
                 self.empty_modern_result(Map::new())
             }
@@ -67,6 +71,9 @@ impl Server {
                     )));
                 }
                 let after = store.apply(&owner, &id, TaskChange::Cancel, now_ms()).await.map_err(store_error)?;
+                if let Some(a) = &after {
+                    self.task_changed(a);
+                }
                 if let Some(live) = self.task_engine().live(&id) {
                     live.cancel.cancel();
                     live.changed.notify_waiters();
@@ -159,7 +166,9 @@ impl Server {
                             message: Some(format!("the client did not answer an input request: {e}")),
                         },
                     };
-                    store.apply(owner, id, change, now_ms()).await.map_err(store_error)?;
+                    if let Some(after) = store.apply(owner, id, change, now_ms()).await.map_err(store_error)? {
+                        self.task_changed(&after);
+                    }
                     engine.wake(id);
                 }
                 () = async { if let Some(c) = changed { c.await } else { std::future::pending().await } } => {}
@@ -197,7 +206,7 @@ fn related_outcome(record: &TaskRecord) -> Outcome {
 
 /// The 2026-07-28 `tasks/get` body: the task and, by status, its pending input requests, its
 /// result or its error.
-fn detailed(record: &TaskRecord) -> Map<String, Value> {
+pub(super) fn detailed(record: &TaskRecord) -> Map<String, Value> {
     let mut m = record.view().extension();
     match (record.status(), &record.outcome) {
         (TaskStatus::InputRequired, _) => {

@@ -90,6 +90,8 @@ impl std::fmt::Debug for TaskOptions {
 
 /// What a running task has in this process.
 pub(crate) struct Live {
+    /// The connection that created the task (where 2025-11-25 status notifications go).
+    origin: String,
     cancel: CancellationToken,
     changed: Notify,
     started: AtomicBool,
@@ -97,8 +99,9 @@ pub(crate) struct Live {
 }
 
 impl Live {
-    fn new() -> Arc<Live> {
+    fn new(origin: &str) -> Arc<Live> {
         Arc::new(Live {
+            origin: origin.to_owned(),
             cancel: CancellationToken::new(),
             changed: Notify::new(),
             started: AtomicBool::new(false),
@@ -240,7 +243,7 @@ impl Server {
     ) -> Outcome {
         let id = new_task_id()?;
         let owner = self.task_owner(&ctx);
-        let live = Live::new();
+        let live = Live::new(ctx.inner.transport.id());
         let peer: Arc<dyn Peer> =
             Arc::new(TaskPeer { server: self.downgrade(), owner: owner.clone(), id: id.clone(), live: live.clone() });
         let task_ctx =
@@ -361,7 +364,9 @@ impl Server {
                 };
                 let change = TaskChange::Finish { outcome, status, message };
                 // A store that went away loses this outcome; the task then expires with it.
-                let _ = engine.options.store.apply(&owner, &id, change, now_ms()).await;
+                if let Ok(Some(after)) = engine.options.store.apply(&owner, &id, change, now_ms()).await {
+                    server.task_changed(&after);
+                }
             }
             if !finished {
                 // The handler sees its cancellation and gets a moment to wind down (what it
@@ -470,6 +475,7 @@ impl Server {
             return Err(PeerError::Closed);
         }
         let key = TaskRecord::input_key(record.inputs_issued);
+        self.task_changed(&record);
         live.changed.notify_waiters();
         loop {
             let changed = live.changed.notified();
@@ -489,6 +495,51 @@ impl Server {
                 () = live.cancel.cancelled() => return Err(PeerError::Closed),
             }
         }
+    }
+}
+
+impl Server {
+    /// Tell who asked about task `record`'s new status: a 2025-11-25 task's creating
+    /// connection (`notifications/tasks/status`, the task), listen streams that asked for an
+    /// extension task (`notifications/tasks`, what `tasks/get` would answer). Both are the
+    /// spec's MAY; polling stays the way to know.
+    pub(crate) fn task_changed(&self, record: &TaskRecord) {
+        match record.generation {
+            Generation::Legacy => {
+                let Some(origin) = self.task_engine().live(&record.id).map(|l| l.origin.clone()) else { return };
+                let params = Value::Object(record.view().legacy());
+                self.broadcast("notifications/tasks/status", Some(params), |c| c.id() == origin, |_| false);
+            }
+            Generation::Extension => {
+                let params = Value::Object(methods::detailed(record));
+                self.broadcast("notifications/tasks", Some(params), |_| false, |f| f.watches_task(&record.id));
+            }
+        }
+    }
+
+    /// The task ids of a listen filter this caller may watch: its own tasks that exist. The
+    /// extension must be declared (`-32021` otherwise).
+    pub(crate) async fn honour_task_ids(
+        &self,
+        ctx: &RequestContext,
+        ids: &[String],
+    ) -> Result<Option<Vec<String>>, ErrorObject> {
+        if ctx.client_extension(TASKS_EXTENSION).is_none() {
+            return Err(missing_capability(
+                true,
+                "subscriptions/listen with taskIds",
+                json!({ "extensions": { TASKS_EXTENSION: {} } }),
+            ));
+        }
+        let owner = self.task_owner(ctx);
+        let store = &self.task_engine().options.store;
+        let mut own = Vec::new();
+        for id in ids {
+            if store.get(&owner, id).await.map_err(store_error)?.is_some() {
+                own.push(id.clone());
+            }
+        }
+        Ok((!own.is_empty()).then_some(own))
     }
 }
 
