@@ -449,17 +449,3 @@ async fn a_listen_stream_that_asked_for_a_task_gets_its_status_and_only_its_own(
     assert!(done["params"].get("resultType").is_none());
     listen.abort();
 }
-
-#[tokio::test]
-async fn a_2025_session_gets_its_tasks_status_on_its_own_channel() {
-    let h = Harness::new(server());
-    h.initialize(V2025, json!({})).await;
-    let _guard = h.server.attach_listener(&h.conn, &h.peer);
-    let id = h.ok("tools/call", json!({"name": "slow", "arguments": {"ms": 100}, "task": {}})).await["task"]["taskId"]
-        .as_str()
-        .unwrap()
-        .to_owned();
-    let done = frame_where(&h, "notifications/tasks/status", |f| f["params"]["status"] == "completed").await;
-    assert_eq!(done["params"]["taskId"], id);
-    assert!(done["params"].get("ttl").is_some() && done["params"].get("ttlMs").is_none());
-}

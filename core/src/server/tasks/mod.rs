@@ -90,8 +90,6 @@ impl std::fmt::Debug for TaskOptions {
 
 /// What a running task has in this process.
 pub(crate) struct Live {
-    /// The connection that created the task (where 2025-11-25 status notifications go).
-    origin: String,
     cancel: CancellationToken,
     changed: Notify,
     started: AtomicBool,
@@ -99,9 +97,8 @@ pub(crate) struct Live {
 }
 
 impl Live {
-    fn new(origin: &str) -> Arc<Live> {
+    fn new() -> Arc<Live> {
         Arc::new(Live {
-            origin: origin.to_owned(),
             cancel: CancellationToken::new(),
             changed: Notify::new(),
             started: AtomicBool::new(false),
@@ -243,7 +240,7 @@ impl Server {
     ) -> Outcome {
         let id = new_task_id()?;
         let owner = self.task_owner(&ctx);
-        let live = Live::new(ctx.inner.transport.id());
+        let live = Live::new();
         let peer: Arc<dyn Peer> =
             Arc::new(TaskPeer { server: self.downgrade(), owner: owner.clone(), id: id.clone(), live: live.clone() });
         let task_ctx =
@@ -499,21 +496,15 @@ impl Server {
 }
 
 impl Server {
-    /// Tell who asked about task `record`'s new status: a 2025-11-25 task's creating
-    /// connection (`notifications/tasks/status`, the task), listen streams that asked for an
-    /// extension task (`notifications/tasks`, what `tasks/get` would answer). Both are the
-    /// spec's MAY; polling stays the way to know.
+    /// Tell listen streams that asked for an extension task its new status
+    /// (`notifications/tasks`, what `tasks/get` would answer; the spec's MAY, polling stays the
+    /// way to know). 2025-11-25's `notifications/tasks/status` is not sent: a session's
+    /// channel also carries the task's input requests, and clients written against the SDKs
+    /// read the next message there as the request.
     pub(crate) fn task_changed(&self, record: &TaskRecord) {
-        match record.generation {
-            Generation::Legacy => {
-                let Some(origin) = self.task_engine().live(&record.id).map(|l| l.origin.clone()) else { return };
-                let params = Value::Object(record.view().legacy());
-                self.broadcast("notifications/tasks/status", Some(params), |c| c.id() == origin, |_| false);
-            }
-            Generation::Extension => {
-                let params = Value::Object(methods::detailed(record));
-                self.broadcast("notifications/tasks", Some(params), |_| false, |f| f.watches_task(&record.id));
-            }
+        if record.generation == Generation::Extension {
+            let params = Value::Object(methods::detailed(record));
+            self.broadcast("notifications/tasks", Some(params), |_| false, |f| f.watches_task(&record.id));
         }
     }
 
