@@ -3,7 +3,7 @@
 # tarballs (scripts/pack.sh), installs them into a fresh temporary directory with cargo and
 # rustc hidden from PATH (`npm install <main.tgz> <platform.tgz>`), checks that the addon
 # came from the platform package, then runs the Node everything server from that install
-# (examples/node/everything*.mjs with their imports pointed at the installed package)
+# (examples/node/everything*.mjs and mounted.mjs with their imports pointed at the installed package)
 # against the official Python SDK client (tests/interop/python/run.sh, FERRITE_STDIO_SERVERS).
 #
 #   FERRITE_PACK_SKIP_BUILD=1   pack what is already built
@@ -68,9 +68,11 @@ if [[ -e "$app/node_modules/ferrite-mcp/ferrite-mcp.linux-x64-gnu.node" ]]; then
     exit 1
 fi
 
-# The everything server, importing the installed package.
-for f in everything.mjs everything_modern.mjs; do
-    sed "s#'../../bindings-node/lib/index.mjs'#'ferrite-mcp'#" "$root/examples/node/$f" >"$app/$f"
+# The everything server and the modules it imports (its 2026-07-28 and task fixtures, the
+# mounting helpers), importing the installed package.
+for path in "$root"/examples/node/everything*.mjs "$root/examples/node/mounted.mjs"; do
+    f=$(basename "$path")
+    sed "s#'../../bindings-node/lib/index.mjs'#'ferrite-mcp'#" "$path" >"$app/$f"
     if grep -qE "from '[^']*bindings-node" "$app/$f"; then
         echo "check-pack.sh: $f still imports from bindings-node/" >&2
         exit 1
