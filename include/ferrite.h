@@ -1377,8 +1377,8 @@ ferrite_result ferrite_request_fail_rpc(struct ferrite_request *request,
 // (`ferrite_request_is_task`) only `tasks/cancel` (or the task outliving its ttl) cancels it:
 // a task outlives the connection that created it. Already
 // cancelled: the callback runs at once, on a worker thread. Settled first (completed or
-// failed): the callback never runs. Either way `finalizer` runs exactly once afterwards, on a
-// worker thread (or, when the server closes first, on the closing thread); ownership of
+// failed, not cancelled by then): the callback never runs. Either way `finalizer` runs exactly
+// once afterwards, on a worker thread (or, when the server closes first, on the closing thread); ownership of
 // `user_data` passes as for `ferrite_server_add_tool`. Several callbacks may be registered on
 // one request. A 2026-07-28 request has no cancellation notification, so only the end of the
 // connection applies there.

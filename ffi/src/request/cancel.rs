@@ -7,6 +7,7 @@
 //! watches only its own token (`tasks/cancel`): the task outlives its connection.
 
 use std::ffi::c_void;
+use std::sync::atomic::Ordering;
 
 use super::{ferrite_request, request_ref};
 use crate::error::{ferrite_result, ffi_boundary};
@@ -26,8 +27,8 @@ pub type ferrite_cancel_callback = Option<unsafe extern "C" fn(user_data: *mut c
 /// (`ferrite_request_is_task`) only `tasks/cancel` (or the task outliving its ttl) cancels it:
 /// a task outlives the connection that created it. Already
 /// cancelled: the callback runs at once, on a worker thread. Settled first (completed or
-/// failed): the callback never runs. Either way `finalizer` runs exactly once afterwards, on a
-/// worker thread (or, when the server closes first, on the closing thread); ownership of
+/// failed, not cancelled by then): the callback never runs. Either way `finalizer` runs exactly
+/// once afterwards, on a worker thread (or, when the server closes first, on the closing thread); ownership of
 /// `user_data` passes as for `ferrite_server_add_tool`. Several callbacks may be registered on
 /// one request. A 2026-07-28 request has no cancellation notification, so only the end of the
 /// connection applies there.
@@ -68,7 +69,8 @@ pub unsafe extern "C" fn ferrite_request_on_cancel(
             };
             let cancelled = tokio::select! {
                 biased;
-                _ = done.cancelled() => false,
+                // Settled: by then cancelled or not (another watcher may have settled it).
+                _ = done.token.cancelled() => done.cancelled_first.load(Ordering::Acquire),
                 _ = cancel.cancelled() => true,
                 _ = connection_closed => true,
             };

@@ -28,6 +28,7 @@ mod peer;
 
 use std::collections::HashMap;
 use std::ffi::c_char;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
 use ferrite_core::sync::lock;
@@ -130,17 +131,34 @@ struct State {
     sender: Option<oneshot::Sender<Outcome>>,
     /// The host's reference; dropped when the request is settled.
     host_ref: Option<Arc<ferrite_request>>,
-    /// Cancelled when the request is settled or dropped, so cancellation watchers
+    /// Signalled when the request is settled or dropped, so cancellation watchers
     /// (`ferrite_request_on_cancel`) stop; made only when one is registered.
-    done: Option<CancellationToken>,
+    done: Option<Arc<Settled>>,
+}
+
+/// The end of a request as its cancellation watchers see it: whether it had been cancelled
+/// by then. A cancellation that one watcher turns into a settlement (a Go `Context` whose
+/// goroutine completes the request) must still reach the other watchers.
+#[derive(Default)]
+struct Settled {
+    token: CancellationToken,
+    cancelled_first: AtomicBool,
+}
+
+impl Settled {
+    fn signal(&self, cancelled: bool) {
+        self.cancelled_first.store(cancelled, Ordering::Release);
+        self.token.cancel();
+    }
 }
 
 impl State {
-    /// Mark the request settled and release its cancellation watchers.
-    fn mark_settled(&mut self) {
+    /// Mark the request settled (`cancelled`: it had been cancelled by then) and release its
+    /// cancellation watchers.
+    fn mark_settled(&mut self, cancelled: bool) {
         self.settled = true;
         if let Some(done) = &self.done {
-            done.cancel();
+            done.signal(cancelled);
         }
     }
 }
@@ -194,11 +212,12 @@ impl ferrite_request {
     /// Settle with `outcome` if still open; gives the host reference to drop (outside any
     /// borrow of `self`) when the callback has already returned.
     fn settle(&self, outcome: Outcome) -> Result<Option<Arc<ferrite_request>>, Error> {
+        let cancelled = self.cancelled_now();
         let mut st = self.state();
         if st.settled {
             return Err(Error::new(ferrite_result::AlreadyCompleted, "the request was already completed or failed"));
         }
-        st.mark_settled();
+        st.mark_settled(cancelled);
         if st.in_callback {
             st.early = Some(outcome);
             return Ok(None);
@@ -209,13 +228,21 @@ impl ferrite_request {
         }
         Ok(st.host_ref.take())
     }
+
+    /// Whether the request is cancelled at this moment: its own token, or (outside a task,
+    /// which outlives its connection) the end of its connection.
+    fn cancelled_now(&self) -> bool {
+        self.ctx.cancellation_token().is_cancelled()
+            || (!self.ctx.is_task() && self.ctx.connection().closing_token().is_cancelled())
+    }
 }
 
 impl Drop for ferrite_request {
     fn drop(&mut self) {
         // Dropped unsettled (the server closed, or the core gave up on the call): watchers stop.
+        let cancelled = self.cancelled_now();
         if let Some(done) = &self.state.get_mut().unwrap_or_else(|p| p.into_inner()).done {
-            done.cancel();
+            done.signal(cancelled);
         }
     }
 }
@@ -284,7 +311,7 @@ where
                     Err(HandlerError::failed(format!("the handler failed: {what}")))
                 }
             };
-            st.mark_settled();
+            st.mark_settled(request.cancelled_now());
             (Answer::Now(outcome), st.host_ref.take())
         }
     };
