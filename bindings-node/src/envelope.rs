@@ -138,7 +138,7 @@ pub(crate) fn peer_error(e: &PeerError) -> String {
         PeerError::MissingCapability(_) => "missingCapability",
         PeerError::Closed => "closed",
         PeerError::Rpc(_) => "rpc",
-        PeerError::Malformed(_) => "malformed",
+        PeerError::Malformed(_) | PeerError::InvalidAnswer(_) => "malformed",
         PeerError::Timeout => "timeout",
         PeerError::UseInputRequired => "useInputRequired",
         PeerError::InvalidElicitation(_) => "invalidElicitation",

@@ -69,7 +69,9 @@ pub fn peer_err(py: Python<'_>, e: &PeerError) -> PyErr {
         PeerError::Stateless => message_err(py, "StatelessError", &e.to_string()),
         PeerError::MissingCapability(_) => message_err(py, "MissingCapabilityError", &e.to_string()),
         PeerError::Closed => message_err(py, "ConnectionClosedError", &e.to_string()),
-        PeerError::Malformed(_) => message_err(py, "MalformedResponseError", &e.to_string()),
+        PeerError::Malformed(_) | PeerError::InvalidAnswer(_) => {
+            message_err(py, "MalformedResponseError", &e.to_string())
+        }
         PeerError::UseInputRequired => message_err(py, "UseInputRequiredError", &e.to_string()),
         PeerError::Timeout => message_err(py, "RequestTimeoutError", &e.to_string()),
         PeerError::InvalidElicitation(_) => message_err(py, "InvalidElicitationError", &e.to_string()),

@@ -151,7 +151,7 @@ async fn a_typed_form_is_made_from_the_type_and_decoded_into_it() {
     *h.recorder.reply.lock().unwrap() = Some(json!({"action": "accept", "content": {"name": "Ada", "plan": "Gold"}}));
     let r = h.ok("tools/call", json!({"name": "typed", "arguments": {}})).await;
     let said = r["content"][0]["text"].as_str().unwrap();
-    assert!(said.starts_with("error: malformed answer from the client: the form's answer does not fit"), "{said}");
+    assert_eq!(said, r#"error: the accepted answer does not fit the requested form: field "plan": "Gold" is not one of the options"#);
 
     *h.recorder.reply.lock().unwrap() = Some(json!({"action": "decline"}));
     assert_eq!(h.ok("tools/call", json!({"name": "typed", "arguments": {}})).await["content"][0]["text"], "Declined");
@@ -250,4 +250,55 @@ async fn a_generated_schema_is_spelled_the_restricted_way_before_it_is_checked()
         sent,
         json!({"type": "object", "properties": {"plan": {"type": "string", "enum": ["basic", "pro"], "description": "Which plan"}, "nick": {"type": "string"}}, "required": ["plan"]})
     );
+}
+
+#[tokio::test]
+async fn a_url_elicitation_completes_out_of_band_on_the_listening_connection_only() {
+    let h = Harness::new(server());
+    h.initialize("2025-11-25", json!({"elicitation": {"url": {}}})).await;
+    let id = h.conn.id().to_owned();
+    // Not listening yet: nothing to send it on.
+    assert!(!h.server.notify_elicitation_complete(&id, "login-2"));
+    let _guard = h.server.attach_listener(&h.conn, &h.peer);
+    assert!(!h.server.notify_elicitation_complete("no-such-connection", "login-2"));
+    assert!(h.server.notify_elicitation_complete(&id, "login-2"));
+    let frames = h.recorder.frames();
+    let done: Vec<_> = frames.iter().filter(|f| f["method"] == "notifications/elicitation/complete").collect();
+    assert_eq!(done.len(), 1);
+    assert_eq!(done[0]["params"], json!({"elicitationId": "login-2"}));
+
+    // A revision without URL elicitation never gets it.
+    let old = Harness::new(server());
+    old.initialize("2025-06-18", json!({"elicitation": {}})).await;
+    let _g = old.server.attach_listener(&old.conn, &old.peer);
+    assert!(!old.server.notify_elicitation_complete(old.conn.id(), "login-3"));
+    assert!(old.recorder.frames().iter().all(|f| f["method"] != "notifications/elicitation/complete"));
+}
+
+#[tokio::test]
+async fn an_accepted_answer_that_does_not_fit_the_form_is_an_error_for_the_handler() {
+    let s = stateful("strict");
+    s.add_tool(Tool::new("ask_age", json!({"type": "object"})), |_a: Value, c: RequestContext| async move {
+        let form = json!({"type": "object", "properties": {"age": {"type": "integer", "minimum": 0}}, "required": ["age"]});
+        match c.elicit("How old?", form).await {
+            Ok(r) => text(format!("{:?} {:?}", r.action, r.content)),
+            Err(e @ PeerError::InvalidAnswer(_)) => text(format!("invalid: {e}")),
+            Err(e) => text(format!("other: {e}")),
+        }
+    })
+    .unwrap();
+    let h = Harness::new(s);
+    h.initialize("2025-11-25", json!({"elicitation": {}})).await;
+    let answers = [
+        (json!({"action": "accept", "content": {}}), r#"invalid: the accepted answer does not fit the requested form: the required field "age" is missing"#),
+        (json!({"action": "accept", "content": {"age": "ten"}}), r#"invalid: the accepted answer does not fit the requested form: field "age": must be an integer"#),
+        (json!({"action": "accept", "content": {"age": -3}}), r#"invalid: the accepted answer does not fit the requested form: field "age": -3 is below the minimum"#),
+        (json!({"action": "accept", "content": {"age": 36}}), r#"Accept Some({"age": Number(36)})"#),
+        (json!({"action": "decline"}), "Decline None"),
+    ];
+    for (answer, want) in answers {
+        *h.recorder.reply.lock().unwrap() = Some(answer.clone());
+        let r = h.ok("tools/call", json!({"name": "ask_age", "arguments": {}})).await;
+        assert_eq!(r["content"][0]["text"], want, "{answer}");
+    }
 }

@@ -165,7 +165,9 @@ class ConnectionClosedError(PeerError):
 
 
 class MalformedResponseError(PeerError):
-    """The client's answer did not have the expected shape."""
+    """The client's answer did not have the expected shape, including an accepted elicitation
+    whose values do not fit the form (a missing required field, a value of the wrong type or
+    outside its options or bounds: the core checks every accepted answer)."""
 
 
 class RequestTimeoutError(PeerError, TimeoutError):

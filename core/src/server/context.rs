@@ -20,7 +20,7 @@ use super::handler::BoxFuture;
 use super::request_info::RequestInfo;
 use crate::protocol::jsonrpc::notification_text;
 use crate::protocol::model::{
-    decode_response, ClientCapabilities, CreateMessageParams, CreateMessageResult, ElicitRequestParams, ElicitResult,
+    decode_response, ClientCapabilities, CreateMessageParams, CreateMessageResult, ElicitAction, ElicitRequestParams, ElicitResult,
     Elicited, InputResponses, ListRootsResult, LoggingLevel, RequestMeta,
 };
 use crate::protocol::{ErrorObject, ProtocolVersion, RequestId, Response};
@@ -104,6 +104,10 @@ pub enum PeerError {
     /// sent).
     #[error(transparent)]
     InvalidElicitation(#[from] crate::protocol::model::ElicitSchemaError),
+    /// The client accepted a form with values that do not fit it (a missing required field, a
+    /// value of the wrong type or outside its options or bounds).
+    #[error(transparent)]
+    InvalidAnswer(#[from] crate::protocol::model::ElicitAnswerError),
 }
 
 /// The transport's channel to one client: where notifications and server-to-client requests
@@ -515,9 +519,14 @@ impl RequestContext {
         // restricted way, then checked.
         let requested_schema = crate::protocol::model::elicit_schema::normalize(requested_schema);
         crate::protocol::model::check_requested_schema(&requested_schema)?;
-        let params = ElicitRequestParams::form(message, requested_schema);
+        let params = ElicitRequestParams::form(message, requested_schema.clone());
         let v = self.send_request("elicitation/create", Some(self.elicit_params(&params))).await?;
-        serde_json::from_value(v).map_err(|e| PeerError::Malformed(e.to_string()))
+        let result: ElicitResult = serde_json::from_value(v).map_err(|e| PeerError::Malformed(e.to_string()))?;
+        // The client should have validated its user's input; the handler need not trust it.
+        if let (ElicitAction::Accept, Some(content)) = (&result.action, &result.content) {
+            crate::protocol::model::check_answer(&requested_schema, content)?;
+        }
+        Ok(result)
     }
 
     /// `elicitation/create` with a form made from `T`'s JSON Schema (a flat struct of

@@ -18,7 +18,7 @@ use super::dispatch::{params_map, Outcome};
 use super::{lock, ConnectionState, Peer, PeerError, RequestContext, Server, ServerInner};
 use crate::protocol::jsonrpc::notification_text;
 use crate::protocol::model::{SubscriptionFilter, SUBSCRIPTION_ID_KEY};
-use crate::protocol::ErrorObject;
+use crate::protocol::{ErrorObject, ProtocolVersion};
 
 /// A handshake-era connection that takes unsolicited notifications.
 pub(crate) struct Listener {
@@ -205,6 +205,30 @@ impl Server {
             Ok(r) => r.map(|_| ()),
             Err(_) => Err(PeerError::Timeout),
         }
+    }
+
+    /// Tell the listening connection `connection_id` (an HTTP session with its GET stream open,
+    /// or a stdio connection) that the URL elicitation `elicitation_id` has completed
+    /// (`notifications/elicitation/complete`, 2025-11-25 on): the out-of-band end of a URL
+    /// elicitation, for the web page or callback that learns of it after the request that asked
+    /// (or that answered -32042) has ended. Whether the notification went out: false when the
+    /// connection is not listening or negotiated a revision without URL elicitation.
+    pub fn notify_elicitation_complete(&self, connection_id: &str, elicitation_id: &str) -> bool {
+        let peer = {
+            let ls = lock(&self.inner.listeners);
+            ls.iter()
+                .filter_map(|l| Some((l.connection.upgrade()?, l.peer.upgrade()?)))
+                .find(|(c, _)| {
+                    c.id() == connection_id
+                        && c.pinned_era() != Some(Era::Modern)
+                        && c.negotiated_version().is_some_and(|v| v.at_least(ProtocolVersion::V2025_11_25))
+                })
+                .map(|(_, p)| p)
+        };
+        let Some(peer) = peer else { return false };
+        let params = json!({ "elicitationId": elicitation_id });
+        peer.send(notification_text("notifications/elicitation/complete", Some(&params)));
+        true
     }
 
     /// Ids of the connections currently listening.
