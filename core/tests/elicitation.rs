@@ -151,7 +151,10 @@ async fn a_typed_form_is_made_from_the_type_and_decoded_into_it() {
     *h.recorder.reply.lock().unwrap() = Some(json!({"action": "accept", "content": {"name": "Ada", "plan": "Gold"}}));
     let r = h.ok("tools/call", json!({"name": "typed", "arguments": {}})).await;
     let said = r["content"][0]["text"].as_str().unwrap();
-    assert_eq!(said, r#"error: the accepted answer does not fit the requested form: field "plan": "Gold" is not one of the options"#);
+    assert_eq!(
+        said,
+        r#"error: the accepted answer does not fit the requested form: field "plan": "Gold" is not one of the options"#
+    );
 
     *h.recorder.reply.lock().unwrap() = Some(json!({"action": "decline"}));
     assert_eq!(h.ok("tools/call", json!({"name": "typed", "arguments": {}})).await["content"][0]["text"], "Declined");
@@ -279,7 +282,8 @@ async fn a_url_elicitation_completes_out_of_band_on_the_listening_connection_onl
 async fn an_accepted_answer_that_does_not_fit_the_form_is_an_error_for_the_handler() {
     let s = stateful("strict");
     s.add_tool(Tool::new("ask_age", json!({"type": "object"})), |_a: Value, c: RequestContext| async move {
-        let form = json!({"type": "object", "properties": {"age": {"type": "integer", "minimum": 0}}, "required": ["age"]});
+        let form =
+            json!({"type": "object", "properties": {"age": {"type": "integer", "minimum": 0}}, "required": ["age"]});
         match c.elicit("How old?", form).await {
             Ok(r) => text(format!("{:?} {:?}", r.action, r.content)),
             Err(e @ PeerError::InvalidAnswer(_)) => text(format!("invalid: {e}")),
@@ -290,9 +294,18 @@ async fn an_accepted_answer_that_does_not_fit_the_form_is_an_error_for_the_handl
     let h = Harness::new(s);
     h.initialize("2025-11-25", json!({"elicitation": {}})).await;
     let answers = [
-        (json!({"action": "accept", "content": {}}), r#"invalid: the accepted answer does not fit the requested form: the required field "age" is missing"#),
-        (json!({"action": "accept", "content": {"age": "ten"}}), r#"invalid: the accepted answer does not fit the requested form: field "age": must be an integer"#),
-        (json!({"action": "accept", "content": {"age": -3}}), r#"invalid: the accepted answer does not fit the requested form: field "age": -3 is below the minimum"#),
+        (
+            json!({"action": "accept", "content": {}}),
+            r#"invalid: the accepted answer does not fit the requested form: the required field "age" is missing"#,
+        ),
+        (
+            json!({"action": "accept", "content": {"age": "ten"}}),
+            r#"invalid: the accepted answer does not fit the requested form: field "age": must be an integer"#,
+        ),
+        (
+            json!({"action": "accept", "content": {"age": -3}}),
+            r#"invalid: the accepted answer does not fit the requested form: field "age": -3 is below the minimum"#,
+        ),
         (json!({"action": "accept", "content": {"age": 36}}), r#"Accept Some({"age": Number(36)})"#),
         (json!({"action": "decline"}), "Decline None"),
     ];

@@ -449,3 +449,23 @@ async fn a_listen_stream_that_asked_for_a_task_gets_its_status_and_only_its_own(
     assert!(done["params"].get("resultType").is_none());
     listen.abort();
 }
+
+#[tokio::test]
+async fn task_options_set_on_a_live_server_apply_until_the_first_task_fixes_them() {
+    let s = task_server(TaskOptions::default(), Arc::new(AtomicBool::new(false)));
+    let options = TaskOptions {
+        poll_interval: Duration::from_millis(250),
+        default_ttl: Duration::from_secs(7),
+        ..TaskOptions::default()
+    };
+    s.set_task_options(options).expect("no task yet");
+    assert_eq!(s.task_options().poll_interval, Duration::from_millis(250));
+    let h = Harness::new(s.clone());
+    h.initialize(V2025, json!({})).await;
+    let created = h.ok("tools/call", json!({"name": "slow", "arguments": {"ms": 10}, "task": {}})).await;
+    assert_eq!(created["task"]["pollInterval"], 250);
+    assert_eq!(created["task"]["ttl"], 7000);
+    let late = s.set_task_options(TaskOptions::default());
+    assert!(matches!(late, Err(ferrite_core::ConfigError::TasksStarted)), "{late:?}");
+    assert_eq!(s.task_options().poll_interval, Duration::from_millis(250), "unchanged");
+}

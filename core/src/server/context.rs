@@ -20,8 +20,8 @@ use super::handler::BoxFuture;
 use super::request_info::RequestInfo;
 use crate::protocol::jsonrpc::notification_text;
 use crate::protocol::model::{
-    decode_response, ClientCapabilities, CreateMessageParams, CreateMessageResult, ElicitAction, ElicitRequestParams, ElicitResult,
-    Elicited, InputResponses, ListRootsResult, LoggingLevel, RequestMeta,
+    decode_response, ClientCapabilities, CreateMessageParams, CreateMessageResult, ElicitAction, ElicitRequestParams,
+    ElicitResult, Elicited, InputResponses, ListRootsResult, LoggingLevel, RequestMeta,
 };
 use crate::protocol::{ErrorObject, ProtocolVersion, RequestId, Response};
 

@@ -119,6 +119,9 @@ pub enum ConfigError {
         /// What was given (JSON).
         value: String,
     },
+    /// Task options cannot change once a task was created (its store holds it).
+    #[error("the task options cannot change after the first task was created")]
+    TasksStarted,
     /// An extension id needs a reverse-DNS prefix (`io.example/name`).
     #[error("extension id {0:?} needs a prefix, like \"com.example/name\"")]
     InvalidExtensionId(String),

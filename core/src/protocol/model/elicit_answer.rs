@@ -32,7 +32,8 @@ pub fn check_answer(schema: &Value, content: &Map<String, Value>) -> Result<(), 
     }
     for (name, value) in content {
         if let Some(field) = properties.get(name).and_then(Value::as_object) {
-            check_field(field, value).map_err(|ElicitAnswerError(m)| ElicitAnswerError(format!("field {name:?}: {m}")))?;
+            check_field(field, value)
+                .map_err(|ElicitAnswerError(m)| ElicitAnswerError(format!("field {name:?}: {m}")))?;
         }
     }
     Ok(())
@@ -70,7 +71,9 @@ fn check_field(field: &Map<String, Value>, value: &Value) -> Result<(), ElicitAn
             let allowed = options(schema.and_then(|i| i.get("enum")), schema.and_then(|i| i.get("anyOf")));
             for item in items {
                 match (item.as_str(), &allowed) {
-                    (Some(s), Some(opts)) if !opts.contains(&s) => return err(format!("{s:?} is not one of the options")),
+                    (Some(s), Some(opts)) if !opts.contains(&s) => {
+                        return err(format!("{s:?} is not one of the options"))
+                    }
                     (Some(_), _) => {}
                     (None, _) => return err("must be an array of the options".into()),
                 }
@@ -126,7 +129,8 @@ mod tests {
 
     #[test]
     fn a_fitting_answer_passes() {
-        let all = json!({"name": "Ada", "age": 36, "score": 1.5, "ok": true, "plan": "pro", "tier": "a", "tags": ["y"]});
+        let all =
+            json!({"name": "Ada", "age": 36, "score": 1.5, "ok": true, "plan": "pro", "tier": "a", "tags": ["y"]});
         assert_eq!(check(all), Ok(()));
         assert_eq!(check(json!({"name": "Al"})), Ok(()));
     }

@@ -38,7 +38,7 @@ impl Server {
             return self.list_tasks(&owner, &p).await;
         }
         let id = required_str(&mut p, "taskId", method)?;
-        let store = &self.task_engine().options.store;
+        let store = self.task_engine().options().store.clone();
         let record = store.get(&owner, &id).await.map_err(store_error)?.ok_or_else(|| task_not_found(&id))?;
         let record = self.settle_overdue(record).await?;
         match (method, ctx.is_modern()) {
@@ -100,7 +100,7 @@ impl Server {
             status: TaskStatus::Failed,
             message: Some("task expired: its ttl passed before it finished".to_owned()),
         };
-        let store = &self.task_engine().options.store;
+        let store = self.task_engine().options().store.clone();
         let after = store.apply(&record.owner, &record.id, change, now).await.map_err(store_error)?;
         if let Some(live) = self.task_engine().live(&record.id) {
             live.cancel.cancel();
@@ -116,7 +116,7 @@ impl Server {
             Some(_) => return Err(ErrorObject::invalid_params("tasks/list: cursor must be a string")),
         };
         let page_size = self.inner.flags.page_size.load(std::sync::atomic::Ordering::Relaxed).max(1);
-        let store = &self.task_engine().options.store;
+        let store = self.task_engine().options().store.clone();
         let (tasks, next) = store
             .list(owner, cursor, page_size)
             .await
@@ -135,7 +135,7 @@ impl Server {
     /// the call would have answered.
     async fn task_result(&self, owner: &str, id: &str, ctx: &RequestContext) -> Outcome {
         let engine = self.task_engine();
-        let store = &engine.options.store;
+        let store = engine.options().store.clone();
         let mut asked: HashSet<String> = HashSet::new();
         let mut answers = futures::stream::FuturesUnordered::new();
         loop {
@@ -155,7 +155,7 @@ impl Server {
                     answers.push(async move { (key, ctx.send_request(&method, Some(params)).await) });
                 }
             }
-            let poll = tokio::time::sleep(engine.options.poll_interval);
+            let poll = tokio::time::sleep(engine.options().poll_interval);
             tokio::select! {
                 Some((key, answer)) = futures::StreamExt::next(&mut answers) => {
                     let change = match answer {

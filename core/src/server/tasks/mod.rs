@@ -25,7 +25,7 @@ mod methods;
 use std::collections::HashMap;
 use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 
 use futures::FutureExt as _;
@@ -38,7 +38,7 @@ use super::dispatch::{missing_capability, panic_message, Outcome};
 use super::handler::{BoxFuture, HandlerError, HandlerResult};
 use super::registry::ToolEntry;
 use super::reply::{Finished, RoundInput};
-use super::{lock, RequestContext, Server, WeakServer};
+use super::{lock, read, RequestContext, Server, WeakServer};
 use crate::protocol::model::{
     input_request_entry, CallToolResult, ForVersion as _, Reply, ResultType, TaskStatus, TaskSupport, TASKS_EXTENSION,
 };
@@ -109,13 +109,25 @@ impl Live {
 
 /// The engine's state in a server.
 pub(crate) struct TaskEngine {
-    options: TaskOptions,
+    options: RwLock<Arc<TaskOptions>>,
+    /// Set when the first task is created: from then on the options are fixed (a task's store
+    /// must stay where its tasks are).
+    used: AtomicBool,
     live: Mutex<HashMap<String, Arc<Live>>>,
 }
 
 impl TaskEngine {
     pub(crate) fn new(options: TaskOptions) -> Self {
-        TaskEngine { options, live: Mutex::new(HashMap::new()) }
+        TaskEngine {
+            options: RwLock::new(Arc::new(options)),
+            used: AtomicBool::new(false),
+            live: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// The options in force.
+    pub(crate) fn options(&self) -> Arc<TaskOptions> {
+        read(&self.options).clone()
     }
 
     fn live(&self, id: &str) -> Option<Arc<Live>> {
@@ -170,6 +182,24 @@ impl Server {
         &self.inner.tasks
     }
 
+    /// Replace the task options given to the builder (for hosts that configure a live server,
+    /// such as the C ABI), before the first task is created: afterwards the tasks already made
+    /// live in the store they were made in, so this is [`ConfigError::TasksStarted`].
+    pub fn set_task_options(&self, options: TaskOptions) -> Result<(), super::ConfigError> {
+        let engine = self.task_engine();
+        let mut current = super::write(&engine.options);
+        if engine.used.load(Ordering::Acquire) {
+            return Err(super::ConfigError::TasksStarted);
+        }
+        *current = Arc::new(options);
+        Ok(())
+    }
+
+    /// The task options in force.
+    pub fn task_options(&self) -> TaskOptions {
+        (*self.task_engine().options()).clone()
+    }
+
     /// Who owns the tasks a request creates and may see: its verified subject, else its
     /// handshake session, else everyone holding the id.
     pub(crate) fn task_owner(&self, ctx: &RequestContext) -> String {
@@ -193,7 +223,8 @@ impl Server {
         if support == TaskSupport::Forbidden && (ctx.is_modern() || task_param.is_none()) {
             return Ok(TaskMode::Inline);
         }
-        let opts = &self.task_engine().options;
+        let opts = self.task_engine().options();
+        self.task_engine().used.store(true, Ordering::Release);
         let name = &entry.tool.name;
         if ctx.is_modern() {
             // The legacy `task` parameter means nothing on 2026-07-28 and is ignored.
@@ -255,7 +286,7 @@ impl Server {
         let mut first = AssertUnwindSafe(first).catch_unwind();
         let mut born: Option<(TaskOutcome, TaskStatus)> = None;
         if generation == Generation::Extension {
-            let window = self.task_engine().options.promote_after;
+            let window = self.task_engine().options().promote_after;
             if let Ok(early) = tokio::time::timeout(window, &mut first).await {
                 let reply = early.unwrap_or_else(|p| {
                     Err(HandlerError::Failed(format!("tool {name} failed: {}", panic_message(&*p))))
@@ -283,7 +314,8 @@ impl Server {
                 }
             }
         }
-        let opts = &self.task_engine().options;
+        let opts = self.task_engine().options();
+        self.task_engine().used.store(true, Ordering::Release);
         let now = now_ms();
         let mut record = TaskRecord {
             id: id.clone(),
@@ -361,7 +393,7 @@ impl Server {
                 };
                 let change = TaskChange::Finish { outcome, status, message };
                 // A store that went away loses this outcome; the task then expires with it.
-                if let Ok(Some(after)) = engine.options.store.apply(&owner, &id, change, now_ms()).await {
+                if let Ok(Some(after)) = engine.options().store.apply(&owner, &id, change, now_ms()).await {
                     server.task_changed(&after);
                 }
             }
@@ -464,7 +496,7 @@ impl Server {
     /// Put one input request in task `id` and wait for its answer.
     async fn ask_task_input(&self, owner: &str, id: &str, live: &Live, request: Value) -> Result<Value, PeerError> {
         let engine = self.task_engine();
-        let store = &engine.options.store;
+        let store = engine.options().store.clone();
         let unavailable = |e: StoreError| PeerError::Rpc(store_error(e));
         let record = store.apply(owner, id, TaskChange::AskInput { request }, now_ms()).await.map_err(unavailable)?;
         let record = record.ok_or(PeerError::Closed)?;
@@ -488,7 +520,7 @@ impl Server {
             }
             tokio::select! {
                 () = changed => {}
-                () = tokio::time::sleep(engine.options.poll_interval) => {}
+                () = tokio::time::sleep(engine.options().poll_interval) => {}
                 () = live.cancel.cancelled() => return Err(PeerError::Closed),
             }
         }
@@ -523,7 +555,7 @@ impl Server {
             ));
         }
         let owner = self.task_owner(ctx);
-        let store = &self.task_engine().options.store;
+        let store = self.task_engine().options().store.clone();
         let mut own = Vec::new();
         for id in ids {
             if store.get(&owner, id).await.map_err(store_error)?.is_some() {
