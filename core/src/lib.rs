@@ -5,6 +5,7 @@
 //!   context. It performs no I/O: transports feed it messages.
 //! - [`request_state`]: sealing of the 2026-07-28 MRTR `requestState`.
 //! - [`skills`]: the skills extension (skills served as resources).
+//! - [`tasks`] and [`stores`]: the task engine's store interface and the shared (Redis) stores.
 //! - [`transport`]: stdio, Streamable HTTP (and the in-process `handle_raw` on [`Server`]).
 //!
 //! Every language surface (C, Python, Node) is a thin adapter over this crate.
@@ -18,6 +19,7 @@ pub mod protocol;
 pub mod request_state;
 pub mod server;
 pub mod skills;
+pub mod stores;
 pub mod sync;
 pub mod tasks;
 pub mod transport;

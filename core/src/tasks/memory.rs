@@ -46,6 +46,16 @@ impl InMemoryTaskStore {
         }
     }
 
+    /// How many tasks are stored (expired ones may still count until swept).
+    pub fn len(&self) -> usize {
+        lock(&self.tasks).len()
+    }
+
+    /// Whether the store holds no task.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
     fn sweep(&self, tasks: &mut IndexMap<String, TaskRecord>, now: u64, force: bool) {
         let last = self.last_sweep_ms.load(Ordering::Relaxed);
         if !force && now < last.saturating_add(SWEEP_EVERY_MS) {
@@ -128,10 +138,6 @@ impl TaskStore for InMemoryTaskStore {
         }
         let next = if more { page.last().map(|r| r.id.clone()) } else { None };
         Box::pin(std::future::ready(Ok(Some((page, next)))))
-    }
-
-    fn len(&self) -> usize {
-        lock(&self.tasks).len()
     }
 }
 

@@ -64,11 +64,10 @@ pub trait TaskStore: Send + Sync + 'static {
         limit: usize,
     ) -> BoxFuture<'a, Result<Option<(Vec<TaskRecord>, Option<String>)>, StoreError>>;
 
-    /// How many tasks are stored (expired ones may still count until swept).
-    fn len(&self) -> usize;
-
-    /// Whether the store holds no task.
-    fn is_empty(&self) -> bool {
-        self.len() == 0
+    /// Whether other instances share this store (then a task's state may change without this
+    /// process noticing: a running task re-reads its record at the poll interval to see a
+    /// `tasks/cancel` made elsewhere). False for a store in this process's memory.
+    fn is_shared(&self) -> bool {
+        false
     }
 }

@@ -2,6 +2,7 @@
 #![allow(dead_code)]
 
 pub mod http;
+pub mod redis;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};

@@ -380,6 +380,8 @@ impl Server {
                 }
                 // Cancelled by tasks/cancel: the store already says so.
                 () = live.cancel.cancelled() => None,
+                // Cancelled (or ended) on another instance sharing the store.
+                () = server.ended_elsewhere(&owner, &id) => None,
                 () = tokio::time::sleep(overdue) => Some((
                     TaskOutcome::Error(ErrorObject::internal("task expired: its ttl passed before it finished")),
                     TaskStatus::Failed,
@@ -408,6 +410,24 @@ impl Server {
             lock(&engine.live).remove(&id);
         });
         Ok(created)
+    }
+
+    /// Wait until the stored task `id` is terminal or gone, re-reading a shared store at the
+    /// poll interval; never, for a store in this process (whose changes all pass through here).
+    async fn ended_elsewhere(&self, owner: &str, id: &str) {
+        let options = self.task_engine().options();
+        if !options.store.is_shared() {
+            return std::future::pending().await;
+        }
+        loop {
+            tokio::time::sleep(options.poll_interval).await;
+            match options.store.get(owner, id).await {
+                Ok(Some(r)) if !r.state.is_terminal() => {}
+                Ok(_) => return,
+                // A store that went away: keep running, and look again.
+                Err(_) => {}
+            }
+        }
     }
 
     /// How a task's handler ended, as its stored outcome and status.

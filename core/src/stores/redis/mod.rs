@@ -1,0 +1,85 @@
+//! Redis as the shared store (`redis-server` or anything that speaks its protocol, 7.0 or
+//! later). One [`RedisStore`] is a reconnecting, multiplexed client with a key prefix (so
+//! fleets and tests can share a server) and a count of the round trips it made (requests that
+//! touch no shared state make none, and the benchmark prints the count per request). The
+//! stores of each kind of state are built on it ([`RedisTaskStore`]).
+//!
+//! Failure: every call has a response timeout; a Redis that is down is
+//! [`StoreError::Unavailable`] for the requests that needed it, and the client reconnects on
+//! its own when Redis is back.
+
+mod tasks;
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use redis::aio::{ConnectionManager, ConnectionManagerConfig};
+
+use crate::tasks::StoreError;
+
+pub use tasks::RedisTaskStore;
+
+/// How long one Redis call may take before the request that needed it gets an error.
+const RESPONSE_TIMEOUT: Duration = Duration::from_secs(2);
+/// How long connecting may take.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// A connection to Redis shared by the stores of one server.
+#[derive(Clone)]
+pub struct RedisStore {
+    conn: ConnectionManager,
+    prefix: String,
+    round_trips: std::sync::Arc<AtomicU64>,
+}
+
+impl std::fmt::Debug for RedisStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RedisStore").field("prefix", &self.prefix).finish_non_exhaustive()
+    }
+}
+
+impl RedisStore {
+    /// A store at `url` (`redis://host:port/db`, `rediss://` for TLS is not built in) whose
+    /// keys start with `prefix` (for example `"ferrite:"`). Connects lazily: a Redis that is not
+    /// up yet is an error for the first requests that need it, not for the server's start.
+    /// Needs a tokio runtime.
+    pub fn open(url: &str, prefix: &str) -> Result<RedisStore, StoreError> {
+        let client =
+            redis::Client::open(url).map_err(|e| StoreError::Unavailable(format!("redis URL {url:?}: {e}")))?;
+        let config = ConnectionManagerConfig::new()
+            .set_response_timeout(Some(RESPONSE_TIMEOUT))
+            .set_connection_timeout(Some(CONNECT_TIMEOUT))
+            .set_number_of_retries(2)
+            .set_max_delay(Duration::from_millis(500));
+        let conn = ConnectionManager::new_lazy_with_config(client, config).map_err(unavailable)?;
+        Ok(RedisStore { conn, prefix: prefix.to_owned(), round_trips: Default::default() })
+    }
+
+    /// The key `name` under this store's prefix.
+    pub(crate) fn key(&self, name: &str) -> String {
+        format!("{}{name}", self.prefix)
+    }
+
+    /// A connection handle for one call (cheap: the connection is multiplexed); counts the
+    /// round trip.
+    pub(crate) fn conn(&self) -> ConnectionManager {
+        self.round_trips.fetch_add(1, Ordering::Relaxed);
+        self.conn.clone()
+    }
+
+    /// How many round trips to Redis this store (and its clones) made.
+    pub fn round_trips(&self) -> u64 {
+        self.round_trips.load(Ordering::Relaxed)
+    }
+
+    /// Check that Redis answers (`PING`).
+    pub async fn ping(&self) -> Result<(), StoreError> {
+        let mut c = self.conn();
+        redis::cmd("PING").query_async::<String>(&mut c).await.map(|_| ()).map_err(unavailable)
+    }
+}
+
+/// A Redis failure as the store error requests see.
+pub(crate) fn unavailable(e: redis::RedisError) -> StoreError {
+    StoreError::Unavailable(format!("redis: {e}"))
+}
