@@ -488,11 +488,13 @@ fn auth_from_env() -> Result<ResourceServer, String> {
 }
 
 const USAGE: &str =
-    "usage: everything [--port N [--mount]] [--stateless] [--legacy-sse] [--auth] [--task-ttl-ms N]\n  \
+    "usage: everything [--port N [--mount]] [--stateless] [--legacy-sse] [--auth] [--task-ttl-ms N] [--redis URL]\n  \
     no --port: serve stdio; --port N: Streamable HTTP on 127.0.0.1:N at /mcp;\n  \
     --mount: the endpoint mounted in an axum app (GET /health, an x-user middleware);\n  \
     --auth: require bearer JWTs (FERRITE_AUTH_ISSUER, FERRITE_AUTH_AUDIENCE, FERRITE_AUTH_JWKS_URL);\n  \
-    --task-ttl-ms N: keep tasks N ms (default 300000; the tasks benchmark shortens it)";
+    --task-ttl-ms N: keep tasks N ms (default 300000; the tasks benchmark shortens it);\n  \
+    --redis URL: keep shared state (tasks) in Redis, keys under FERRITE_REDIS_PREFIX (default ferrite:);\n  \
+    FERRITE_REQUEST_STATE_KEYS=current[,previous...]: the fleet's requestState keys (64 hex or base64)";
 
 /// The command line.
 struct Args {
@@ -502,10 +504,19 @@ struct Args {
     mount: bool,
     auth: bool,
     task_ttl: Option<std::time::Duration>,
+    redis: Option<String>,
 }
 
 fn parse_args() -> Result<Args, String> {
-    let mut args = Args { port: None, stateless: false, legacy_sse: false, mount: false, auth: false, task_ttl: None };
+    let mut args = Args {
+        port: None,
+        stateless: false,
+        legacy_sse: false,
+        mount: false,
+        auth: false,
+        task_ttl: None,
+        redis: None,
+    };
     let mut it = std::env::args().skip(1);
     while let Some(a) = it.next() {
         match a.as_str() {
@@ -518,6 +529,7 @@ fn parse_args() -> Result<Args, String> {
                 args.task_ttl =
                     Some(std::time::Duration::from_millis(ms.ok_or("--task-ttl-ms needs a positive number")?));
             }
+            "--redis" => args.redis = Some(it.next().ok_or("--redis needs a URL")?),
             "--port" => {
                 let p = it.next().and_then(|p| p.parse::<u16>().ok()).ok_or("--port needs a port number")?;
                 args.port = Some(p);
@@ -570,6 +582,18 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     } else {
         tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?
     };
+    if let Ok(keys) = std::env::var("FERRITE_REQUEST_STATE_KEYS") {
+        // Every instance of a fleet seals with the same current key and accepts the previous
+        // ones (rotation: add the new key in front, drop the oldest after the state ttl).
+        let mut keys = keys.split(',').map(ferrite_core::request_state::SealingKey::parse);
+        let current = keys.next().ok_or("FERRITE_REQUEST_STATE_KEYS is empty")??;
+        server.set_request_state_keys(current, keys.collect::<Result<_, _>>()?);
+    }
+    if let Some(url) = &args.redis {
+        let prefix = std::env::var("FERRITE_REDIS_PREFIX").unwrap_or_else(|_| "ferrite:".to_owned());
+        let _in_runtime = runtime.enter();
+        server.use_redis(url, &prefix)?;
+    }
     match port {
         // Serve from a worker thread, where the I/O driver runs: no hand-off per message.
         None => {

@@ -119,6 +119,9 @@ pub enum ConfigError {
         /// What was given (JSON).
         value: String,
     },
+    /// A shared store could not be set up (a bad Redis URL).
+    #[error("{0}")]
+    Store(String),
     /// Task options cannot change once a task was created (its store holds it).
     #[error("the task options cannot change after the first task was created")]
     TasksStarted,

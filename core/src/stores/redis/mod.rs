@@ -42,8 +42,11 @@ impl RedisStore {
     /// A store at `url` (`redis://host:port/db`, `rediss://` for TLS is not built in) whose
     /// keys start with `prefix` (for example `"ferrite:"`). Connects lazily: a Redis that is not
     /// up yet is an error for the first requests that need it, not for the server's start.
-    /// Needs a tokio runtime.
+    /// Call it inside a tokio runtime (the client's reconnection task runs there).
     pub fn open(url: &str, prefix: &str) -> Result<RedisStore, StoreError> {
+        if tokio::runtime::Handle::try_current().is_err() {
+            return Err(StoreError::Unavailable("opening a Redis store needs a tokio runtime".to_owned()));
+        }
         let client =
             redis::Client::open(url).map_err(|e| StoreError::Unavailable(format!("redis URL {url:?}: {e}")))?;
         let config = ConnectionManagerConfig::new()
@@ -82,4 +85,21 @@ impl RedisStore {
 /// A Redis failure as the store error requests see.
 pub(crate) fn unavailable(e: redis::RedisError) -> StoreError {
     StoreError::Unavailable(format!("redis: {e}"))
+}
+
+impl crate::Server {
+    /// Keep the state that instances of a fleet share in Redis at `url`, under keys starting
+    /// with `key_prefix` (instances of one fleet use the same prefix): today the tasks of both
+    /// generations. Call it before serving (the task options are fixed once a task exists).
+    /// Connects lazily; the returned store counts its round trips. Call it inside a tokio
+    /// runtime.
+    pub fn use_redis(&self, url: &str, key_prefix: &str) -> Result<RedisStore, crate::ConfigError> {
+        let redis = RedisStore::open(url, key_prefix).map_err(|e| crate::ConfigError::Store(e.to_string()))?;
+        let options = crate::TaskOptions {
+            store: std::sync::Arc::new(RedisTaskStore::new(redis.clone())),
+            ..self.task_options()
+        };
+        self.set_task_options(options)?;
+        Ok(redis)
+    }
 }
