@@ -136,6 +136,33 @@ export declare class NativeServer {
    * While it is pending it keeps Node alive.
    */
   listen(optionsJson: string, onListening: (addressJson: string) => void): Promise<void>
+  /** Send a notification to every handshake-era listening connection; how many were reached. */
+  notify(method: string, paramsJson?: string | undefined | null): number
+  /**
+   * `notifications/{kind}/list_changed` (`kind`: "tools", "resources" or "prompts") to every
+   * listening connection and to the 2026-07-28 listen streams that asked for it; how many
+   * were reached.
+   */
+  notifyListChanged(kind: string): number
+  /**
+   * `notifications/resources/updated` to the connections subscribed to `uri`, and to the
+   * listen streams watching it.
+   */
+  notifyResourceUpdated(uri: string): number
+  /**
+   * `notifications/elicitation/complete` for the URL elicitation `elicitationId` to the
+   * listening connection `connectionId` (the core's `notify_elicitation_complete`): whether
+   * it went out (false when no such connection listens or it negotiated a revision before
+   * 2025-11-25).
+   */
+  notifyElicitationComplete(connectionId: string, elicitationId: string): boolean
+  /**
+   * Send `ping` to the listening connection `connectionId` and wait up to `timeoutMs`;
+   * resolves to an envelope (`{"ok": null}` or `{"error": {kind, message}}`).
+   */
+  pingClient(connectionId: string, timeoutMs: number): Promise<string>
+  /** Ids of the connections currently listening. */
+  connectedSessions(): Array<string>
   /**
    * Seal MRTR request state with `current` (64 hex characters, or base64 of 32 bytes) and
    * still open states sealed with any of `previous` (key rotation).
@@ -263,26 +290,6 @@ export declare class NativeServer {
   tools(): string
   /** Whether the server is stateless. */
   isStateless(): boolean
-  /** Send a notification to every handshake-era listening connection; how many were reached. */
-  notify(method: string, paramsJson?: string | undefined | null): number
-  /**
-   * `notifications/{kind}/list_changed` (`kind`: "tools", "resources" or "prompts") to every
-   * listening connection and to the 2026-07-28 listen streams that asked for it; how many
-   * were reached.
-   */
-  notifyListChanged(kind: string): number
-  /**
-   * `notifications/resources/updated` to the connections subscribed to `uri`, and to the
-   * listen streams watching it.
-   */
-  notifyResourceUpdated(uri: string): number
-  /**
-   * Send `ping` to the listening connection `connectionId` and wait up to `timeoutMs`;
-   * resolves to an envelope (`{"ok": null}` or `{"error": {kind, message}}`).
-   */
-  pingClient(connectionId: string, timeoutMs: number): Promise<string>
-  /** Ids of the connections currently listening. */
-  connectedSessions(): Array<string>
   /** Handle raw wire text in-process; resolves to the response text ("" for none). */
   handleRaw(text: string): Promise<string>
   /** Serve on the process's stdin/stdout; resolves when stdin ends or `close()` is called. */

@@ -1,13 +1,14 @@
 /**
- * The `Server`: options, registration (delegated to `registration.ts`), notifications, the
- * 2026-07-28 settings, and serving (delegated to `transports.ts`). Every protocol decision
- * is the Rust core's; this class converts and forwards.
+ * The `Server`: options, registration (delegated to `registration.ts`), notifications (the
+ * client's observed by `observers.ts`), the 2026-07-28 settings, and serving (delegated to
+ * `transports.ts`). Every protocol decision is the Rust core's; this class converts and
+ * forwards.
  */
 
 import { type AuthOptions, type OAuthTokenVerifier, type VerifyAccessToken, nativeVerifier, verifierFunction } from './auth.js';
 import { Connection, type ConnectionOptions } from './connection.js';
 import type { Context } from './context.js';
-import { RequestCancelledError, clientRequestResult, errorMessage } from './errors.js';
+import { RequestCancelledError, clientRequestResult } from './errors.js';
 import type {
   Annotations,
   ArgsSchema,
@@ -36,7 +37,7 @@ import { NativeServer } from './native.js';
 import * as mount from './mount.js';
 import type { FetchInit, MountOptions, NodeHandler, NodeHandlerOptions } from './mount.js';
 import * as register from './registration.js';
-import { describeIssues, isStandardSchema } from './schema.js';
+import { NotificationObservers, type NotificationHandler } from './observers.js';
 import * as transports from './transports.js';
 import type { ListenAddress } from './transports.js';
 
@@ -223,11 +224,7 @@ export class Server implements AsyncDisposable {
   /** What the registration helpers need: the native server and this. */
   #host: register.Host;
   #watched = new Map<number, AbortController>();
-  #listeners = new Set<(method: string, params: JsonObject | undefined) => void>();
-  #observing = false;
-  #rootsListeners = new Set<() => void>();
-  #notificationHandlers = new Map<string, () => boolean>();
-  #observingRoots = false;
+  #observers: NotificationObservers;
   #closed: Promise<void> | undefined;
 
   constructor(options: ServerOptions) {
@@ -258,6 +255,7 @@ export class Server implements AsyncDisposable {
       verify === undefined ? undefined : nativeVerifier(verify),
     );
     this.#host = { native: this.#native, server: this };
+    this.#observers = new NotificationObservers(this.#native);
     const n = this.#native;
     if (options.logging === false) n.setLogging(false);
     if (options.subscriptions) n.enableResourceSubscriptions();
@@ -445,22 +443,7 @@ export class Server implements AsyncDisposable {
 
   /** Observe client notifications (`method`, `params`). Returns a function that unsubscribes. */
   onNotification(listener: (method: string, params: JsonObject | undefined) => void): () => boolean {
-    if (typeof listener !== 'function') throw new TypeError('onNotification: the listener must be a function');
-    this.#listeners.add(listener);
-    if (!this.#observing) {
-      this.#observing = true;
-      this.#native.setNotificationObserver((method, paramsJson) => {
-        const params = (JSON.parse(paramsJson) as JsonObject | null) ?? undefined;
-        for (const l of this.#listeners) {
-          try {
-            l(method, params);
-          } catch (e) {
-            process.emitWarning(`ferrite-mcp: a notification listener threw: ${errorMessage(e)}`);
-          }
-        }
-      });
-    }
-    return () => this.#listeners.delete(listener);
+    return this.#observers.onNotification(listener);
   }
 
   /**
@@ -469,21 +452,7 @@ export class Server implements AsyncDisposable {
    * client. Returns a function that unsubscribes.
    */
   onRootsListChanged(listener: () => void): () => boolean {
-    if (typeof listener !== 'function') throw new TypeError('onRootsListChanged: the listener must be a function');
-    this.#rootsListeners.add(listener);
-    if (!this.#observingRoots) {
-      this.#observingRoots = true;
-      this.#native.setRootsListChangedObserver(() => {
-        for (const l of this.#rootsListeners) {
-          try {
-            l();
-          } catch (e) {
-            process.emitWarning(`ferrite-mcp: a roots listener threw: ${errorMessage(e)}`);
-          }
-        }
-      });
-    }
-    return () => this.#rootsListeners.delete(listener);
+    return this.#observers.onRootsListChanged(listener);
   }
 
   /**
@@ -494,35 +463,13 @@ export class Server implements AsyncDisposable {
    * handler per method: a second call replaces the first. `notifications/roots/list_changed`
    * goes through `onRootsListChanged`.
    */
-  setNotificationHandler(schema: SchemaLike, handler: (notification: { method: string; params?: JsonObject }) => void | Promise<void>): void {
-    const method = literalMethod(schema);
-    if (method === undefined) {
-      throw new TypeError('setNotificationHandler(schema, handler): schema must be a notification schema with a literal method (z.object({ method: z.literal(...) }))');
-    }
-    if (typeof handler !== 'function') throw new TypeError('setNotificationHandler(schema, handler): handler must be a function');
-    const deliver = (params: JsonObject | undefined): void => {
-      const notification = params === undefined ? { method } : { method, params };
-      void Promise.resolve(schema['~standard'].validate(notification))
-        .then((r) => {
-          if (r.issues !== undefined) throw new TypeError(`${method}: ${describeIssues(r.issues)}`);
-          return handler(r.value as { method: string; params?: JsonObject });
-        })
-        .catch((e) => process.emitWarning(`ferrite-mcp: the ${method} handler failed: ${errorMessage(e)}`));
-    };
-    this.#notificationHandlers.get(method)?.();
-    const off =
-      method === 'notifications/roots/list_changed'
-        ? this.onRootsListChanged(() => deliver(undefined))
-        : this.onNotification((m, params) => {
-            if (m === method) deliver(params);
-          });
-    this.#notificationHandlers.set(method, off);
+  setNotificationHandler(schema: SchemaLike, handler: NotificationHandler): void {
+    this.#observers.setNotificationHandler(schema, handler);
   }
 
   /** Remove the `setNotificationHandler` handler of `method`. */
   removeNotificationHandler(method: string): void {
-    this.#notificationHandlers.get(method)?.();
-    this.#notificationHandlers.delete(method);
+    this.#observers.removeNotificationHandler(method);
   }
 
   /**
@@ -547,6 +494,21 @@ export class Server implements AsyncDisposable {
   /** `notifications/resources/updated` to the clients subscribed to `uri` and the listen streams watching it. */
   notifyResourceUpdated(uri: string): number {
     return this.#native.notifyResourceUpdated(uri);
+  }
+  /**
+   * Tell the client on connection `connectionId` (`ctx.connectionId`, `connection.id`, an
+   * entry of `connectedSessions`) that the URL elicitation `elicitationId` has completed
+   * (`notifications/elicitation/complete`): the out-of-band end of a URL elicitation, for the
+   * web page or callback that learns of it after the request that asked (or that threw
+   * `UrlElicitationRequiredError`) has ended. The connection must be listening (a stdio
+   * connection, a held `connection()`, or an HTTP session with its GET stream open) and have
+   * negotiated 2025-11-25 or later; whether the notification went out.
+   */
+  notifyElicitationComplete(connectionId: string, elicitationId: string): boolean {
+    if (typeof connectionId !== 'string' || typeof elicitationId !== 'string') {
+      throw new TypeError('notifyElicitationComplete(connectionId, elicitationId): both must be strings');
+    }
+    return this.#native.notifyElicitationComplete(connectionId, elicitationId);
   }
 
   // ----- introspection -----
@@ -656,12 +618,4 @@ export class Server implements AsyncDisposable {
   [Symbol.asyncDispose](): Promise<void> {
     return this.close();
   }
-}
-
-/** The literal `method` of a zod notification schema (zod 3 and 4: `shape.method.value`). */
-function literalMethod(schema: unknown): string | undefined {
-  if (!isStandardSchema(schema)) return undefined;
-  const shape = (schema as { shape?: { method?: { value?: unknown } } }).shape;
-  const value = shape?.method?.value;
-  return typeof value === 'string' ? value : undefined;
 }

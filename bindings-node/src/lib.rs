@@ -4,10 +4,11 @@
 //! The shape of the crossing is chosen for speed and for a small, stable native surface:
 //!
 //! - [`server`]: the `NativeServer` class the JS layer (`src-ts/server.ts`) wraps: registration,
-//!   options, notifications, stdio and in-process serving. One tokio runtime per server,
-//!   created on first use and shut down by `close()`. More of its methods live beside it:
-//!   [`listen`] (Streamable HTTP), [`context`] (the request context, by slot) and [`modern`]
-//!   (2026-07-28 settings: sealing keys, extensions, cache hints, custom methods, skills).
+//!   options, stdio and in-process serving. One tokio runtime per server, created on first
+//!   use and shut down by `close()`. More of its methods live beside it: [`listeners`]
+//!   (notifications, `ping`, the out-of-band end of a URL elicitation, the listening
+//!   connections), [`listen`] (Streamable HTTP), [`context`] (the request context, by slot)
+//!   and [`modern`] (2026-07-28 settings: sealing keys, extensions, cache hints, custom methods, skills).
 //!   `listen` hands the options object to the core's `HttpConfig` unchanged.
 //! - [`mount`]: the Streamable HTTP endpoint driven by a JS HTTP server (`fetch`,
 //!   `nodeHandler`): an exchange over the core's `HttpService::host_request`, body pushed and
@@ -36,6 +37,7 @@ mod envelope;
 mod errors;
 mod handlers;
 mod listen;
+mod listeners;
 mod modern;
 mod mount;
 mod mrtr;

@@ -1,6 +1,7 @@
 //! `NativeServer`: the core [`Server`] as a napi class: construction, registration, options,
-//! notifications, stdio and in-process serving, `close()`. (`listen.rs`, `context.rs` and
-//! `modern.rs` add more methods to the same class.)
+//! stdio and in-process serving, `close()`. (`listeners.rs` (notifications, ping, the
+//! listening connections), `listen.rs`, `context.rs` and `modern.rs` add more methods to the
+//! same class.)
 //!
 //! Descriptors and values cross as JSON text and are decoded with the core's own serde
 //! types, so a malformed descriptor is a clear `Error` from the registration call and the
@@ -30,7 +31,6 @@ use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
 use crate::calls::Calls;
-use crate::envelope;
 use crate::errors;
 use crate::handlers::{JsArgs, JsCallback, JsReturn};
 
@@ -493,53 +493,6 @@ impl NativeServer {
     #[napi]
     pub fn is_stateless(&self) -> bool {
         self.server.is_stateless()
-    }
-
-    /// Send a notification to every handshake-era listening connection; how many were reached.
-    #[napi]
-    pub fn notify(&self, method: String, params_json: Option<String>) -> Result<u32> {
-        let params = params_json.map(|p| parse::<Value>(&p, "notification params")).transpose()?;
-        Ok(self.server.notify(&method, params) as u32)
-    }
-
-    /// `notifications/{kind}/list_changed` (`kind`: "tools", "resources" or "prompts") to every
-    /// listening connection and to the 2026-07-28 listen streams that asked for it; how many
-    /// were reached.
-    #[napi]
-    pub fn notify_list_changed(&self, kind: String) -> Result<u32> {
-        let reached = match kind.as_str() {
-            "tools" => self.server.notify_tools_list_changed(),
-            "resources" => self.server.notify_resources_list_changed(),
-            "prompts" => self.server.notify_prompts_list_changed(),
-            other => return Err(Error::from_reason(format!("unknown list kind {other:?}"))),
-        };
-        Ok(reached as u32)
-    }
-
-    /// `notifications/resources/updated` to the connections subscribed to `uri`, and to the
-    /// listen streams watching it.
-    #[napi]
-    pub fn notify_resource_updated(&self, uri: String) -> u32 {
-        self.server.notify_resource_updated(&uri) as u32
-    }
-
-    /// Send `ping` to the listening connection `connectionId` and wait up to `timeoutMs`;
-    /// resolves to an envelope (`{"ok": null}` or `{"error": {kind, message}}`).
-    #[napi(ts_return_type = "Promise<string>")]
-    pub fn ping_client<'env>(&self, env: &'env Env, connection_id: String, timeout_ms: u32) -> Result<Object<'env>> {
-        let server = self.server.clone();
-        self.spawn_string(env, async move {
-            match server.ping_client(&connection_id, Duration::from_millis(u64::from(timeout_ms))).await {
-                Ok(()) => envelope::ok(&Value::Null),
-                Err(e) => envelope::peer_error(&e),
-            }
-        })
-    }
-
-    /// Ids of the connections currently listening.
-    #[napi]
-    pub fn connected_sessions(&self) -> Vec<String> {
-        self.server.connected_sessions()
     }
 
     // ----- serving -----

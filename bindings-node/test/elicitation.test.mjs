@@ -3,8 +3,9 @@
 // core (no $schema, enums from $defs in place, optional fields as their type) and an accepted
 // answer comes back decoded through the schema; a form the spec's restrictions refuse never
 // leaves the server (ClientRequestError "invalidElicitation", the core's message), on
-// ctx.elicit and as an MRTR input request; URL elicitation's completion notification and the
-// -32042 UrlElicitationRequiredError.
+// ctx.elicit and as an MRTR input request; an accepted answer that does not fit the form is
+// refused by the core (ClientRequestError "malformed", the core's message); URL elicitation's
+// completion notification and the -32042 UrlElicitationRequiredError.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
@@ -71,8 +72,7 @@ const CONTACT_FORM = {
 
 test('a zod form (enum, optional and nullable fields, descriptions) is sent the restricted way and its answer decoded through the schema', async () => {
   const server = asking(Contact);
-  // `extra` is not in the form: zod's object drops it, so the value is the schema's output.
-  const c = await held(server, { action: 'accept', content: { name: 'Ada', plan: 'pro', extra: 1 } });
+  const c = await held(server, { action: 'accept', content: { name: 'Ada', plan: 'pro' } });
   try {
     const r = JSON.parse(textOf((await c.call('ask')).result));
     assert.deepEqual(r, { action: 'accept', content: { name: 'Ada', plan: 'pro' } });
@@ -100,21 +100,47 @@ test('a zod enum with an id (lifted into $defs by zod) is put in place by the co
   }
 });
 
-test('an answer the zod form refuses rejects with ClientRequestError "malformed"; decline and cancel carry no content', async () => {
+test('an accepted answer that does not fit the form rejects with ClientRequestError "malformed" and the core\'s message; a fitting one decodes through the zod schema; decline and cancel carry no content', async () => {
+  // The core checks every accepted answer against the form it sent, before zod sees it.
   const answers = [
+    { action: 'accept', content: { plan: 'pro' } },
     { action: 'accept', content: { name: 'Ada', plan: 'gold' } },
+    { action: 'accept', content: { name: 'Ada', plan: 'pro', age: 'old' } },
+    { action: 'accept', content: { name: 'Ada', plan: 'pro', admin: true } },
+    { action: 'accept', content: { name: 'Ada', plan: 'pro', age: 36 } },
     { action: 'decline' },
     { action: 'cancel' },
   ];
   const server = asking(Contact);
   const c = await held(server, () => answers.shift());
+  const refused = (message) => ({ error: 'ClientRequestError', kind: 'malformed', message: `the accepted answer does not fit the requested form: ${message}` });
   try {
-    const bad = JSON.parse(textOf((await c.call('ask')).result));
-    assert.equal(bad.error, 'ClientRequestError');
-    assert.equal(bad.kind, 'malformed');
-    assert.match(bad.message, /^malformed answer from the client: the form's answer does not fit the requested schema: plan: /);
-    assert.deepEqual(JSON.parse(textOf((await c.call('ask')).result)), { action: 'decline' });
-    assert.deepEqual(JSON.parse(textOf((await c.call('ask')).result)), { action: 'cancel' });
+    const ask = async () => JSON.parse(textOf((await c.call('ask')).result));
+    assert.deepEqual(await ask(), refused('the required field "name" is missing'));
+    assert.deepEqual(await ask(), refused('field "plan": "gold" is not one of the options'));
+    assert.deepEqual(await ask(), refused('field "age": must be an integer'));
+    assert.deepEqual(await ask(), refused('"admin" is not a field of the form'));
+    assert.deepEqual(await ask(), { action: 'accept', content: { name: 'Ada', plan: 'pro', age: 36 } });
+    assert.deepEqual(await ask(), { action: 'decline' });
+    assert.deepEqual(await ask(), { action: 'cancel' });
+    assert.equal(c.requests().length, 7);
+  } finally {
+    c.conn.close();
+    await server.close();
+  }
+});
+
+test('an unfitting answer to a plain JSON Schema form is refused too, and left uncaught it is the tool\'s isError result', async () => {
+  const server = new Server({ name: 'elicit', version: '1' });
+  const form = { type: 'object', properties: { colour: { type: 'string', enum: ['red', 'green'] } }, required: ['colour'] };
+  server.tool('pick', async (_args, ctx) => JSON.stringify(await ctx.elicit('Pick', form)));
+  const answers = [{ action: 'accept', content: { colour: 'blue' } }, { action: 'accept', content: { colour: 'red' } }];
+  const c = await held(server, () => answers.shift());
+  try {
+    const r = (await c.call('pick')).result;
+    assert.equal(r.isError, true);
+    assert.equal(textOf(r), 'the accepted answer does not fit the requested form: field "colour": "blue" is not one of the options');
+    assert.deepEqual(JSON.parse(textOf((await c.call('pick')).result)), { action: 'accept', content: { colour: 'red' } });
   } finally {
     c.conn.close();
     await server.close();
@@ -132,7 +158,7 @@ test('a valibot form and a raw shape of zod fields: the same restricted form, th
   };
   for (const [which, form] of Object.entries(forms)) {
     const server = asking(form);
-    const c = await held(server, { action: 'accept', content: { name: 'Grace', age: 36, plan: 'basic', extra: true } });
+    const c = await held(server, { action: 'accept', content: { name: 'Grace', age: 36, plan: 'basic' } });
     try {
       const r = JSON.parse(textOf((await c.call('ask')).result));
       assert.deepEqual(r, { action: 'accept', content: { name: 'Grace', age: 36, plan: 'basic' } }, which);
@@ -159,9 +185,9 @@ test('plain JSON Schema as a generator writes it ($schema, title, $defs, [T, nul
     required: ['plan'],
   };
   const server = asking(generated);
-  const c = await held(server, { action: 'accept', content: { plan: 'pro', extra: 1 } });
+  const c = await held(server, { action: 'accept', content: { plan: 'pro', nick: 'ada' } });
   try {
-    assert.deepEqual(JSON.parse(textOf((await c.call('ask')).result)), { action: 'accept', content: { plan: 'pro', extra: 1 } });
+    assert.deepEqual(JSON.parse(textOf((await c.call('ask')).result)), { action: 'accept', content: { plan: 'pro', nick: 'ada' } });
     assert.deepEqual(c.requests()[0].params.requestedSchema, {
       type: 'object',
       properties: { plan: { type: 'string', enum: ['basic', 'pro'], description: 'Which plan' }, nick: { type: 'string' } },

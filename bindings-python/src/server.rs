@@ -1,6 +1,7 @@
 //! The server object Python's `ferrite_mcp.Server` is built on: the core's `Server` and the
 //! tokio runtime it runs on (the adapters from Python callables to the core's handlers are in
-//! `adapters.rs`, the 2026-07-28 settings' conversions in `modern.rs`).
+//! `adapters.rs`, the 2026-07-28 settings' conversions in `modern.rs`, how a transport is
+//! served in `server/serving.rs`).
 //!
 //! One runtime per server object, shut down by `close()` (or when the object is collected).
 //! Every entry point that waits on the runtime releases the GIL first (`py.detach`), so a
@@ -16,12 +17,10 @@ use ferrite_core::server::uri_template::UriTemplate;
 use ferrite_core::server::NotificationObserver as _;
 use ferrite_core::server::PeerError;
 use ferrite_core::sync::lock;
-use ferrite_core::transport::http as core_http;
-use ferrite_core::transport::stdio::{self, StdioOptions};
 use ferrite_core::{
     ClientCapabilities, CompletionReference, Implementation, Prompt, Resource, ResourceTemplate, Server, Tool,
 };
-use pyo3::exceptions::{PyOSError, PyRuntimeError, PyValueError};
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
 use serde_json::Value;
@@ -32,7 +31,9 @@ use crate::adapters::{describe, Adapter, Observer};
 use crate::bridge::{self, AsyncQueue, Executor, PyCallable, SyncPool};
 use crate::connection::PyConnection;
 use crate::context::Shared;
-use crate::{convert, errors, http, modern, tasks};
+use crate::{convert, errors, modern, tasks};
+
+mod serving;
 
 /// At most this many `def` handlers run at once (like a thread pool's size); more calls queue.
 const MAX_SYNC_WORKERS: usize = 64;
@@ -74,57 +75,6 @@ impl Core {
         Adapter {
             handler: Arc::new(PyCallable { callable: handler, is_async, wants_context }),
             exec: self.exec.clone(),
-        }
-    }
-
-    fn start_serving(&self, py: Python<'_>) -> PyResult<CancellationToken> {
-        self.check_open(py)?;
-        let mut serving = lock(&self.serving);
-        if serving.is_some() {
-            return Err(PyRuntimeError::new_err("this server is already serving"));
-        }
-        let token = CancellationToken::new();
-        *serving = Some(token.clone());
-        Ok(token)
-    }
-
-    fn spawn_stdio(&self, token: CancellationToken) -> tokio::task::JoinHandle<std::io::Result<()>> {
-        let server = self.server.clone();
-        let options = StdioOptions { shutdown: token, ..StdioOptions::default() };
-        self.handle.spawn(async move { stdio::serve(&server, tokio::io::stdin(), tokio::io::stdout(), options).await })
-    }
-
-    /// Wait for a serving task without the GIL, checking Python signals every 50 ms; a signal
-    /// (Ctrl-C) stops serving cleanly (in-flight requests get up to 5 s) and propagates.
-    fn wait_serving(
-        &self,
-        py: Python<'_>,
-        token: CancellationToken,
-        mut join: tokio::task::JoinHandle<std::io::Result<()>>,
-        what: &str,
-    ) -> PyResult<()> {
-        let outcome = loop {
-            let step = py.detach(|| {
-                self.handle.block_on(async { tokio::time::timeout(Duration::from_millis(50), &mut join).await })
-            });
-            if let Ok(done) = step {
-                break done;
-            }
-            if let Err(signal) = py.check_signals() {
-                token.cancel();
-                // A thread blocked reading stdin is left to the runtime's shutdown.
-                let _ = py.detach(|| {
-                    self.handle.block_on(async { tokio::time::timeout(Duration::from_secs(5), &mut join).await })
-                });
-                lock(&self.serving).take();
-                return Err(signal);
-            }
-        };
-        lock(&self.serving).take();
-        match outcome {
-            Ok(Ok(())) => Ok(()),
-            Ok(Err(e)) => Err(PyOSError::new_err(format!("{what} failed: {e}"))),
-            Err(e) => Err(PyRuntimeError::new_err(format!("the {what} loop stopped: {e}"))),
         }
     }
 
@@ -627,6 +577,14 @@ impl Core {
         self.server.notify_prompts_list_changed()
     }
 
+    /// `notifications/elicitation/complete` for the URL elicitation `elicitation_id` to the
+    /// listening connection `connection_id` (the core's `notify_elicitation_complete`): whether
+    /// it went out (false when no such connection listens or it negotiated a revision before
+    /// 2025-11-25).
+    fn notify_elicitation_complete(&self, connection_id: &str, elicitation_id: &str) -> bool {
+        self.server.notify_elicitation_complete(connection_id, elicitation_id)
+    }
+
     // ----- serving -----
 
     /// Handle raw JSON-RPC text in-process; the response text ("" for notifications). Blocks
@@ -670,21 +628,7 @@ impl Core {
     /// anything is bound. `ready(port)` is called once listening.
     #[pyo3(signature = (config, ready=None))]
     fn serve_http(&self, py: Python<'_>, config: &Bound<'_, PyAny>, ready: Option<Py<PyAny>>) -> PyResult<()> {
-        self.check_open(py)?;
-        let (options, addr) = http::options(py, config)?;
-        let token = self.start_serving(py)?;
-        let options = core_http::HttpOptions { shutdown: token.clone(), ..options };
-        let server = self.server.clone();
-        let bound = py.detach(|| self.handle.block_on(core_http::bind(&server, addr, options)));
-        let bound = match bound.and_then(|b| b.local_addr().map(|a| (b, a))) {
-            Ok(b) => b,
-            Err(e) => {
-                lock(&self.serving).take();
-                return Err(PyOSError::new_err(format!("cannot listen on {addr}: {e}")));
-            }
-        };
-        let (bound, local) = bound;
-        let join = self.handle.spawn(bound.run());
+        let (token, join, local) = self.bind_http(py, config)?;
         if let Some(ready) = ready {
             if let Err(e) = ready.call1(py, (local.port(),)) {
                 token.cancel();
@@ -699,33 +643,8 @@ impl Core {
     /// at once and answers the bound port; `resolve(error, None)` is called from a runtime
     /// thread when serving ends (`stop()`, `close()`). Options as in `serve_http`.
     fn start_http(&self, py: Python<'_>, config: &Bound<'_, PyAny>, resolve: Py<PyAny>) -> PyResult<u16> {
-        self.check_open(py)?;
-        let (options, addr) = http::options(py, config)?;
-        let token = self.start_serving(py)?;
-        let options = core_http::HttpOptions { shutdown: token.clone(), ..options };
-        let server = self.server.clone();
-        let bound = py.detach(|| self.handle.block_on(core_http::bind(&server, addr, options)));
-        let (bound, local) = match bound.and_then(|b| b.local_addr().map(|a| (b, a))) {
-            Ok(b) => b,
-            Err(e) => {
-                lock(&self.serving).take();
-                return Err(PyOSError::new_err(format!("cannot listen on {addr}: {e}")));
-            }
-        };
-        let join = self.handle.spawn(bound.run());
-        self.handle.spawn(async move {
-            let outcome = join.await;
-            let _ = Python::try_attach(|py| {
-                let err = match outcome {
-                    Ok(Ok(())) => py.None(),
-                    Ok(Err(e)) => PyOSError::new_err(format!("HTTP failed: {e}")).into_value(py).into_any(),
-                    Err(e) => PyRuntimeError::new_err(format!("the HTTP loop stopped: {e}")).into_value(py).into_any(),
-                };
-                if let Err(e) = resolve.bind(py).call1((err, py.None())) {
-                    e.write_unraisable(py, None);
-                }
-            });
-        });
+        let (_, join, local) = self.bind_http(py, config)?;
+        self.report_end(join, resolve, "HTTP", serving::os_error);
         Ok(local.port())
     }
 
@@ -733,23 +652,7 @@ impl Core {
     fn start_stdio(&self, py: Python<'_>, resolve: Py<PyAny>) -> PyResult<()> {
         let token = self.start_serving(py)?;
         let join = self.spawn_stdio(token);
-        self.handle.spawn(async move {
-            let outcome = join.await;
-            let _ = Python::try_attach(|py| {
-                let err = match outcome {
-                    Ok(Ok(())) => None,
-                    Ok(Err(e)) => Some(PyRuntimeError::new_err(format!("stdio failed: {e}"))),
-                    Err(e) => Some(PyRuntimeError::new_err(format!("the stdio loop stopped: {e}"))),
-                };
-                let err = match err {
-                    Some(e) => e.into_value(py).into_any(),
-                    None => py.None(),
-                };
-                if let Err(e) = resolve.bind(py).call1((err, py.None())) {
-                    e.write_unraisable(py, None);
-                }
-            });
-        });
+        self.report_end(join, resolve, "stdio", serving::runtime_error);
         Ok(())
     }
 

@@ -24,6 +24,7 @@ from ferrite_mcp import (
     InputRequest,
     InputRequired,
     InvalidElicitationError,
+    MalformedResponseError,
     MissingCapabilityError,
     Server,
     UrlElicitationRequiredError,
@@ -173,17 +174,47 @@ def test_a_dataclass_form_decodes_into_the_dataclass(server: Server, held: Any) 
     }
 
 
-def test_an_answer_outside_the_enum_does_not_decode(server: Server, held: Any) -> None:
+def test_an_accepted_answer_that_does_not_fit_the_form_is_a_malformed_response_error_with_the_cores_message(server: Server, held: Any) -> None:
+    # The core checks every accepted answer against the form it sent, before pydantic sees it:
+    # a required field missing, a value outside the enum, a field the form did not ask for.
     @server.tool(input_schema=NO_ARGS)
     async def signup(ctx: Context) -> str:
-        await ctx.elicit("Sign up", Signup)
-        return "unreachable"
+        try:
+            answer = await ctx.elicit("Sign up", Signup)
+        except MalformedResponseError as e:
+            return f"malformed: {e}"
+        assert isinstance(answer.data, Signup)
+        return f"decoded: {answer.data!r}"
 
     h = held({"elicitation": {}})
-    h.replies = [{"action": "accept", "content": {"name": "Ada", "plan": "gold"}}]
-    r = h.call("tools/call", {"name": "signup", "arguments": {}})["result"]
+    h.replies = [
+        {"action": "accept", "content": {"name": "Ada"}},
+        {"action": "accept", "content": {"name": "Ada", "plan": "gold"}},
+        {"action": "accept", "content": {"name": "Ada", "plan": "pro", "age": "old"}},
+        {"action": "accept", "content": {"name": "Ada", "plan": "pro", "admin": True}},
+        {"action": "accept", "content": {"name": "Ada", "plan": "pro", "age": 36}},
+    ]
+    assert h.tool_text("signup") == 'malformed: the accepted answer does not fit the requested form: the required field "plan" is missing'
+    assert h.tool_text("signup") == 'malformed: the accepted answer does not fit the requested form: field "plan": "gold" is not one of the options'
+    assert h.tool_text("signup") == 'malformed: the accepted answer does not fit the requested form: field "age": must be an integer'
+    assert h.tool_text("signup") == 'malformed: the accepted answer does not fit the requested form: "admin" is not a field of the form'
+    assert h.tool_text("signup") == "decoded: Signup(name='Ada', plan=<Plan.pro: 'pro'>, age=36)"
+    assert len(h.requests) == 5
+
+
+def test_an_unfitting_answer_to_a_plain_json_schema_form_is_refused_too_and_uncaught_fails_the_tool(server: Server, held: Any) -> None:
+    @server.tool(input_schema=NO_ARGS)
+    async def pick(ctx: Context) -> str:
+        form = {"type": "object", "properties": {"colour": {"type": "string", "enum": ["red", "green"]}}, "required": ["colour"]}
+        answer = await ctx.elicit("Pick", form)
+        return f"{answer.action} {answer.data}"
+
+    h = held({"elicitation": {}})
+    h.replies = [{"action": "accept", "content": {"colour": "blue"}}, {"action": "accept", "content": {"colour": "red"}}]
+    r = h.call("tools/call", {"name": "pick", "arguments": {}})["result"]
     assert r["isError"] is True
-    assert r["content"][0]["text"].startswith("the elicitation's answer does not fit Signup: plan: Input should be 'basic' or 'pro'")
+    assert r["content"][0]["text"] == 'the accepted answer does not fit the requested form: field "colour": "blue" is not one of the options'
+    assert h.tool_text("pick") == "accept {'colour': 'red'}"
 
 
 def test_a_nested_model_is_refused_with_the_cores_message_and_nothing_is_sent(server: Server, held: Any) -> None:

@@ -4,19 +4,19 @@ The class is assembled from mixins, one per concept: :mod:`ferrite_mcp.registrat
 decorators for tools, resources, prompts, completers and notification observers),
 :mod:`ferrite_mcp.modern` (the 2026-07-28 settings: request state, extensions, cache hints,
 custom methods, skills); this module holds construction, the server-wide options and
-notifications, and serving. Validation, dispatch, pagination, capabilities and every
-protocol error are the core's.
+notifications, and serving (its HTTP options are gathered by :mod:`ferrite_mcp.http_options`).
+Validation, dispatch, pagination, capabilities and every protocol error are the core's.
 """
 
 from __future__ import annotations
 
 import atexit
-import math
 import weakref
 from typing import TYPE_CHECKING, Any, AsyncContextManager, Callable, Dict, List, Literal, Optional, Tuple
 
 from . import _ferrite
 from .errors import ConfigError
+from .http_options import _transport_config
 from .modern import _Modern
 from .registration import _Registration
 
@@ -221,6 +221,17 @@ class Server(_Registration, _Modern):
 
     def notify_prompts_list_changed(self) -> int:
         return self._core.notify_prompts_list_changed()
+
+    def notify_elicitation_complete(self, connection_id: str, elicitation_id: str) -> bool:
+        """Tell the client on connection ``connection_id`` (``ctx.connection_id``, an entry of
+        :meth:`connected_sessions`) that the URL elicitation ``elicitation_id`` has completed
+        (``notifications/elicitation/complete``): the out-of-band end of a URL elicitation,
+        for the web page or callback that learns of it after the request that asked (or that
+        raised :class:`~ferrite_mcp.UrlElicitationRequiredError`) has ended. The connection
+        must be listening (a stdio connection, a :meth:`connect` connection, or an HTTP
+        session with its GET stream open) and have negotiated 2025-11-25 or later; whether
+        the notification went out."""
+        return self._core.notify_elicitation_complete(connection_id, elicitation_id)
 
     # ----- the lifespan -----
 
@@ -517,93 +528,3 @@ class Server(_Registration, _Modern):
     def __repr__(self) -> str:
         state = "closed" if self.closed else ("stateless" if self.stateless else "stateful")
         return f"Server(name={self.name!r}, version={self.version!r}, {state})"
-
-
-def _transport_config(
-    transport: str,
-    *,
-    host: Optional[str] = None,
-    port: Optional[int] = None,
-    path: Optional[str] = None,
-    response_mode: Optional[str] = None,
-    json_response: bool = False,
-    max_body_bytes: Optional[int] = None,
-    session_idle_timeout: Optional[float] = None,
-    session_idle_timeout_ms: Optional[int] = None,
-    allowed_hosts: Optional[List[str]] = None,
-    allowed_origins: Optional[List[str]] = None,
-    allow_any_host: Optional[bool] = None,
-    resumable: Optional[bool] = None,
-    sse_retry_ms: Optional[int] = None,
-    sse_keep_alive_ms: Optional[int] = None,
-    stream_buffer: Optional[int] = None,
-    legacy_sse: Optional[bool] = None,
-    legacy_sse_path: Optional[str] = None,
-    legacy_messages_path: Optional[str] = None,
-    streamable_http_path: Optional[str] = None,
-    max_request_body_size: Optional[int] = None,
-    retry_interval: Optional[int] = None,
-) -> Optional[Dict[str, Any]]:
-    """The ``HttpConfig`` dict of a transport and its keyword options (None for stdio); an
-    unknown keyword is a ``TypeError``, as for any function."""
-    if transport == "stdio":
-        return None
-    if transport not in ("http", "streamable-http", "sse"):
-        raise NotImplementedError(f"transport {transport!r}: use 'stdio', 'streamable-http' (or 'http') or 'sse'")
-    return _http_config(
-        {
-            "host": "127.0.0.1" if host is None else host,
-            "port": 8000 if port is None else port,
-            "path": path,
-            "response_mode": response_mode,
-            "max_body_bytes": max_body_bytes,
-            "session_idle_timeout_ms": session_idle_timeout_ms,
-            "allowed_hosts": allowed_hosts,
-            "allowed_origins": allowed_origins,
-            "allow_any_host": allow_any_host,
-            "resumable": resumable,
-            "sse_retry_ms": sse_retry_ms,
-            "sse_keep_alive_ms": sse_keep_alive_ms,
-            "stream_buffer": stream_buffer,
-            "legacy_sse": True if transport == "sse" and legacy_sse is None else legacy_sse,
-            "legacy_sse_path": legacy_sse_path,
-            "legacy_messages_path": legacy_messages_path,
-        },
-        json_response=json_response,
-        session_idle_timeout=session_idle_timeout,
-        streamable_http_path=streamable_http_path,
-        max_request_body_size=max_request_body_size,
-        retry_interval=retry_interval,
-    )
-
-
-# The official SDK's spellings of HTTP options, as (HttpConfig key, conversion).
-def _http_config(config: Dict[str, Any], **aliases: Any) -> Dict[str, Any]:
-    """The ``HttpConfig`` dict of ``run``'s keyword arguments: the core's keys as given, the
-    official SDK's spellings turned into them (a key given both ways is a ``ConfigError``).
-    Every value is checked by the core."""
-    out = {k: v for k, v in config.items() if v is not None}
-
-    def put(key: str, value: Any, spelling: str) -> None:
-        if key in out and out[key] != value:
-            raise ConfigError(f"invalid HTTP option {key}: also given as {spelling}={aliases[spelling]!r}; pass one of them")
-        out[key] = value
-
-    if aliases["json_response"]:
-        put("response_mode", "json", "json_response")
-    timeout = aliases["session_idle_timeout"]
-    if timeout is not None:
-        # Seconds, as the official SDK takes them; the core's milliseconds (0: never).
-        millis = timeout * 1000 if isinstance(timeout, (int, float)) and not isinstance(timeout, bool) else timeout
-        if isinstance(millis, float):
-            if not math.isfinite(millis):
-                raise ConfigError(f"invalid HTTP option session_idle_timeout: {timeout!r} is not a number of seconds")
-            millis = round(millis)
-        put("session_idle_timeout_ms", millis, "session_idle_timeout")
-    if aliases["streamable_http_path"] is not None:
-        put("path", aliases["streamable_http_path"], "streamable_http_path")
-    if aliases["max_request_body_size"] is not None:
-        put("max_body_bytes", aliases["max_request_body_size"], "max_request_body_size")
-    if aliases["retry_interval"] is not None:
-        put("sse_retry_ms", aliases["retry_interval"], "retry_interval")
-    return out

@@ -1,0 +1,73 @@
+//! The server's listening connections, addressed from JS (`server.notify*`, `pingClient`,
+//! `connectedSessions`): notifications to every listener or to the ones that asked for a
+//! kind, the out-of-band end of a URL elicitation to one connection, and `ping`. Each is the
+//! core's `Server` method of the same name; the core decides who is reached and what is sent.
+
+use std::time::Duration;
+
+use napi::bindgen_prelude::Object;
+use napi::{Env, Error, Result};
+use napi_derive::napi;
+use serde_json::Value;
+
+use crate::envelope;
+use crate::server::{parse, NativeServer};
+
+#[napi]
+impl NativeServer {
+    /// Send a notification to every handshake-era listening connection; how many were reached.
+    #[napi]
+    pub fn notify(&self, method: String, params_json: Option<String>) -> Result<u32> {
+        let params = params_json.map(|p| parse::<Value>(&p, "notification params")).transpose()?;
+        Ok(self.server.notify(&method, params) as u32)
+    }
+
+    /// `notifications/{kind}/list_changed` (`kind`: "tools", "resources" or "prompts") to every
+    /// listening connection and to the 2026-07-28 listen streams that asked for it; how many
+    /// were reached.
+    #[napi]
+    pub fn notify_list_changed(&self, kind: String) -> Result<u32> {
+        let reached = match kind.as_str() {
+            "tools" => self.server.notify_tools_list_changed(),
+            "resources" => self.server.notify_resources_list_changed(),
+            "prompts" => self.server.notify_prompts_list_changed(),
+            other => return Err(Error::from_reason(format!("unknown list kind {other:?}"))),
+        };
+        Ok(reached as u32)
+    }
+
+    /// `notifications/resources/updated` to the connections subscribed to `uri`, and to the
+    /// listen streams watching it.
+    #[napi]
+    pub fn notify_resource_updated(&self, uri: String) -> u32 {
+        self.server.notify_resource_updated(&uri) as u32
+    }
+
+    /// `notifications/elicitation/complete` for the URL elicitation `elicitationId` to the
+    /// listening connection `connectionId` (the core's `notify_elicitation_complete`): whether
+    /// it went out (false when no such connection listens or it negotiated a revision before
+    /// 2025-11-25).
+    #[napi]
+    pub fn notify_elicitation_complete(&self, connection_id: String, elicitation_id: String) -> bool {
+        self.server.notify_elicitation_complete(&connection_id, &elicitation_id)
+    }
+
+    /// Send `ping` to the listening connection `connectionId` and wait up to `timeoutMs`;
+    /// resolves to an envelope (`{"ok": null}` or `{"error": {kind, message}}`).
+    #[napi(ts_return_type = "Promise<string>")]
+    pub fn ping_client<'env>(&self, env: &'env Env, connection_id: String, timeout_ms: u32) -> Result<Object<'env>> {
+        let server = self.server.clone();
+        self.spawn_string(env, async move {
+            match server.ping_client(&connection_id, Duration::from_millis(u64::from(timeout_ms))).await {
+                Ok(()) => envelope::ok(&Value::Null),
+                Err(e) => envelope::peer_error(&e),
+            }
+        })
+    }
+
+    /// Ids of the connections currently listening.
+    #[napi]
+    pub fn connected_sessions(&self) -> Vec<String> {
+        self.server.connected_sessions()
+    }
+}
