@@ -15,8 +15,12 @@
 //! handshake revisions and 2026-07-28 (fixtures in `everything/modern.rs`), and tasks of both
 //! generations (`everything/tasks.rs`).
 
+#[path = "everything/cli.rs"]
+mod cli;
 #[path = "everything/modern.rs"]
 mod modern;
+#[path = "everything/mounted.rs"]
+mod mounted;
 #[path = "everything/tasks.rs"]
 mod tasks;
 
@@ -25,7 +29,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use base64::Engine as _;
-use ferrite_core::auth::{AuthConfig, ResourceServer};
+use ferrite_core::auth::ResourceServer;
 use ferrite_core::server::TemplateVariables;
 use ferrite_core::transport::{http, stdio};
 use ferrite_core::{
@@ -472,91 +476,17 @@ fn build(
     Ok(server)
 }
 
-/// The resource-server configuration of `--auth`, from the environment.
-fn auth_from_env() -> Result<ResourceServer, String> {
-    let var = |n: &str| std::env::var(n).map_err(|_| format!("--auth needs {n} in the environment"));
-    let (issuer, audience, jwks) =
-        (var("FERRITE_AUTH_ISSUER")?, var("FERRITE_AUTH_AUDIENCE")?, var("FERRITE_AUTH_JWKS_URL")?);
-    let config = AuthConfig::from_value(json!({
-        "resource": audience,
-        "authorization_servers": [issuer],
-        "tool_scopes": {"whoami": ["mcp:whoami"]},
-        "jwt": {"issuer": issuer, "jwks_url": jwks},
-    }))
-    .map_err(|e| e.to_string())?;
-    ResourceServer::from_config(config).map_err(|e| e.to_string())
-}
-
-const USAGE: &str =
-    "usage: everything [--port N [--mount]] [--stateless] [--legacy-sse] [--auth] [--task-ttl-ms N] [--redis URL]\n  \
-    no --port: serve stdio; --port N: Streamable HTTP on 127.0.0.1:N at /mcp;\n  \
-    --mount: the endpoint mounted in an axum app (GET /health, an x-user middleware);\n  \
-    --auth: require bearer JWTs (FERRITE_AUTH_ISSUER, FERRITE_AUTH_AUDIENCE, FERRITE_AUTH_JWKS_URL);\n  \
-    --task-ttl-ms N: keep tasks N ms (default 300000; the tasks benchmark shortens it);\n  \
-    --redis URL: keep shared state (tasks) in Redis, keys under FERRITE_REDIS_PREFIX (default ferrite:);\n  \
-    FERRITE_REQUEST_STATE_KEYS=current[,previous...]: the fleet's requestState keys (64 hex or base64)";
-
-/// The command line.
-struct Args {
-    port: Option<u16>,
-    stateless: bool,
-    legacy_sse: bool,
-    mount: bool,
-    auth: bool,
-    task_ttl: Option<std::time::Duration>,
-    redis: Option<String>,
-}
-
-fn parse_args() -> Result<Args, String> {
-    let mut args = Args {
-        port: None,
-        stateless: false,
-        legacy_sse: false,
-        mount: false,
-        auth: false,
-        task_ttl: None,
-        redis: None,
-    };
-    let mut it = std::env::args().skip(1);
-    while let Some(a) = it.next() {
-        match a.as_str() {
-            "--stateless" => args.stateless = true,
-            "--legacy-sse" => args.legacy_sse = true,
-            "--mount" => args.mount = true,
-            "--auth" => args.auth = true,
-            "--task-ttl-ms" => {
-                let ms = it.next().and_then(|v| v.parse::<u64>().ok()).filter(|&ms| ms > 0);
-                args.task_ttl =
-                    Some(std::time::Duration::from_millis(ms.ok_or("--task-ttl-ms needs a positive number")?));
-            }
-            "--redis" => args.redis = Some(it.next().ok_or("--redis needs a URL")?),
-            "--port" => {
-                let p = it.next().and_then(|p| p.parse::<u16>().ok()).ok_or("--port needs a port number")?;
-                args.port = Some(p);
-            }
-            other => return Err(format!("unknown argument {other:?}")),
-        }
-    }
-    if args.mount && args.port.is_none() {
-        return Err("--mount needs --port".to_owned());
-    }
-    if args.auth && args.port.is_none() {
-        return Err("--auth needs --port (tokens travel in HTTP headers)".to_owned());
-    }
-    Ok(args)
-}
-
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let args = match parse_args() {
+    let args = match cli::parse_args() {
         Ok(a) => a,
         Err(e) => {
-            eprintln!("everything: {e}\n{USAGE}");
+            eprintln!("everything: {e}\n{}", cli::USAGE);
             std::process::exit(2);
         }
     };
     let (stateless, port) = (args.stateless, args.port);
     let auth = if args.auth {
-        match auth_from_env() {
+        match cli::auth_from_env() {
             Ok(rs) => Some(rs),
             Err(e) => {
                 eprintln!("everything: {e}");
@@ -599,7 +529,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         None => {
             runtime.block_on(async move { tokio::spawn(async move { stdio::serve_stdio(&server).await }).await })??
         }
-        Some(port) if args.mount => runtime.block_on(mounted(server, port))?,
+        Some(port) if args.mount => runtime.block_on(mounted::mounted(server, port))?,
         Some(port) => runtime.block_on(async {
             let shutdown = http::HttpOptions::default().shutdown;
             let legacy_sse = args.legacy_sse;
@@ -614,28 +544,4 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         })?,
     }
     Ok(())
-}
-
-/// The host application's middleware: who the caller is, for handlers to read.
-async fn identify(mut req: axum::extract::Request, next: axum::middleware::Next) -> axum::response::Response {
-    if let Some(user) = req.headers().get("x-user").and_then(|v| v.to_str().ok()).map(str::to_owned) {
-        let values = serde_json::Map::from_iter([("user".to_owned(), Value::String(user))]);
-        req.extensions_mut().insert(ferrite_core::server::HostValues(values));
-    }
-    next.run(req).await
-}
-
-/// Serve the endpoint mounted in an axum app of the host's, beside a route of its own.
-async fn mounted(server: Server, port: u16) -> std::io::Result<()> {
-    let app = axum::Router::new()
-        .route("/health", axum::routing::get(|| async { "ok" }))
-        .merge(http::router(&server, http::HttpOptions::default()))
-        .layer(axum::middleware::from_fn(identify));
-    let listener = tokio::net::TcpListener::bind(("127.0.0.1", port)).await?;
-    eprintln!("everything: mounted in an axum app on http://{}/mcp", listener.local_addr()?);
-    axum::serve(listener, app.into_make_service_with_connect_info::<std::net::SocketAddr>())
-        .with_graceful_shutdown(async {
-            let _ = tokio::signal::ctrl_c().await;
-        })
-        .await
 }

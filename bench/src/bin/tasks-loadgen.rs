@@ -262,6 +262,12 @@ fn main() -> ExitCode {
         }
     };
     let result = run(&args, &mut child);
+    // The whole process group: a server command may be a script with children (a fleet).
+    if let Ok(pgid) = i32::try_from(child.id()) {
+        // SAFETY: kill(2) with a negative pid signals that process group; no memory involved.
+        unsafe { libc::kill(-pgid, libc::SIGTERM) };
+    }
+    std::thread::sleep(Duration::from_millis(200));
     let _ = child.kill();
     let _ = child.wait();
     match result {

@@ -151,9 +151,10 @@ impl Server {
     }
 
     /// Send a notification to every handshake-era listening connection; how many were
-    /// reached. (Listen streams receive only the notification types they asked for.)
+    /// reached here. (Listen streams receive only the notification types they asked for.)
+    /// With a fan-out set, the listeners of the other instances get it too.
     pub fn notify(&self, method: &str, params: Option<Value>) -> usize {
-        self.broadcast(method, params, |_| true, |_| false)
+        self.deliver_everywhere(super::fanout::FanoutEvent::Notification { method: method.to_owned(), params })
     }
 
     /// `notifications/tools/list_changed` to every listener, and to listen streams that
@@ -175,14 +176,9 @@ impl Server {
     }
 
     /// `notifications/resources/updated` to the connections subscribed to `uri`, and to
-    /// listen streams watching it.
+    /// listen streams watching it (on every instance, with a fan-out set); how many here.
     pub fn notify_resource_updated(&self, uri: &str) -> usize {
-        self.broadcast(
-            "notifications/resources/updated",
-            Some(json!({ "uri": uri })),
-            |c| c.is_subscribed(uri),
-            |f| f.watches(uri),
-        )
+        self.deliver_everywhere(super::fanout::FanoutEvent::ResourceUpdated { uri: uri.to_owned() })
     }
 
     /// How many `subscriptions/listen` streams are open.

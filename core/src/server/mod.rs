@@ -15,6 +15,7 @@
 mod connection;
 mod context;
 mod dispatch;
+pub mod fanout;
 mod handler;
 mod lifecycle;
 mod listen;
@@ -163,6 +164,8 @@ pub(crate) struct ServerInner {
     auth: Option<Arc<ResourceServer>>,
     /// Tasks: their store and what runs in this process.
     tasks: TaskEngine,
+    /// Where fleet-wide notifications also go (other instances), when set.
+    fanout: RwLock<Option<Arc<dyn fanout::Fanout>>>,
 }
 
 /// The core methods a custom method may not replace.
@@ -284,6 +287,7 @@ impl ServerBuilder {
                 sealer: RwLock::new(Arc::new(RequestStateSealer::new(fresh_key()))),
                 auth: self.auth,
                 tasks: TaskEngine::new(self.tasks),
+                fanout: RwLock::new(None),
             }),
         }
     }

@@ -556,7 +556,7 @@ impl Server {
     pub(crate) fn task_changed(&self, record: &TaskRecord) {
         if record.generation == Generation::Extension {
             let params = Value::Object(methods::detailed(record));
-            self.broadcast("notifications/tasks", Some(params), |_| false, |f| f.watches_task(&record.id));
+            self.deliver_everywhere(super::fanout::FanoutEvent::Task { id: record.id.clone(), params });
         }
     }
 

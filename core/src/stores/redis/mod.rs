@@ -2,12 +2,14 @@
 //! later). One [`RedisStore`] is a reconnecting, multiplexed client with a key prefix (so
 //! fleets and tests can share a server) and a count of the round trips it made (requests that
 //! touch no shared state make none, and the benchmark prints the count per request). The
-//! stores of each kind of state are built on it ([`RedisTaskStore`]).
+//! stores of each kind of state are built on it ([`RedisTaskStore`]), and so is the
+//! notification fan-out between instances ([`RedisFanout`], pub/sub).
 //!
 //! Failure: every call has a response timeout; a Redis that is down is
 //! [`StoreError::Unavailable`] for the requests that needed it, and the client reconnects on
 //! its own when Redis is back.
 
+mod fanout;
 mod tasks;
 
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -17,6 +19,7 @@ use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 
 use crate::tasks::StoreError;
 
+pub use fanout::RedisFanout;
 pub use tasks::RedisTaskStore;
 
 /// How long one Redis call may take before the request that needed it gets an error.
@@ -27,6 +30,7 @@ const CONNECT_TIMEOUT: Duration = Duration::from_secs(2);
 /// A connection to Redis shared by the stores of one server.
 #[derive(Clone)]
 pub struct RedisStore {
+    client: redis::Client,
     conn: ConnectionManager,
     prefix: String,
     round_trips: std::sync::Arc<AtomicU64>,
@@ -54,8 +58,8 @@ impl RedisStore {
             .set_connection_timeout(Some(CONNECT_TIMEOUT))
             .set_number_of_retries(2)
             .set_max_delay(Duration::from_millis(500));
-        let conn = ConnectionManager::new_lazy_with_config(client, config).map_err(unavailable)?;
-        Ok(RedisStore { conn, prefix: prefix.to_owned(), round_trips: Default::default() })
+        let conn = ConnectionManager::new_lazy_with_config(client.clone(), config).map_err(unavailable)?;
+        Ok(RedisStore { client, conn, prefix: prefix.to_owned(), round_trips: Default::default() })
     }
 
     /// The key `name` under this store's prefix.
@@ -89,8 +93,9 @@ pub(crate) fn unavailable(e: redis::RedisError) -> StoreError {
 
 impl crate::Server {
     /// Keep the state that instances of a fleet share in Redis at `url`, under keys starting
-    /// with `key_prefix` (instances of one fleet use the same prefix): today the tasks of both
-    /// generations. Call it before serving (the task options are fixed once a task exists).
+    /// with `key_prefix` (instances of one fleet use the same prefix): the tasks of both
+    /// generations, and the fleet-wide notifications (resource updates, task status, custom
+    /// notifications) through pub/sub. Call it before serving (the task options are fixed once a task exists).
     /// Connects lazily; the returned store counts its round trips. Call it inside a tokio
     /// runtime.
     pub fn use_redis(&self, url: &str, key_prefix: &str) -> Result<RedisStore, crate::ConfigError> {
@@ -100,6 +105,7 @@ impl crate::Server {
             ..self.task_options()
         };
         self.set_task_options(options)?;
+        self.set_fanout(std::sync::Arc::new(RedisFanout::start(&redis, self)));
         Ok(redis)
     }
 }

@@ -1,0 +1,78 @@
+//! Notifications that must reach listeners on every instance of a fleet, not only this one's.
+//! A resource changed, a task changed, a custom notification: the instance where it happened
+//! delivers it to its own listeners and hands it to the [`Fanout`] (a shared bus: Redis
+//! pub/sub, `crate::stores::redis`), whose other instances deliver it to theirs with
+//! [`Server::deliver`]. List changes stay local: each instance announces changes to its own
+//! registrations (a fleet runs the same code, so each changes its own lists).
+
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+
+use super::{read, write, Server};
+
+/// A notification for the listeners of every instance.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum FanoutEvent {
+    /// `Server::notify`: to every handshake-era listener.
+    Notification {
+        /// The method.
+        method: String,
+        /// Its params.
+        params: Option<Value>,
+    },
+    /// `notifications/resources/updated` for the subscribers of `uri`.
+    ResourceUpdated {
+        /// The resource.
+        uri: String,
+    },
+    /// `notifications/tasks` for the listen streams watching task `id`.
+    Task {
+        /// The task id.
+        id: String,
+        /// What `tasks/get` answers for it.
+        params: Value,
+    },
+}
+
+/// Where this instance's fleet-wide notifications go (see the module doc). `publish` must not
+/// block: it queues.
+pub trait Fanout: Send + Sync + 'static {
+    /// Hand `event` to the other instances.
+    fn publish(&self, event: &FanoutEvent);
+}
+
+impl Server {
+    /// Send fleet-wide notifications to other instances through `fanout` too.
+    pub fn set_fanout(&self, fanout: Arc<dyn Fanout>) {
+        *write(&self.inner.fanout) = Some(fanout);
+    }
+
+    /// Deliver `event` (from another instance) to this instance's listeners; how many were
+    /// reached.
+    pub fn deliver(&self, event: &FanoutEvent) -> usize {
+        match event {
+            FanoutEvent::Notification { method, params } => self.broadcast(method, params.clone(), |_| true, |_| false),
+            FanoutEvent::ResourceUpdated { uri } => self.broadcast(
+                "notifications/resources/updated",
+                Some(json!({ "uri": uri })),
+                |c| c.is_subscribed(uri),
+                |f| f.watches(uri),
+            ),
+            FanoutEvent::Task { id, params } => {
+                self.broadcast("notifications/tasks", Some(params.clone()), |_| false, |f| f.watches_task(id))
+            }
+        }
+    }
+
+    /// Deliver `event` here and hand it to the fleet; how many listeners here were reached.
+    pub(crate) fn deliver_everywhere(&self, event: FanoutEvent) -> usize {
+        let reached = self.deliver(&event);
+        if let Some(f) = read(&self.inner.fanout).clone() {
+            f.publish(&event);
+        }
+        reached
+    }
+}
