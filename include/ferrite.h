@@ -128,6 +128,10 @@ enum ferrite_result
   // that returned nonzero: the host's client went away); the requests it carried were
   // cancelled, unless the client can resume the stream.
   FERRITE_RESULT_CANCELLED = 16,
+  // The task options cannot change any more (`ferrite_server_set_task_options`): the server
+  // has begun running tasks, which live in the store and with the settings they were made
+  // with. Set them before serving.
+  FERRITE_RESULT_TASKS_STARTED = 17,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
@@ -1851,6 +1855,62 @@ ferrite_result ferrite_request_send(const struct ferrite_request *request,
                                     void *user_data,
                                     ferrite_finalizer finalizer);
 
+// Ask the user to visit `url` (`elicitation/create` in URL mode, with `message` saying why
+// and `elicitation_id` naming it) without blocking; the client's `ElicitResult`
+// (`{"action": "accept"}` once the user agreed to go, `decline` or `cancel`) arrives at
+// `callback`, as for `ferrite_request_sample`. The user finishes at the URL out of band: tell
+// the client when that is done with `ferrite_request_notify_elicitation_complete` (while the
+// request runs) or `ferrite_server_notify_elicitation_complete` (later). Needs the client's
+// `elicitation.url` capability (2025-11-25 on), a stateful server and a channel back,
+// otherwise the callback gets `FERRITE_RESULT_PEER_ERROR` with the reason. Returns an error
+// code (and runs the finalizer without calling the callback) only when the arguments are
+// unusable.
+//
+// # Safety
+// `request` is a live request handle; the strings point to their lengths in readable bytes;
+// `user_data` must tolerate the callback and finalizer on a worker thread.
+ferrite_result ferrite_request_elicit_url(const struct ferrite_request *request,
+                                          const char *message,
+                                          size_t message_len,
+                                          const char *url,
+                                          size_t url_len,
+                                          const char *elicitation_id,
+                                          size_t elicitation_id_len,
+                                          ferrite_reply_callback callback,
+                                          void *user_data,
+                                          ferrite_finalizer finalizer);
+
+// Tell the client that the URL elicitation `elicitation_id` has completed
+// (`notifications/elicitation/complete`, tied to this request), so it may retry what waited on
+// it. For an elicitation that completes after the request has ended, use
+// `ferrite_server_notify_elicitation_complete`.
+//
+// # Safety
+// `request` is a live request handle; `elicitation_id` points to `elicitation_id_len`
+// readable bytes.
+ferrite_result ferrite_request_notify_elicitation_complete(const struct ferrite_request *request,
+                                                           const char *elicitation_id,
+                                                           size_t elicitation_id_len);
+
+// Fail `request` with the JSON-RPC error -32042 (URL elicitation required, 2025-11-25 on):
+// the request cannot go on until the user has completed these URL elicitations.
+// `elicitations_json` is a JSON array of `{"message": ..., "url": ..., "elicitationId": ...}`
+// objects; the core makes the error (`ErrorObject::url_elicitation_required`: message "URL
+// elicitation required", `data.elicitations` each with `"mode": "url"`). Tell the client when
+// one completes with `ferrite_server_notify_elicitation_complete`.
+//
+// Settles the request like `ferrite_request_complete`, whatever happens: `elicitations_json`
+// that does not parse is `FERRITE_RESULT_INVALID_JSON`, and one of another shape (not an
+// array, an entry without `message`, `url` or `elicitationId`, a `mode` other than `"url"`)
+// is `FERRITE_RESULT_INVALID_ARGUMENT`; the request then fails with -32603 naming why.
+//
+// # Safety
+// `request` is a live request handle; `elicitations_json` points to `elicitations_json_len`
+// readable bytes.
+ferrite_result ferrite_request_fail_url_elicitation_required(struct ferrite_request *request,
+                                                             const char *elicitations_json,
+                                                             size_t elicitations_json_len);
+
 // Create a server. `info_json` is its identity, the MCP `Implementation` shape
 // (`{"name": "my-server", "version": "1.0.0"}`, optionally `title`, `icons`, ...); `mode` is a
 // `ferrite_server_mode` (`FERRITE_SERVER_MODE_DEFAULT`: stateful); `instructions` (NULL for
@@ -1985,6 +2045,28 @@ ferrite_result ferrite_server_notify_resource_updated(const struct ferrite_serve
                                                       size_t uri_len,
                                                       size_t *reached);
 
+// Tell the connection `connection_id` that the URL elicitation `elicitation_id` has completed
+// (`notifications/elicitation/complete`, 2025-11-25 on): the out-of-band end of a URL
+// elicitation, for the web page or callback that learns of it after the request that asked
+// (`ferrite_request_elicit_url`) or that failed with -32042
+// (`ferrite_request_fail_url_elicitation_required`) has ended. Inside that request,
+// `ferrite_request_notify_elicitation_complete` does the same. It goes out on the connection
+// only while it listens (the stdio connection, an HTTP session with its GET stream open, a
+// `ferrite_connection` made with a send callback) and negotiated 2025-11-25 or later: `*sent`
+// (if not NULL) says whether it went out; an unknown id is not an error (`*sent` false).
+//
+// Any thread, including a callback.
+//
+// # Safety
+// `server` is a live server; the strings point to their lengths in readable bytes; `sent` is
+// NULL or valid for a write.
+ferrite_result ferrite_server_notify_elicitation_complete(const struct ferrite_server *server,
+                                                          const char *connection_id,
+                                                          size_t connection_id_len,
+                                                          const char *elicitation_id,
+                                                          size_t elicitation_id_len,
+                                                          bool *sent);
+
 // How many connections are listening for notifications now (stdio processes served, HTTP
 // sessions).
 //
@@ -2103,6 +2185,27 @@ ferrite_result ferrite_server_set_page_size(const struct ferrite_server *server,
 // # Safety
 // `server` is a live server; `out` is valid for a write; `out_len` is NULL or valid.
 ferrite_result ferrite_server_list_tools(const struct ferrite_server *server, char **out, size_t *out_len);
+
+// Set how the server runs tasks (the core's `TaskOptions`), in milliseconds; 0 keeps that
+// setting's current value (at first the core's defaults, the same on every Ferrite surface:
+// `default_ttl_ms` 300000, `max_ttl_ms` 3600000, `poll_interval_ms` 1000,
+// `promote_after_ms` 100). `default_ttl_ms`: how long a task is kept when the client asks for
+// nothing else (a 2025-11-25 `task` without `ttl`, every 2026-07-28 task); `max_ttl_ms`: the
+// longest ttl a 2025-11-25 client may ask for (a longer one is cut to it);
+// `poll_interval_ms`: the `pollInterval` suggested to clients; `promote_after_ms`: how long a
+// 2026-07-28 call runs inline before it becomes a task.
+//
+// Call it before serving: once the server has begun running tasks (the first call of a tool
+// with a task support), the options are fixed and this returns
+// `FERRITE_RESULT_TASKS_STARTED` with the core's message, changing nothing.
+//
+// # Safety
+// `server` is a live server.
+ferrite_result ferrite_server_set_task_options(const struct ferrite_server *server,
+                                               uint64_t default_ttl_ms,
+                                               uint64_t max_ttl_ms,
+                                               uint64_t poll_interval_ms,
+                                               uint64_t promote_after_ms);
 
 #if defined(FERRITE_TESTING)
 // Panic inside the panic boundary with a fixed message. Returns `FERRITE_RESULT_PANIC`.

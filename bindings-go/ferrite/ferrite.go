@@ -58,6 +58,7 @@ const (
 	CodePeerError        Code = C.FERRITE_RESULT_PEER_ERROR
 	CodeBodyClosed       Code = C.FERRITE_RESULT_BODY_CLOSED
 	CodeCancelled        Code = C.FERRITE_RESULT_CANCELLED
+	CodeTasksStarted     Code = C.FERRITE_RESULT_TASKS_STARTED
 )
 
 // String is the library's fixed description of the code.

@@ -368,14 +368,18 @@ func (r Request) SendRequest(method string, params any, reply ReplyFunc) error {
 }
 
 // settle turns a handler's return into the library's status: ErrPending, an *RPCError (a
-// JSON-RPC error), another error (Fail), an InputRequired reply, or the result.
+// JSON-RPC error), a *URLElicitationRequired (-32042), another error (Fail), an InputRequired
+// reply, or the result.
 func settle(req Request, result any, err error) C.uint32_t {
 	var rpc *RPCError
+	var urls *URLElicitationRequired
 	switch {
 	case errors.Is(err, ErrPending):
 		return C.FERRITE_RESULT_PENDING
 	case errors.As(err, &rpc):
 		req.FailRPC(rpc.Code, rpc.Message, rpc.Data)
+	case errors.As(err, &urls):
+		req.FailURLElicitationRequired(urls.Elicitations...)
 	case err != nil:
 		req.Fail(err.Error())
 	default:

@@ -61,6 +61,10 @@ pub enum ferrite_result {
     /// that returned nonzero: the host's client went away); the requests it carried were
     /// cancelled, unless the client can resume the stream.
     Cancelled = 16,
+    /// The task options cannot change any more (`ferrite_server_set_task_options`): the server
+    /// has begun running tasks, which live in the store and with the settings they were made
+    /// with. Set them before serving.
+    TasksStarted = 17,
 }
 
 impl ferrite_result {
@@ -85,6 +89,7 @@ impl ferrite_result {
             14 => PeerError,
             15 => BodyClosed,
             16 => Cancelled,
+            17 => TasksStarted,
             _ => return None,
         })
     }
@@ -109,6 +114,7 @@ impl ferrite_result {
             PeerError => c"the server-to-client request failed",
             BodyClosed => c"the MCP endpoint no longer reads this request body",
             Cancelled => c"the HTTP exchange was cancelled",
+            TasksStarted => c"the task options are fixed once tasks have begun",
         }
     }
 }

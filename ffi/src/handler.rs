@@ -251,6 +251,7 @@ pub(crate) fn config(e: ferrite_core::ConfigError) -> Error {
         ferrite_core::ConfigError::UnknownTool(_) | ferrite_core::ConfigError::UnknownResource(_) => {
             ferrite_result::NotFound
         }
+        ferrite_core::ConfigError::TasksStarted => ferrite_result::TasksStarted,
         _ => ferrite_result::InvalidArgument,
     };
     Error::new(code, e.to_string())

@@ -20,7 +20,7 @@ fn lib_dir() -> PathBuf {
 }
 
 /// Compile the C test program (`tests/c/abi_test.c`, `abi_parity.c`, `abi_auth.c`,
-/// `abi_mount.c` and `abi_tasks.c`) once per test run.
+/// `abi_mount.c`, `abi_tasks.c` and `abi_elicit.c`) once per test run.
 fn abi_test_binary() -> &'static PathBuf {
     static BIN: OnceLock<PathBuf> = OnceLock::new();
     BIN.get_or_init(|| {
@@ -38,6 +38,7 @@ fn abi_test_binary() -> &'static PathBuf {
             .arg(repo_root().join("tests/c/abi_auth.c"))
             .arg(repo_root().join("tests/c/abi_mount.c"))
             .arg(repo_root().join("tests/c/abi_tasks.c"))
+            .arg(repo_root().join("tests/c/abi_elicit.c"))
             .arg("-o")
             .arg(&bin)
             .arg("-L")

@@ -1528,6 +1528,7 @@ int main(int argc, char **argv) {
     check_auth();
     check_mount();
     check_tasks();
+    check_elicit();
     printf("%d checks, %d failed\n", checks, failures);
     return failures == 0 ? 0 : 1;
 }

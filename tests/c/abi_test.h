@@ -1,7 +1,7 @@
 /*
  * What the translation units of the abi_test program share: the header, the check counters
- * and macros. abi_test.c defines the counters and main(); abi_parity.c, abi_auth.c, abi_mount.c
- * and abi_tasks.c add checks of their own (see each declaration).
+ * and macros. abi_test.c defines the counters and main(); abi_parity.c, abi_auth.c, abi_mount.c,
+ * abi_tasks.c and abi_elicit.c add checks of their own (see each declaration).
  */
 #ifndef ABI_TEST_H
 #define ABI_TEST_H
@@ -59,6 +59,11 @@ uint32_t mount_tool_request_info(void *user_data, ferrite_request *request);
  * PENDING handlers as task bodies, cancellation observed, failures ending tasks failed, elicitation
  * inside a task answered through tasks/result and tasks/update). */
 void check_tasks(void);
+
+/* abi_elicit.c: task options (applied to a task-augmented call, refused once tasks began) and URL
+ * elicitation (the request and its answer, the completion notification from a request and from
+ * the server, the -32042 failure and its bad-JSON codes). */
+void check_elicit(void);
 
 /* abi_test.c: one HTTP/1.1 exchange on a fresh loopback connection (the whole response, malloc'd,
  * or NULL), and a response header's value (lower-case name). */

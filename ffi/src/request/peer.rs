@@ -34,13 +34,13 @@ pub type ferrite_reply_callback = Option<
     ),
 >;
 
-type PeerFuture = ferrite_core::BoxFuture<'static, Result<String, PeerError>>;
+pub(super) type PeerFuture = ferrite_core::BoxFuture<'static, Result<String, PeerError>>;
 
 /// Spawn a server-to-client request and deliver its answer to the host.
 ///
 /// # Safety
 /// `request` NULL or live; `user_data` as the callback contract says.
-unsafe fn ask(
+pub(super) unsafe fn ask(
     request: *const ferrite_request,
     callback: ferrite_reply_callback,
     user_data: *mut c_void,
@@ -67,7 +67,7 @@ unsafe fn ask(
     Ok(())
 }
 
-fn to_json<T: serde::Serialize>(v: &T) -> Result<String, PeerError> {
+pub(super) fn to_json<T: serde::Serialize>(v: &T) -> Result<String, PeerError> {
     serde_json::to_string(v).map_err(|e| PeerError::Malformed(e.to_string()))
 }
 

@@ -9,11 +9,13 @@
 //! so runs every finalizer, once, on the closing thread.
 //!
 //! This module holds the handle's life and the ways in (in-process text, stdio); `options`
-//! holds the server's settings (capabilities, validation, pagination, the tool listing) and
-//! `notify` what the server sends on its own (broadcasts, `ping`).
+//! holds the server's settings (capabilities, validation, pagination, the tool listing),
+//! `tasks` how it runs tasks, and `notify` what the server sends on its own (broadcasts,
+//! `ping`, the end of a URL elicitation).
 
 mod notify;
 mod options;
+mod tasks;
 
 use std::ffi::c_char;
 use std::sync::{mpsc, Arc, Condvar, Mutex, RwLock};

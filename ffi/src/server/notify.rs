@@ -1,5 +1,6 @@
 //! What the server sends on its own, outside any request: notifications to every connected
-//! client (list changes, resource updates, any method), and `ping` to one connection.
+//! client (list changes, resource updates, any method), `ping` to one connection, and the
+//! out-of-band end of a URL elicitation to one connection.
 
 use std::ffi::{c_char, c_void};
 use std::time::Duration;
@@ -116,6 +117,44 @@ pub unsafe extern "C" fn ferrite_server_notify_resource_updated(
         let n = core.notify_resource_updated(uri);
         // SAFETY: forwarded from this function's contract.
         unsafe { write_opt(reached, n) };
+        Ok(())
+    })
+}
+
+/// Tell the connection `connection_id` that the URL elicitation `elicitation_id` has completed
+/// (`notifications/elicitation/complete`, 2025-11-25 on): the out-of-band end of a URL
+/// elicitation, for the web page or callback that learns of it after the request that asked
+/// (`ferrite_request_elicit_url`) or that failed with -32042
+/// (`ferrite_request_fail_url_elicitation_required`) has ended. Inside that request,
+/// `ferrite_request_notify_elicitation_complete` does the same. It goes out on the connection
+/// only while it listens (the stdio connection, an HTTP session with its GET stream open, a
+/// `ferrite_connection` made with a send callback) and negotiated 2025-11-25 or later: `*sent`
+/// (if not NULL) says whether it went out; an unknown id is not an error (`*sent` false).
+///
+/// Any thread, including a callback.
+///
+/// # Safety
+/// `server` is a live server; the strings point to their lengths in readable bytes; `sent` is
+/// NULL or valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn ferrite_server_notify_elicitation_complete(
+    server: *const ferrite_server,
+    connection_id: *const c_char,
+    connection_id_len: usize,
+    elicitation_id: *const c_char,
+    elicitation_id_len: usize,
+    sent: *mut bool,
+) -> ferrite_result {
+    ffi_boundary!({
+        // SAFETY: forwarded from this function's contract.
+        let core = unsafe { server_ref(server) }?.core()?;
+        // SAFETY: forwarded from this function's contract.
+        let connection_id = unsafe { str_arg(connection_id, connection_id_len, "connection_id") }?;
+        // SAFETY: forwarded from this function's contract.
+        let elicitation_id = unsafe { str_arg(elicitation_id, elicitation_id_len, "elicitation_id") }?;
+        let was_sent = core.notify_elicitation_complete(connection_id, elicitation_id);
+        // SAFETY: forwarded from this function's contract.
+        unsafe { write_opt(sent, was_sent) };
         Ok(())
     })
 }
