@@ -1998,6 +1998,27 @@ ferrite_result ferrite_server_handle_raw(const struct ferrite_server *server,
 // `server` is a live server.
 ferrite_result ferrite_server_serve_stdio(const struct ferrite_server *server);
 
+// Keep the state the instances of a fleet share in Redis at `url` (`redis://host:port/db`),
+// under keys starting with `key_prefix` (NULL: `"ferrite:"`; every instance of one fleet uses
+// the same): the tasks of both generations, and the fleet-wide notifications (resource
+// updates, task status, `ferrite_server_notify`) through pub/sub. Every instance must also
+// seal `requestState` with the same keys (`ferrite_server_set_request_state_keys`).
+//
+// Call it before serving: once the server has begun running tasks this returns
+// `FERRITE_RESULT_TASKS_STARTED`. A malformed URL is `FERRITE_RESULT_INVALID_ARGUMENT` with the
+// core's message. Redis is connected lazily: a Redis that is down is an error for the
+// requests that need it (a JSON-RPC error naming it), not for this call, and the server picks
+// it up again when it returns.
+//
+// # Safety
+// `server` is a live server; `url` points to `url_len` readable bytes; `key_prefix` is NULL
+// or points to `key_prefix_len` readable bytes.
+ferrite_result ferrite_server_use_redis(const struct ferrite_server *server,
+                                        const char *url,
+                                        size_t url_len,
+                                        const char *key_prefix,
+                                        size_t key_prefix_len);
+
 // Send a notification (`method`, `params_json` or NULL) to every connected client;
 // `*reached` (if not NULL) is how many connections it went to.
 //

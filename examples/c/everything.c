@@ -139,18 +139,49 @@ static ferrite_result serve_http(ferrite_server *server, uint16_t port) {
     return FERRITE_RESULT_OK;
 }
 
+/* One instance of a fleet: the requestState keys every instance shares
+ * (FERRITE_REQUEST_STATE_KEYS=current[,previous...]) and, with --redis, the shared store. */
+static void join_fleet(ferrite_server *server, const char *redis) {
+    const char *keys = getenv("FERRITE_REQUEST_STATE_KEYS");
+    if (keys != NULL) {
+        /* current, then the previous keys as a JSON array of strings */
+        const char *comma = strchr(keys, ',');
+        size_t current_len = comma ? (size_t)(comma - keys) : strlen(keys);
+        char previous[1024] = "[";
+        size_t at = 1;
+        for (const char *k = comma; k != NULL && at + 80 < sizeof previous;) {
+            const char *next = strchr(k + 1, ',');
+            size_t n = next ? (size_t)(next - k - 1) : strlen(k + 1);
+            at += (size_t)snprintf(previous + at, sizeof previous - at, "%s\"%.*s\"", at > 1 ? "," : "", (int)n, k + 1);
+            k = next;
+        }
+        snprintf(previous + at, sizeof previous - at, "]");
+        check("request state keys",
+              ferrite_server_set_request_state_keys(server, keys, current_len, previous, strlen(previous)));
+    }
+    if (redis != NULL) {
+        const char *prefix = getenv("FERRITE_REDIS_PREFIX");
+        check("use redis", ferrite_server_use_redis(server, redis, strlen(redis), prefix, prefix ? strlen(prefix) : 0));
+    }
+}
+
 int main(int argc, char **argv) {
     static const char USAGE[] =
-        "usage: everything [--stateless] [--port N [--auth]]\n"
+        "usage: everything [--stateless] [--port N [--auth]] [--redis URL]\n"
         "  no --port: serve stdio; --port N: Streamable HTTP on 127.0.0.1:N at /mcp\n"
-        "  --auth: require bearer JWTs (FERRITE_AUTH_ISSUER, FERRITE_AUTH_AUDIENCE, FERRITE_AUTH_JWKS_URL)\n";
+        "  --auth: require bearer JWTs (FERRITE_AUTH_ISSUER, FERRITE_AUTH_AUDIENCE, FERRITE_AUTH_JWKS_URL)\n"
+        "  --redis URL: keep shared state in Redis, keys under FERRITE_REDIS_PREFIX (default ferrite:)\n"
+        "  FERRITE_REQUEST_STATE_KEYS=current[,previous...]: the fleet's requestState keys\n";
     bool stateless = false, protect = false;
+    const char *redis = NULL;
     int port = -1; /* -1: stdio */
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--stateless") == 0) {
             stateless = true;
         } else if (strcmp(argv[i], "--auth") == 0) {
             protect = true;
+        } else if (strcmp(argv[i], "--redis") == 0 && i + 1 < argc) {
+            redis = argv[++i];
         } else if (strcmp(argv[i], "--port") == 0 && i + 1 < argc) {
             char *end = NULL;
             long p = strtol(argv[++i], &end, 10);
@@ -209,6 +240,7 @@ int main(int argc, char **argv) {
     check("enable subscriptions", ferrite_server_enable_resource_subscriptions(server));
     /* A static resource may be cached by anyone for a minute (2026-07-28 cache hints). */
     check("cache hint", ferrite_server_set_resource_cache_hint(server, S("test://static-text"), 60000, true));
+    join_fleet(server, redis);
 
     if (port < 0) {
         rc = ferrite_server_serve_stdio(server);

@@ -35,7 +35,6 @@ import (
 	"net/http"
 	"os"
 	"strconv"
-	"strings"
 	"sync/atomic"
 	"time"
 
@@ -408,6 +407,7 @@ func registerPrompts(s *ferrite.Server) error {
 func run() error {
 	stateless, protect, mount := false, false, false
 	port := -1 // stdio
+	redis := ""
 	args := os.Args[1:]
 	for i := 0; i < len(args); i++ {
 		switch args[i] {
@@ -417,6 +417,12 @@ func run() error {
 			protect = true
 		case "--mount":
 			mount = true
+		case "--redis":
+			if i+1 == len(args) {
+				return usageError("--redis needs a URL")
+			}
+			i++
+			redis = args[i]
 		case "--port":
 			if i+1 == len(args) {
 				return usageError("--port needs a port number")
@@ -456,6 +462,9 @@ func run() error {
 		return err
 	}
 	defer s.Free()
+	if err := joinFleet(s, redis); err != nil {
+		return setupError(err.Error())
+	}
 	for _, register := range []func(*ferrite.Server) error{registerTools, registerResources, registerPrompts, registerModern,
 		registerTasks} {
 		if err := register(s); err != nil {
@@ -554,45 +563,6 @@ func serveMounted(s *ferrite.Server, port int) error {
 	}
 	fmt.Fprintf(os.Stderr, "everything: mounted in a net/http ServeMux on http://%s%s\n", ln.Addr(), h.Path())
 	return (&http.Server{Handler: mux}).Serve(ln)
-}
-
-// authFromEnv is the resource-server configuration of --auth: JWTs of FERRITE_AUTH_ISSUER for
-// the audience FERRITE_AUTH_AUDIENCE (this server's URL), keys from FERRITE_AUTH_JWKS_URL,
-// whoami needing mcp:whoami.
-func authFromEnv() (ferrite.AuthConfig, error) {
-	var missing []string
-	get := func(name string) string {
-		v, ok := os.LookupEnv(name)
-		if !ok {
-			missing = append(missing, name)
-		}
-		return v
-	}
-	issuer, audience, jwks := get("FERRITE_AUTH_ISSUER"), get("FERRITE_AUTH_AUDIENCE"), get("FERRITE_AUTH_JWKS_URL")
-	if len(missing) > 0 {
-		return ferrite.AuthConfig{}, fmt.Errorf("--auth needs %s in the environment", strings.Join(missing, ", "))
-	}
-	return ferrite.AuthConfig{
-		Resource:             audience,
-		AuthorizationServers: []string{issuer},
-		ToolScopes:           map[string][]string{"whoami": {"mcp:whoami"}},
-		JWT:                  &ferrite.JWTConfig{Issuer: issuer, JWKSURL: jwks},
-	}, nil
-}
-
-// setupError is a bad --auth environment or configuration: reported, exit status 2.
-type setupError string
-
-func (e setupError) Error() string { return string(e) }
-
-// usageError is a bad command line: reported with the usage, exit status 2.
-type usageError string
-
-func (e usageError) Error() string {
-	return string(e) + "\nusage: everything [--stateless] [--port N [--mount] [--auth]]\n" +
-		"  no --port: serve stdio; --port N: Streamable HTTP on 127.0.0.1:N at /mcp\n" +
-		"  --mount: the endpoint as an http.Handler on a net/http ServeMux (GET /health, an x-user middleware)\n" +
-		"  --auth: require bearer JWTs (FERRITE_AUTH_ISSUER, FERRITE_AUTH_AUDIENCE, FERRITE_AUTH_JWKS_URL)"
 }
 
 func main() {

@@ -13,6 +13,7 @@
 //! `tasks` how it runs tasks, and `notify` what the server sends on its own (broadcasts,
 //! `ping`, the end of a URL elicitation).
 
+mod fleet;
 mod notify;
 mod options;
 mod tasks;
