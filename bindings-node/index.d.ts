@@ -129,6 +129,14 @@ export declare class NativeServer {
    */
   ctxRequest(slot: number, kind: string, argsJson: string): Promise<string>
   /**
+   * Keep the fleet's shared state in Redis at `url`, under keys starting with `keyPrefix`.
+   * Connects lazily. A bad URL throws a `TypeError` with the core's message; a task that
+   * already exists an `Error` (`ERR_INVALID_STATE`).
+   */
+  useRedis(url: string, keyPrefix: string): void
+  /** Round trips to Redis so far; `null` without `useRedis`. */
+  redisRoundTrips(): number | null
+  /**
    * Serve Streamable HTTP. `optionsJson` is the core's `HttpConfig` (camelCase or
    * snake_case keys; see the README's table); a bad option throws a `TypeError` naming it.
    * `onListening(addressJson)` is called once bound with `{host, port, path}`; the returned

@@ -4,7 +4,8 @@
 # 1. `npm install` in bindings-node/: installs the dev tools and builds the addon (the
 #    `prepare` script runs `napi build --release`; incremental when warm).
 # 2. Fails when the build changed the committed generated files (index.js, index.d.ts).
-# 3. `node --test` over test/*.test.mjs (test/dual-era.test.mjs drives a JS server with the
+# 3. `node --test` over test/*.test.mjs, after `scripts/redis.sh install` (test/redis-fleet.test.mjs
+#    starts a throwaway redis-server; test/dual-era.test.mjs drives a JS server with the
 #    official TypeScript SDK client that tests/interop/typescript installs; it is installed
 #    here first when missing).
 # 4. The shared harnesses against examples/node/everything.mjs, when they exist: the official
@@ -77,6 +78,9 @@ if [[ -f "$ts_client/package.json" && ! -f "$ts_client/node_modules/@modelcontex
     (cd "$ts_client" && npm install --no-audit --no-fund --loglevel=error) >&2 \
         || echo "run-tests.sh: the install failed: test/dual-era.test.mjs will be skipped" >&2
 fi
+# test/redis-fleet.test.mjs starts a throwaway redis-server (scripts/redis.sh installs Debian's).
+"$root/scripts/redis.sh" install
+step redis-install $?
 # A per-test limit: a test that leaves a listener open would otherwise hang the run.
 node --test --test-timeout=60000 test/*.test.mjs
 step node-test $?

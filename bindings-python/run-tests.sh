@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The Python package's tests: build and install ferrite_mcp into a venv, run its pytest suite,
+# The Python package's tests: build and install ferrite_mcp into a venv, install redis-server
+# (scripts/redis.sh: the fleet tests start throwaway ones), run its pytest suite,
 # then the shared harnesses against the Python everything server, each when it exists: the
 # interop tests (official `mcp` client: stdio, and its 2026-07-28 tests over Streamable HTTP
 # too), the MCP Inspector CLI checks, and over Streamable HTTP the conformance suite (its five
@@ -64,6 +65,8 @@ python="$venv/bin/python"
 failed=()
 
 # ----- the package's own suite -----
+# tests/test_redis_fleet.py starts throwaway redis-servers (scripts/redis.sh installs Debian's).
+"$root/scripts/redis.sh" install || failed+=("scripts/redis.sh install")
 (cd "$root" && "$python" -m pytest -q -p no:cacheprovider bindings-python/tests) || failed+=("pytest bindings-python/tests")
 
 # ----- the shared harnesses, against the Python everything server -----

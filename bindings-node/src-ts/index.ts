@@ -5,6 +5,7 @@
  * negotiation, cancellation, pagination, error codes, MRTR, sealed state) is made by the
  * Rust core. It is split along its concepts:
  * - `server.ts`: the `Server` (options, notifications, 2026-07-28 settings);
+ * - `fleet.ts`: the state a fleet of instances shares, in Redis (`useRedis`);
  * - `mcp.ts` and `stdio.ts`: the TypeScript SDK's `McpServer`, `ResourceTemplate`,
  *   `completable` and `StdioServerTransport`, over the `Server`;
  * - `registration.ts`: tools, resources, prompts, completions, custom methods and skills,
@@ -55,6 +56,7 @@ export { InputRequest, InputRequired, DEFAULT_MAX_TOKENS } from './mrtr.js';
 export type { InputRequestJson, InputRequiredInit } from './mrtr.js';
 export { Server } from './server.js';
 export type { FetchInit, MountOptions, NodeHandler, NodeHandlerOptions } from './mount.js';
+export type { RedisOptions } from './fleet.js';
 export type {
   ListenAddress,
   ListenOptions,

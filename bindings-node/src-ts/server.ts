@@ -7,6 +7,8 @@
 
 import { type AuthOptions, type OAuthTokenVerifier, type VerifyAccessToken, nativeVerifier, verifierFunction } from './auth.js';
 import { Connection, type ConnectionOptions } from './connection.js';
+import * as fleet from './fleet.js';
+import type { RedisOptions } from './fleet.js';
 import type { Context } from './context.js';
 import { RequestCancelledError, clientRequestResult } from './errors.js';
 import type {
@@ -406,6 +408,24 @@ export class Server implements AsyncDisposable {
   /** The id of the current sealing key (not secret). */
   get requestStateKeyId(): string {
     return this.#native.requestStateKeyId();
+  }
+
+  // ----- a fleet (fleet.ts) -----
+
+  /**
+   * Keep the state the instances of a fleet share (tasks, fleet-wide notifications) in Redis
+   * at `url` (`redis://host:port/db`), under keys starting with `options.keyPrefix` (default
+   * `"ferrite:"`). Call it before serving: once a task exists its store is fixed (an `Error`,
+   * code `ERR_INVALID_STATE`). Connects lazily: a Redis that is not up yet is a JSON-RPC error
+   * for the requests that need it, and the client reconnects when it is back. A malformed URL
+   * throws a `TypeError` with the core's message.
+   */
+  useRedis(url: string, options?: RedisOptions): void {
+    fleet.useRedis(this.#native, url, options);
+  }
+  /** Round trips to Redis so far (requests that touch no shared state make none); `undefined` without `useRedis`. */
+  get redisRoundTrips(): number | undefined {
+    return this.#native.redisRoundTrips() ?? undefined;
   }
 
   /** Advertise extension `id` (`"com.example/name"`) with `settings` to 2026-07-28 clients. */

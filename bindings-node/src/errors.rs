@@ -3,8 +3,8 @@
 //!
 //! | core error | JS class | `code` |
 //! |---|---|---|
-//! | `ConfigError::NeedsStateful` | `Error` | `ERR_INVALID_STATE` |
-//! | every other `ConfigError` (invalid schema, template, `x-mcp-header`, `execution.taskSupport`, reserved method, extension id, unknown tool or resource) | `TypeError` | `ERR_INVALID_ARG_VALUE` |
+//! | `ConfigError::NeedsStateful`, `ConfigError::TasksStarted` | `Error` | `ERR_INVALID_STATE` |
+//! | every other `ConfigError` (invalid schema, template, `x-mcp-header`, `execution.taskSupport`, reserved method, extension id, unknown tool or resource, a bad Redis URL) | `TypeError` | `ERR_INVALID_ARG_VALUE` |
 //! | `SkillError::Io` (reading a skill directory) | `Error` | `ERR_FERRITE_IO` |
 //! | every other `SkillError`, a bad sealing key, cache hint, state lifetime, input request | `TypeError` | `ERR_INVALID_ARG_VALUE` |
 //! | `AuthConfigError` (a bad `auth` option; its key camelCase, see `auth.rs`) | `TypeError` | `ERR_INVALID_ARG_VALUE` |
@@ -44,7 +44,7 @@ fn pending(thrown: napi::Result<()>, message: impl std::fmt::Display) -> Error {
 /// A core configuration error as the JS error class its variant maps to (see the table).
 pub(crate) fn config(env: &Env, e: ConfigError) -> Error {
     match e {
-        ConfigError::NeedsStateful(_) => plain_error(env, INVALID_STATE, &e),
+        ConfigError::NeedsStateful(_) | ConfigError::TasksStarted => plain_error(env, INVALID_STATE, &e),
         _ => type_error(env, &e),
     }
 }

@@ -8,7 +8,8 @@
 //!   use and shut down by `close()`. More of its methods live beside it: [`listeners`]
 //!   (notifications, `ping`, the out-of-band end of a URL elicitation, the listening
 //!   connections), [`listen`] (Streamable HTTP), [`context`] (the request context, by slot)
-//!   and [`modern`] (2026-07-28 settings: sealing keys, extensions, cache hints, custom methods, skills).
+//!   [`modern`] (2026-07-28 settings: sealing keys, extensions, cache hints, custom methods, skills)
+//!   and [`fleet`] (the shared state of a fleet in Redis).
 //!   `listen` hands the options object to the core's `HttpConfig` unchanged.
 //! - [`mount`]: the Streamable HTTP endpoint driven by a JS HTTP server (`fetch`,
 //!   `nodeHandler`): an exchange over the core's `HttpService::host_request`, body pushed and
@@ -35,6 +36,7 @@ mod connection;
 mod context;
 mod envelope;
 mod errors;
+mod fleet;
 mod handlers;
 mod listen;
 mod listeners;

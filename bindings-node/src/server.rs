@@ -1,7 +1,7 @@
 //! `NativeServer`: the core [`Server`] as a napi class: construction, registration, options,
 //! stdio and in-process serving, `close()`. (`listeners.rs` (notifications, ping, the
-//! listening connections), `listen.rs`, `context.rs` and `modern.rs` add more methods to the
-//! same class.)
+//! listening connections), `listen.rs`, `context.rs`, `modern.rs` and `fleet.rs` add more
+//! methods to the same class.)
 //!
 //! Descriptors and values cross as JSON text and are decoded with the core's own serde
 //! types, so a malformed descriptor is a clear `Error` from the registration call and the
@@ -141,6 +141,8 @@ pub struct NativeServer {
     pub(crate) listening: Mutex<Vec<JoinHandle<()>>>,
     /// The endpoint `fetch`/`nodeHandler` serve through (see `mount.rs`), made on first use.
     pub(crate) mounted: crate::mount::Mounted,
+    /// The Redis store of `useRedis` (see `fleet.rs`), for its round-trip count.
+    pub(crate) redis: Mutex<Option<ferrite_core::stores::redis::RedisStore>>,
 }
 
 #[napi]
@@ -202,6 +204,7 @@ impl NativeServer {
             serving: Mutex::new(None),
             listening: Mutex::new(Vec::new()),
             mounted: Mutex::new(None),
+            redis: Mutex::new(None),
         })
     }
 

@@ -1,7 +1,7 @@
 //! The server object Python's `ferrite_mcp.Server` is built on: the core's `Server` and the
 //! tokio runtime it runs on (the adapters from Python callables to the core's handlers are in
 //! `adapters.rs`, the 2026-07-28 settings' conversions in `modern.rs`, how a transport is
-//! served in `server/serving.rs`).
+//! served in `server/serving.rs`, the shared state of a fleet in `server/fleet.rs`).
 //!
 //! One runtime per server object, shut down by `close()` (or when the object is collected).
 //! Every entry point that waits on the runtime releases the GIL first (`py.detach`), so a
@@ -16,6 +16,7 @@ use std::time::Duration;
 use ferrite_core::server::uri_template::UriTemplate;
 use ferrite_core::server::NotificationObserver as _;
 use ferrite_core::server::PeerError;
+use ferrite_core::stores::redis::RedisStore;
 use ferrite_core::sync::lock;
 use ferrite_core::{
     ClientCapabilities, CompletionReference, Implementation, Prompt, Resource, ResourceTemplate, Server, Tool,
@@ -33,6 +34,7 @@ use crate::connection::PyConnection;
 use crate::context::Shared;
 use crate::{convert, errors, modern, tasks};
 
+mod fleet;
 mod serving;
 
 /// At most this many `def` handlers run at once (like a thread pool's size); more calls queue.
@@ -49,6 +51,8 @@ pub struct Core {
     shared: Arc<Shared>,
     /// The shutdown token of the transport being served (stdio or HTTP), if any.
     serving: Mutex<Option<CancellationToken>>,
+    /// The Redis store of `use_redis`, for its round-trip count.
+    redis: Mutex<Option<RedisStore>>,
     closed: AtomicBool,
 }
 
@@ -196,6 +200,7 @@ impl Core {
             exec,
             shared,
             serving: Mutex::new(None),
+            redis: Mutex::new(None),
             closed: AtomicBool::new(false),
         })
     }
@@ -583,6 +588,21 @@ impl Core {
     /// 2025-11-25).
     fn notify_elicitation_complete(&self, connection_id: &str, elicitation_id: &str) -> bool {
         self.server.notify_elicitation_complete(connection_id, elicitation_id)
+    }
+
+    // ----- a fleet (server/fleet.rs) -----
+
+    /// Keep the state the instances of a fleet share (tasks, fleet-wide notifications) in
+    /// Redis at `url`, under keys starting with `key_prefix`; before the first task.
+    #[pyo3(signature = (url, key_prefix="ferrite:"))]
+    fn use_redis(&self, py: Python<'_>, url: &str, key_prefix: &str) -> PyResult<()> {
+        self.open_redis(py, url, key_prefix)
+    }
+
+    /// Round trips to Redis so far; `None` without `use_redis`.
+    #[getter]
+    fn redis_round_trips(&self) -> Option<u64> {
+        self.round_trips()
     }
 
     // ----- serving -----

@@ -18,6 +18,10 @@
 //       # FERRITE_AUTH_AUDIENCE (the server's URL), keys from FERRITE_AUTH_JWKS_URL; adds the
 //       # tool whoami (scope mcp:whoami), answering the token's subject
 //
+//   node examples/node/everything.mjs --port 3000 --redis redis://127.0.0.1:6379/
+//     # one instance of a fleet: tasks in Redis, keys under FERRITE_REDIS_PREFIX (default
+//     # ferrite:); FERRITE_REQUEST_STATE_KEYS=current[,previous...] (64 hex or base64 each)
+//     # are the fleet's requestState keys
 // Any other argument prints a usage line on stderr and exits with status 2.
 // It imports the package from bindings-node/ (run `npm install` there first to build it).
 // Logs go to stderr (on stdio, stdout carries the protocol).
@@ -454,13 +458,30 @@ export function build({ stateless = false, auth } = {}) {
 }
 
 export const USAGE =
-  'usage: everything.mjs [--port N] [--stateless] [--auth] [--mount express|hono]\n  no --port: serve stdio; --port N: Streamable HTTP on 127.0.0.1:N at /mcp;\n' +
+  'usage: everything.mjs [--port N] [--stateless] [--auth] [--mount express|hono] [--redis URL]\n  no --port: serve stdio; --port N: Streamable HTTP on 127.0.0.1:N at /mcp;\n' +
   '  --mount express|hono: mounted at /mcp in an express or Hono app beside GET /health;\n' +
-  '  --auth: require bearer JWTs (FERRITE_AUTH_ISSUER, FERRITE_AUTH_AUDIENCE, FERRITE_AUTH_JWKS_URL)';
+  '  --auth: require bearer JWTs (FERRITE_AUTH_ISSUER, FERRITE_AUTH_AUDIENCE, FERRITE_AUTH_JWKS_URL);\n' +
+  '  --redis URL: keep shared state (tasks) in Redis, keys under FERRITE_REDIS_PREFIX (default ferrite:);\n' +
+  "  FERRITE_REQUEST_STATE_KEYS=current[,previous...]: the fleet's requestState keys (64 hex or base64)";
 
-/** The command line as `{ port, stateless, auth, mount }`; throws naming what is wrong. */
+/**
+ * What every instance of a fleet shares: the requestState keys of FERRITE_REQUEST_STATE_KEYS
+ * (rotation: the new key in front, the oldest dropped after the state lifetime), and with
+ * `--redis` the tasks, in Redis under FERRITE_REDIS_PREFIX. Throws on a bad key or URL.
+ */
+export function joinFleet(server, redis, env = process.env) {
+  const keys = env.FERRITE_REQUEST_STATE_KEYS;
+  if (keys !== undefined) {
+    const [current, ...previous] = keys.split(',');
+    server.setRequestStateKeys(current, previous);
+  }
+  if (redis !== undefined) server.useRedis(redis, { keyPrefix: env.FERRITE_REDIS_PREFIX ?? 'ferrite:' });
+}
+
+/** The command line as `{ port, stateless, auth, mount, redis }`; throws naming what is wrong. */
 export function parseArgs(argv) {
   let port;
+  let redis;
   let stateless = false;
   let auth = false;
   let mount;
@@ -473,6 +494,9 @@ export function parseArgs(argv) {
     } else if (arg === '--mount') {
       mount = argv[++i] ?? '';
       if (mount !== 'express' && mount !== 'hono') throw new Error(`--mount needs express or hono, got ${JSON.stringify(mount)}`);
+    } else if (arg === '--redis') {
+      redis = argv[++i] ?? '';
+      if (redis === '') throw new Error('--redis needs a URL');
     } else if (arg === '--port') {
       const value = argv[++i] ?? '';
       if (!/^\d+$/.test(value) || Number(value) > 65535) throw new Error(`--port needs a port number, got ${JSON.stringify(value)}`);
@@ -483,7 +507,7 @@ export function parseArgs(argv) {
   }
   if (auth && port === undefined) throw new Error('--auth needs --port (tokens travel in HTTP headers)');
   if (mount !== undefined && port === undefined) throw new Error('--mount needs --port');
-  return { port, stateless, auth, mount };
+  return { port, stateless, auth, mount, redis };
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(realpathSync(process.argv[1])).href) {
@@ -502,6 +526,12 @@ if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(realpathS
     process.exit(2);
   }
   const server = build({ stateless: args.stateless, auth });
+  try {
+    joinFleet(server, args.redis);
+  } catch (e) {
+    console.error(`everything: ${e.message}`);
+    process.exit(2);
+  }
   if (args.mount !== undefined) {
     addHostValueTool(server);
     const http = await (args.mount === 'express' ? serveExpress : serveHono)(server, args.port);

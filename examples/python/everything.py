@@ -14,6 +14,9 @@ request needs one, and the ``whoami`` tool (scope ``mcp:whoami``) answers the to
 ``GET /health`` route and behind its middleware, which turns an ``x-user`` header into
 ``request.state.user``; the ``test_host_value`` tool answers that value and the
 ``test_request_info`` tool the request's ``x-tenant`` header, path and method.
+``--redis URL`` makes it one instance of a fleet: tasks are kept in Redis at URL, under keys
+starting with ``FERRITE_REDIS_PREFIX`` (default ``ferrite:``); ``FERRITE_REQUEST_STATE_KEYS``
+(``current[,previous...]``, 64 hex characters or base64 each) are the fleet's requestState keys.
 Any other argument prints a usage line on stderr and exits with status 2. ``FERRITE_ADD_ASYNC=1`` registers ``add`` as an ``async def`` (for
 the benchmark's second row).
 """
@@ -30,6 +33,7 @@ import threading
 from typing import Any, Dict, List, NamedTuple, Optional
 
 from ferrite_mcp import (
+    ConfigError,
     Context,
     EmbeddedResource,
     ImageContent,
@@ -455,10 +459,12 @@ def serve_mounted(server: Server, port: int) -> None:
 
 
 USAGE = (
-    "usage: everything.py [--port N [--mount]] [--stateless] [--auth]\n"
+    "usage: everything.py [--port N [--mount]] [--stateless] [--auth] [--redis URL]\n"
     "  no --port: serve stdio; --port N: Streamable HTTP on 127.0.0.1:N at /mcp;\n"
     "  --mount: server.asgi_app() in a Starlette app under uvicorn (GET /health, an x-user middleware);\n"
-    "  --auth: require bearer JWTs (FERRITE_AUTH_ISSUER, FERRITE_AUTH_AUDIENCE, FERRITE_AUTH_JWKS_URL)"
+    "  --auth: require bearer JWTs (FERRITE_AUTH_ISSUER, FERRITE_AUTH_AUDIENCE, FERRITE_AUTH_JWKS_URL);\n"
+    "  --redis URL: keep shared state (tasks) in Redis, keys under FERRITE_REDIS_PREFIX (default ferrite:);\n"
+    "  FERRITE_REQUEST_STATE_KEYS=current[,previous...]: the fleet's requestState keys (64 hex or base64)"
 )
 
 
@@ -467,6 +473,20 @@ class Args(NamedTuple):
     stateless: bool
     auth: bool
     mount: bool
+    redis: Optional[str] = None
+
+
+def join_fleet(server: Server, redis: Optional[str]) -> None:
+    """What every instance of a fleet shares: the requestState keys of
+    ``FERRITE_REQUEST_STATE_KEYS`` (rotation: the new key in front, the oldest dropped after
+    the state lifetime), and with ``--redis`` the tasks, in Redis under ``FERRITE_REDIS_PREFIX``.
+    A bad key or URL raises ``ConfigError``."""
+    keys = os.environ.get("FERRITE_REQUEST_STATE_KEYS")
+    if keys is not None:
+        current, *previous = keys.split(",")
+        server.set_request_state_keys(current, previous)
+    if redis is not None:
+        server.use_redis(redis, os.environ.get("FERRITE_REDIS_PREFIX", "ferrite:"))
 
 
 def auth_from_env() -> Dict[str, Any]:
@@ -487,6 +507,7 @@ def auth_from_env() -> Dict[str, Any]:
 def parse_args(argv: List[str]) -> Args:
     """The command line; ``ValueError`` naming what is wrong."""
     port: Optional[int] = None
+    redis: Optional[str] = None
     stateless = auth = mount = False
     it = iter(argv)
     for arg in it:
@@ -496,6 +517,10 @@ def parse_args(argv: List[str]) -> Args:
             auth = True
         elif arg == "--mount":
             mount = True
+        elif arg == "--redis":
+            redis = next(it, None)
+            if not redis:
+                raise ValueError("--redis needs a URL")
         elif arg == "--port":
             value = next(it, "")
             if not value.isdigit() or not 0 <= int(value) <= 65535:
@@ -507,7 +532,7 @@ def parse_args(argv: List[str]) -> Args:
         raise ValueError("--auth needs --port (tokens travel in HTTP headers)")
     if mount and port is None:
         raise ValueError("--mount needs --port")
-    return Args(port, stateless, auth, mount)
+    return Args(port, stateless, auth, mount, redis)
 
 
 def main() -> None:
@@ -522,6 +547,11 @@ def main() -> None:
         print(f"everything: {e}", file=sys.stderr)
         sys.exit(2)
     server = build(args.stateless, auth)
+    try:
+        join_fleet(server, args.redis)
+    except ConfigError as e:
+        print(f"everything: {e}", file=sys.stderr)
+        sys.exit(2)
     if args.port is not None and args.mount:
         register_request_tools(server)
         serve_mounted(server, args.port)

@@ -482,5 +482,21 @@ void check_tasks(void) {
     check_registration(server);
     check_2025(server);
     check_2026(server);
+    /* A fleet's store (ferrite_server_use_redis; the fleet conformance run uses a real Redis):
+     * refused once tasks have begun, and a malformed URL is the core's message. */
+    CHECK(ferrite_server_use_redis(server, S("redis://127.0.0.1:1/"), NULL, 0) == FERRITE_RESULT_TASKS_STARTED,
+          "use_redis after the first task: TASKS_STARTED");
     ferrite_server_free(server);
+    ferrite_server *fresh = NULL;
+    if (ferrite_server_new(S("{\"name\":\"abi-fleet\",\"version\":\"1.0.0\"}"), FERRITE_SERVER_MODE_STATELESS, NULL, 0,
+                           &fresh) != FERRITE_RESULT_OK) {
+        fprintf(stderr, "ferrite_server_new: %s\n", ferrite_last_error());
+        exit(2);
+    }
+    CHECK(ferrite_server_use_redis(fresh, S("not a url"), NULL, 0) == FERRITE_RESULT_INVALID_ARGUMENT &&
+              strncmp(ferrite_last_error(), "redis URL \"not a url\": ", 23) == 0,
+          "use_redis with a malformed URL: INVALID_ARGUMENT naming it");
+    CHECK(ferrite_server_use_redis(fresh, S("redis://127.0.0.1:1/"), S("abi:")) == FERRITE_RESULT_OK,
+          "use_redis connects lazily: an unreachable Redis is not an error here");
+    ferrite_server_free(fresh);
 }

@@ -3,7 +3,7 @@
 The class is assembled from mixins, one per concept: :mod:`ferrite_mcp.registration` (the
 decorators for tools, resources, prompts, completers and notification observers),
 :mod:`ferrite_mcp.modern` (the 2026-07-28 settings: request state, extensions, cache hints,
-custom methods, skills); this module holds construction, the server-wide options and
+custom methods, skills), :mod:`ferrite_mcp.fleet` (shared state in Redis); this module holds construction, the server-wide options and
 notifications, and serving (its HTTP options are gathered by :mod:`ferrite_mcp.http_options`).
 Validation, dispatch, pagination, capabilities and every protocol error are the core's.
 """
@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, AsyncContextManager, Callable, Dict, List
 
 from . import _ferrite
 from .errors import ConfigError
+from .fleet import _Fleet
 from .http_options import _transport_config
 from .modern import _Modern
 from .registration import _Registration
@@ -40,7 +41,7 @@ def _close_all() -> None:
         server.close()
 
 
-class Server(_Registration, _Modern):
+class Server(_Registration, _Modern, _Fleet):
     """An MCP server. Register handlers with the decorators, then ``run()`` it (stdio or
     Streamable HTTP), drive it in-process with :class:`~ferrite_mcp.Client`, or call
     ``handle_raw``.
@@ -71,7 +72,7 @@ class Server(_Registration, _Modern):
     ``task_ttl`` (how long a task is kept when the client asks for nothing else; default 300
     seconds), ``task_max_ttl`` (the longest a 2025-11-25 client may ask for; default 3600) and
     ``task_poll_interval`` (the interval suggested to clients; default 1) are in seconds; the
-    core keeps tasks in memory (at most 100,000).
+    core keeps tasks in memory (at most 100,000), or in Redis after ``use_redis`` (a fleet).
     """
 
     def __init__(

@@ -99,7 +99,12 @@ impl crate::Server {
     /// Connects lazily; the returned store counts its round trips. Call it inside a tokio
     /// runtime.
     pub fn use_redis(&self, url: &str, key_prefix: &str) -> Result<RedisStore, crate::ConfigError> {
-        let redis = RedisStore::open(url, key_prefix).map_err(|e| crate::ConfigError::Store(e.to_string()))?;
+        let redis = RedisStore::open(url, key_prefix).map_err(|e| {
+            crate::ConfigError::Store(match e {
+                StoreError::Unavailable(why) => why,
+                other => other.to_string(),
+            })
+        })?;
         let options = crate::TaskOptions {
             store: std::sync::Arc::new(RedisTaskStore::new(redis.clone())),
             ..self.task_options()
