@@ -1,8 +1,8 @@
 //! The notification fan-out of a fleet over Redis pub/sub (issue 14), against a real
 //! `redis-server`: a resource update published through one instance reaches a
 //! `subscriptions/listen` stream on another, a custom notification reaches another instance's
-//! handshake-era listener, an instance does not deliver its own notification twice, and the
-//! instances of another fleet (another key prefix) hear nothing.
+//! handshake-era listener (so does a list change), an instance does not deliver its own
+//! notification twice, and the instances of another fleet (another key prefix) hear nothing.
 
 mod common;
 
@@ -104,4 +104,7 @@ async fn a_custom_notification_reaches_the_handshake_listeners_of_other_instance
     let got = frames(&a.recorder, "notifications/message", 1).await;
     assert_eq!(got.len(), 1, "{:?}", a.recorder.frames());
     assert_eq!(got[0]["params"]["data"], "from B");
+    // A list change announced on B (the application changed what the fleet serves).
+    assert_eq!(b.notify_tools_list_changed(), 0);
+    assert_eq!(frames(&a.recorder, "notifications/tools/list_changed", 1).await.len(), 1);
 }

@@ -2,8 +2,11 @@
 //! A resource changed, a task changed, a custom notification: the instance where it happened
 //! delivers it to its own listeners and hands it to the [`Fanout`] (a shared bus: Redis
 //! pub/sub, `crate::stores::redis`), whose other instances deliver it to theirs with
-//! [`Server::deliver`]. List changes stay local: each instance announces changes to its own
-//! registrations (a fleet runs the same code, so each changes its own lists).
+//! [`Server::deliver`]. List changes go fleet-wide too: an application that changes what it
+//! serves (a feature flag, tools read from a shared database) announces it on the instance where
+//! the change was made, and every listener must hear it; each instance serves its own
+//! registrations, so the application makes the change on every instance (a fleet runs the same
+//! code), and a client that re-lists may meet any of them.
 
 use std::sync::Arc;
 
@@ -23,6 +26,12 @@ pub enum FanoutEvent {
         /// Its params.
         params: Option<Value>,
     },
+    /// `notifications/tools/list_changed`.
+    ToolsListChanged,
+    /// `notifications/resources/list_changed`.
+    ResourcesListChanged,
+    /// `notifications/prompts/list_changed`.
+    PromptsListChanged,
     /// `notifications/resources/updated` for the subscribers of `uri`.
     ResourceUpdated {
         /// The resource.
@@ -55,6 +64,15 @@ impl Server {
     pub fn deliver(&self, event: &FanoutEvent) -> usize {
         match event {
             FanoutEvent::Notification { method, params } => self.broadcast(method, params.clone(), |_| true, |_| false),
+            FanoutEvent::ToolsListChanged => {
+                self.broadcast("notifications/tools/list_changed", None, |_| true, |f| f.tools())
+            }
+            FanoutEvent::ResourcesListChanged => {
+                self.broadcast("notifications/resources/list_changed", None, |_| true, |f| f.resources())
+            }
+            FanoutEvent::PromptsListChanged => {
+                self.broadcast("notifications/prompts/list_changed", None, |_| true, |f| f.prompts())
+            }
             FanoutEvent::ResourceUpdated { uri } => self.broadcast(
                 "notifications/resources/updated",
                 Some(json!({ "uri": uri })),

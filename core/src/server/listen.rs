@@ -158,21 +158,21 @@ impl Server {
     }
 
     /// `notifications/tools/list_changed` to every listener, and to listen streams that
-    /// asked for tool changes.
+    /// asked for tool changes. With a fan-out set, on every instance; how many here.
     pub fn notify_tools_list_changed(&self) -> usize {
-        self.broadcast("notifications/tools/list_changed", None, |_| true, |f| f.tools())
+        self.deliver_everywhere(super::fanout::FanoutEvent::ToolsListChanged)
     }
 
     /// `notifications/resources/list_changed` to every listener, and to listen streams that
-    /// asked for resource list changes.
+    /// asked for resource list changes. With a fan-out set, on every instance; how many here.
     pub fn notify_resources_list_changed(&self) -> usize {
-        self.broadcast("notifications/resources/list_changed", None, |_| true, |f| f.resources())
+        self.deliver_everywhere(super::fanout::FanoutEvent::ResourcesListChanged)
     }
 
     /// `notifications/prompts/list_changed` to every listener, and to listen streams that
-    /// asked for prompt changes.
+    /// asked for prompt changes. With a fan-out set, on every instance; how many here.
     pub fn notify_prompts_list_changed(&self) -> usize {
-        self.broadcast("notifications/prompts/list_changed", None, |_| true, |f| f.prompts())
+        self.deliver_everywhere(super::fanout::FanoutEvent::PromptsListChanged)
     }
 
     /// `notifications/resources/updated` to the connections subscribed to `uri`, and to
