@@ -229,3 +229,38 @@ async fn requests_that_touch_no_task_make_no_redis_round_trip() {
     h.modern_ok("tools/call", json!({"name": "confirm", "arguments": {}}), ext()).await;
     assert!(conn.round_trips() > before, "creating a task does");
 }
+
+#[tokio::test]
+async fn over_http_a_redis_that_went_away_is_503_with_the_json_rpc_error() {
+    use common::http::request;
+    let mut redis = RedisServer::start();
+    let s = instance(store(&redis, "t6:").1, Arc::new(AtomicBool::new(false)));
+    let bound =
+        ferrite_core::transport::http::bind(&s, "127.0.0.1:0".parse().unwrap(), Default::default()).await.unwrap();
+    let addr = bound.local_addr().unwrap();
+    tokio::spawn(bound.run());
+    let get = |id: &str| {
+        let mut params = json!({"taskId": id});
+        params["_meta"] = common::envelope(ext());
+        json!({"jsonrpc": "2.0", "id": 5, "method": "tasks/get", "params": params}).to_string()
+    };
+    let headers = |id: &'static str| {
+        vec![
+            ("content-type", "application/json"),
+            ("accept", "application/json, text/event-stream"),
+            ("mcp-protocol-version", "2026-07-28"),
+            ("mcp-method", "tasks/get"),
+            ("mcp-name", id),
+        ]
+    };
+    let unknown = request(addr, "POST", &headers("nope"), &get("nope")).await;
+    assert_eq!(unknown.status, 400, "an unknown task with Redis up is -32602's 400");
+    redis.stop();
+    let down = request(addr, "POST", &headers("nope"), &get("nope")).await;
+    assert_eq!(down.status, 503);
+    let body = down.json().await;
+    assert_eq!(body["error"]["code"], -32603, "{body}");
+    assert_eq!(body["error"]["data"]["storeUnavailable"], true);
+    assert!(body["error"]["message"].as_str().unwrap().starts_with("the task store failed: redis:"), "{body}");
+    assert_eq!(body["id"], 5);
+}

@@ -47,6 +47,15 @@ pub fn http_status(error_code: i32) -> Option<u16> {
     }
 }
 
+/// The HTTP status of an error response: [`http_status`] of its code, and 503 for a shared
+/// store that is unreachable ([`ErrorObject::is_store_unavailable`]).
+pub fn http_status_of(error: &ErrorObject) -> Option<u16> {
+    if error.is_store_unavailable() {
+        return Some(503);
+    }
+    http_status(error.code)
+}
+
 /// The methods whose `Mcp-Name` header mirrors a body parameter, and which one.
 pub fn name_parameter(method: &str) -> Option<&'static str> {
     match method {
@@ -443,5 +452,8 @@ mod tests {
         ] {
             assert_eq!(http_status(c), s, "code {c}");
         }
+        assert_eq!(http_status_of(&ErrorObject::store_unavailable("redis: down")), Some(503));
+        assert_eq!(http_status_of(&ErrorObject::internal("boom")), None);
+        assert_eq!(http_status_of(&ErrorObject::invalid_params("bad")), Some(400));
     }
 }

@@ -129,6 +129,19 @@ impl ErrorObject {
         Self::new(code::INTERNAL_ERROR, message)
     }
 
+    /// `-32603` for a request that needed a shared store (Redis) that is unreachable: the same
+    /// JSON-RPC error as any internal error, marked `data.storeUnavailable: true` so that the
+    /// HTTP transport answers 503 (try again, perhaps on another instance) rather than 200.
+    pub fn store_unavailable(message: impl Into<String>) -> Self {
+        Self::internal(message).with_data(serde_json::json!({ "storeUnavailable": true }))
+    }
+
+    /// Whether this is [`ErrorObject::store_unavailable`]'s error.
+    pub fn is_store_unavailable(&self) -> bool {
+        self.code == code::INTERNAL_ERROR
+            && self.data.as_ref().and_then(|d| d.get("storeUnavailable")).and_then(Value::as_bool) == Some(true)
+    }
+
     /// `-32042`: the request cannot go on until the user completes these URL elicitations
     /// (each `{mode: "url", message, url, elicitationId}`), 2025-11-25 on.
     pub fn url_elicitation_required(elicitations: Vec<Value>) -> Self {

@@ -157,7 +157,10 @@ fn new_task_id() -> Result<String, ErrorObject> {
 }
 
 fn store_error(e: StoreError) -> ErrorObject {
-    ErrorObject::internal(e.to_string())
+    match e {
+        StoreError::Unavailable(_) => ErrorObject::store_unavailable(e.to_string()),
+        StoreError::Full(_) => ErrorObject::internal(e.to_string()),
+    }
 }
 
 fn millis(d: Duration) -> u64 {

@@ -27,7 +27,7 @@ use super::{
     sse_response, HttpState, ResponseMode, SESSION_HEADER,
 };
 use crate::inline::poll_once;
-use crate::protocol::classifier::http_status;
+use crate::protocol::classifier::http_status_of;
 use crate::protocol::jsonrpc::{parse_payload, Invalid, Payload};
 use crate::protocol::model::carries_envelope;
 use crate::protocol::{ErrorObject, Message, OutboundResponse, ProtocolVersion, RequestId};
@@ -283,7 +283,7 @@ impl Answer {
         match self {
             Answer::Modern(r) => r
                 .error_object()
-                .and_then(|e| http_status(e.code))
+                .and_then(http_status_of)
                 .and_then(|s| StatusCode::from_u16(s).ok())
                 .unwrap_or(StatusCode::OK),
             Answer::Text(_) => StatusCode::OK,
