@@ -5,6 +5,7 @@ pub mod classifier;
 pub mod headers;
 pub mod jsonrpc;
 pub mod model;
+pub mod rpc_error;
 pub mod version;
 
 pub use jsonrpc::{code, ErrorObject, Message, Notification, OutboundResponse, RawJson, Request, RequestId, Response};
