@@ -19,8 +19,9 @@ fn lib_dir() -> PathBuf {
     exe.parent().and_then(|deps| deps.parent()).expect("target/<profile>").to_path_buf()
 }
 
-/// Compile the C test program (`tests/c/abi_test.c`, `abi_parity.c`, `abi_auth.c`,
-/// `abi_mount.c`, `abi_tasks.c` and `abi_elicit.c`) once per test run.
+/// Compile the C test program (`tests/c/abi_test.c`, `abi_handlers.c`, `abi_checks.c`,
+/// `abi_modern.c`, `abi_http.c`, `abi_parity.c`, `abi_auth.c`, `abi_mount.c`, `abi_tasks.c` and
+/// `abi_elicit.c`) once per test run.
 fn abi_test_binary() -> &'static PathBuf {
     static BIN: OnceLock<PathBuf> = OnceLock::new();
     BIN.get_or_init(|| {
@@ -34,6 +35,10 @@ fn abi_test_binary() -> &'static PathBuf {
             .arg("-I")
             .arg(repo_root().join("include"))
             .arg(repo_root().join("tests/c/abi_test.c"))
+            .arg(repo_root().join("tests/c/abi_handlers.c"))
+            .arg(repo_root().join("tests/c/abi_checks.c"))
+            .arg(repo_root().join("tests/c/abi_modern.c"))
+            .arg(repo_root().join("tests/c/abi_http.c"))
             .arg(repo_root().join("tests/c/abi_parity.c"))
             .arg(repo_root().join("tests/c/abi_auth.c"))
             .arg(repo_root().join("tests/c/abi_mount.c"))

@@ -3,7 +3,8 @@
  * exact errors, the verifier's finalizer exactly once, the metadata document, the identity
  * getters (NULL without authentication), and over Streamable HTTP on a loopback port: a JWT
  * server with a static RSA key (RS256 tokens signed once, by PyJWT, expiring in 2100: valid,
- * expired, another audience, a bad signature, no scope, another subject) and a host verifier
+ * expired, another audience, a bad signature, no scope, another subject; a second key the issuer
+ * rotated to, not valid yet, another issuer, alg none) and a host verifier
  * answering synchronously, later from another thread, refusing, unavailable and without an
  * answer. Each case checks the exact status and WWW-Authenticate (core/tests/auth.rs), and a
  * valid request afterwards.
@@ -25,10 +26,21 @@
 /* sub alice, aud https://other.example/mcp */
 #define OTHER_AUD "eyJhbGciOiJSUzI1NiIsImtpZCI6ImMxIiwidHlwIjoiSldUIn0.eyJpc3MiOiJodHRwczovL2FzLmV4YW1wbGUiLCJhdWQiOiJodHRwczovL290aGVyLmV4YW1wbGUvbWNwIiwiZXhwIjo0MTAyNDQ0ODAwLCJpYXQiOjE3MDAwMDAwMDAsInN1YiI6ImFsaWNlIn0.B5YnKeFErfX2JZA-lPnrxiA1nGcAUfOV1dAvRFTZomo_XwS2VmjWuwFewNWDiZHZSXBSLjhrXifMzyToq_qIiutQyg0gj64ghzhwhu-v8oeTRRJjg6EGhQ2gTHb69YfjQ0nxHY0swc4H7vEA0rUeGvu-3y3Xi6RFTLe1kj1R8MDRhm7OUWoKLX7Gw9rox-GklQYLQzEvL5tOK3aRV9m8N1XAURNL1_O8ektDLYlHTJS4_MMvUFb0eGnGuKs-FyXyp-7h1xTnXln4VqEt5BEpAP9cyjh8mPCkeL04vOaenpTElAJkCmdWyuEB-jmcynaiFhH8KitSNys1W70oFtQgpw"
 
+/* A second key (kid c2: the issuer rotated to it) and tokens it signed (PyJWT, once):
+ * sub carol with scope mcp:whoami; the same not valid before 4000000000 (nbf); the same from
+ * another issuer (https://evil.example); and an unsigned token (alg none). */
+#define JWK2 "{\"kty\":\"RSA\",\"kid\":\"c2\",\"alg\":\"RS256\",\"n\":\"oxpUIh1Evz_7Ag2fa46ZRDdkEVx90JzzmTW5QXBLn5tArr4s6L-xDUzXVTAoa_y8a41vrj9_pbLd0qxKDJ7KkyxQclLMfUBqV3BFBWBZ0Imp_fEZM90sb16UkeIcDrYr0s5mD9hitz6I4yEuI8QBttyu5gzE1FMZRJ0kPFAn8XmrBusvRsZ1sYtXXxCgQ2RHF_n_TjlDRDXEb_H6SKue0-9WtoMX-mNnCYIv0GilzUbMQ7E9HAk7VeCAqk0lVe6kfTBOmpPdg1sevhzj1yFk2pmfc7hbgbjphyN3j4QY35LBgLN5kkozrLI2eGokmJ2rWCEyDkr_mn5r5T9_0WeS2Q\",\"e\":\"AQAB\"}"
+#define CAROL "eyJhbGciOiJSUzI1NiIsImtpZCI6ImMyIiwidHlwIjoiSldUIn0.eyJpc3MiOiJodHRwczovL2FzLmV4YW1wbGUiLCJhdWQiOiJodHRwOi8vMTI3LjAuMC4xL21jcCIsImV4cCI6NDEwMjQ0NDgwMCwiaWF0IjoxNzAwMDAwMDAwLCJzdWIiOiJjYXJvbCIsInNjb3BlIjoibWNwOndob2FtaSJ9.ToSCixJy_FMGypmAcKeOwsnk_CLNDiPwGcc8KBQm3PAPnF__k3hkXw9baq_KgwIcrmCd1aNnxqUS5-DDfAFKrbrUabw4vxj1C3TmtUE9bhjO-S4JVcKmIOKXfh264mpYEopJ4gIyG9I-ii8VgsSU5YFp3QYA9-eGf2zxSZVogyCy_CiC5PKFs82PoPnQ8q1MtaKmS3Nu40plEx0rdpj-11KUtFIViHjrMAjRJ2eau-6WIzHBfVAyUbnHJ_Y69mro8UTjTEXy9DtLV1usC33qITYCIiuNmt8rJT5qr6fQxzLQ4ut7uDGojN04V1NwYJM6A4faaS4pXlhFkMRGcFhj3A"
+#define NOT_YET "eyJhbGciOiJSUzI1NiIsImtpZCI6ImMyIiwidHlwIjoiSldUIn0.eyJpc3MiOiJodHRwczovL2FzLmV4YW1wbGUiLCJhdWQiOiJodHRwOi8vMTI3LjAuMC4xL21jcCIsImV4cCI6NDEwMjQ0NDgwMCwiaWF0IjoxNzAwMDAwMDAwLCJzdWIiOiJjYXJvbCIsInNjb3BlIjoibWNwOndob2FtaSIsIm5iZiI6NDAwMDAwMDAwMH0.ij7zPSkvMNOgPciF59lxqoFxMDlidLFEyxXLj2FLuR2hesXHEe2XzqnhflYNIDw-TjN_2rf0GUezEMiD8MCg-jYlUGniycuSBoz9942cD1coaxXHoVjgotps7bpXTgKcJeOV32MmYpLGxFQ-eGeLiOLZ6xC5V9yRnHxot41IUt9g1coq8TbZir6tfsyQABk47PeFsL8J69Tt2kKW1rwBgbjLULXfOQ8Y1I7Cyg5A2T81d8peJYrR4487qw3vzNszDJP2R84oquFbkIb1sqQpO7la8ur3Gb_6IHpenOB6SCeHRvF4pxu7ZYSZQHKpUKDlYQeBprmTBeO04QPoDjZ3uw"
+#define OTHER_ISS "eyJhbGciOiJSUzI1NiIsImtpZCI6ImMyIiwidHlwIjoiSldUIn0.eyJpc3MiOiJodHRwczovL2V2aWwuZXhhbXBsZSIsImF1ZCI6Imh0dHA6Ly8xMjcuMC4wLjEvbWNwIiwiZXhwIjo0MTAyNDQ0ODAwLCJpYXQiOjE3MDAwMDAwMDAsInN1YiI6ImNhcm9sIiwic2NvcGUiOiJtY3A6d2hvYW1pIn0.AtKQiTLpA1OzqrulJKdn6RCoxW7m894p0_HwoA3aAnnyPym4ZWpe7vOtwgFYxypbg7mcma_bEiJn5X6GsYYukwxbud7t8KieJH9jpfqg9ETxYubqAPglVkzpmixH_MCHifhlcudvf7R04uu4rdC7Kft36v__cVuDBr0SVHxBqqFNsVBXNf3x1t7-f1AlR1M6nTHfSEt61pDI3NcD270fjLOV7JVx8dYycymmQL4RtAxgZ2L9BhaaYuR1BbNkESHRGSwKxPHdNTKLJHn2eTHbHXvt_vrxSPFvCS8v418AF3ZveP4-b0y6Maf3797UorzCkUco8iZ1BWzSQrOxtLwaqg"
+#define ALG_NONE "eyJhbGciOiJub25lIiwidHlwIjoiSldUIn0.eyJpc3MiOiJodHRwczovL2FzLmV4YW1wbGUiLCJhdWQiOiJodHRwOi8vMTI3LjAuMC4xL21jcCIsImV4cCI6NDEwMjQ0NDgwMCwiaWF0IjoxNzAwMDAwMDAwLCJzdWIiOiJjYXJvbCIsInNjb3BlIjoibWNwOndob2FtaSJ9."
+
 #define BASE_CONFIG \
     "\"resource\":\"" RESOURCE "\",\"authorization_servers\":[\"" ISSUER "\"],\"tool_scopes\":{\"whoami\":[\"mcp:whoami\"]}"
 #define JWT_CONFIG "{" BASE_CONFIG ",\"jwt\":{\"issuer\":\"" ISSUER "\",\"keys\":[" JWK "]}}"
 #define VERIFIER_CONFIG "{" BASE_CONFIG "}"
+/* After the rotation: both keys. */
+#define ROTATED_CONFIG "{" BASE_CONFIG ",\"jwt\":{\"issuer\":\"" ISSUER "\",\"keys\":[" JWK "," JWK2 "]}}"
 
 #define BOTH "application/json, text/event-stream"
 #define INIT                                                                                                 \
@@ -320,6 +332,27 @@ static void check_jwt_over_http(void) {
     stop(&s);
 }
 
+/* A token signed with a key the server does not hold, then the same server configuration after
+ * the issuer rotated (both keys); a token not valid yet, from another issuer, and unsigned. */
+static void check_jwt_rotation_and_claims(void) {
+    served s;
+    CHECK(serve_protected(&s, S(JWT_CONFIG), NULL), "a protected server with the first key serves HTTP");
+    CHECK(challenged(post(&s, "Bearer " CAROL, NULL, INIT), 401, INVALID("no key of the issuer verifies this token")),
+          "a token signed with a key the server does not hold: 401 with the reason");
+    stop(&s);
+    CHECK(serve_protected(&s, S(ROTATED_CONFIG), NULL), "the same server with both keys (rotated) serves HTTP");
+    CHECK(ok_200(post(&s, "Bearer " CAROL, NULL, INIT)), "after the rotation, the new key's token: 200");
+    CHECK(ok_200(post(&s, "Bearer " ALICE, NULL, INIT)), "and the old key's token still: 200");
+    CHECK(challenged(post(&s, "Bearer " NOT_YET, NULL, INIT), 401, INVALID("the token is not valid yet (nbf)")),
+          "a token not valid yet: 401 with the reason");
+    CHECK(challenged(post(&s, "Bearer " OTHER_ISS, NULL, INIT), 401, INVALID("the token's issuer is not trusted")),
+          "a token from another issuer: 401 with the reason");
+    CHECK(challenged(post(&s, "Bearer " ALG_NONE, NULL, INIT), 401, INVALID("the token is not a well-formed signed JWT")),
+          "an unsigned token (alg none): 401 with the reason");
+    CHECK(ok_200(post(&s, "Bearer " CAROL, NULL, INIT)), "the server keeps serving");
+    stop(&s);
+}
+
 static void check_verifier_over_http(void) {
     served s;
     atomic_store(&verifier_finalized, 0);
@@ -366,5 +399,6 @@ void check_auth(void) {
     check_config_errors();
     check_identity_without_auth();
     check_jwt_over_http();
+    check_jwt_rotation_and_claims();
     check_verifier_over_http();
 }

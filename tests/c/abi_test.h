@@ -1,7 +1,9 @@
 /*
  * What the translation units of the abi_test program share: the header, the check counters
- * and macros. abi_test.c defines the counters and main(); abi_parity.c, abi_auth.c, abi_mount.c,
- * abi_tasks.c and abi_elicit.c add checks of their own (see each declaration).
+ * and macros. abi_test.c defines the counters, the shared helpers and main(); abi_checks.c,
+ * abi_modern.c, abi_http.c, abi_parity.c, abi_auth.c, abi_mount.c, abi_tasks.c and abi_elicit.c
+ * add checks of their own (see each declaration). The abi-test server those from abi_test.c
+ * share (its handlers in abi_handlers.c, the request macros) is declared in abi_server.h.
  */
 #ifndef ABI_TEST_H
 #define ABI_TEST_H
@@ -40,6 +42,25 @@ static inline void sleep_ms(long ms) {
     struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
     nanosleep(&ts, NULL);
 }
+
+/* abi_checks.c: the handshake-era checks through handle_raw (check_handlers and check_bad_inputs
+ * on a server register_all filled; the rest on servers of their own), and serve_until_close, the
+ * "serve-until-close" mode (0 when closing from this thread made serve_stdio return CLOSED). */
+void check_handlers(ferrite_server *server);
+void check_bad_inputs(ferrite_server *server);
+void check_json_helpers(void);
+void check_lifecycle(void);
+void check_close_with_pending_request(void);
+int serve_until_close(void);
+
+/* abi_modern.c: the 2026-07-28 checks in-process (bad modern input, MRTR, the new getters, custom
+ * methods, request state keys, extensions, cache hints), and skills on a server of their own. */
+void check_modern(void);
+void check_skills(void);
+
+/* abi_http.c: the HTTP options' setters and a stateful server over Streamable HTTP on a loopback
+ * port, 2026-07-28 included. */
+void check_http(void);
 
 /* abi_parity.c: the version, the defaults, the request context and server API of the parity
  * table, host-held connections, the HTTP options' core errors. */
