@@ -4,10 +4,12 @@
  * This layer only converts and adapts; every protocol decision (validation, capabilities,
  * negotiation, cancellation, pagination, error codes, MRTR, sealed state) is made by the
  * Rust core. It is split along its concepts:
- * - `server.ts`: the `Server` (options, notifications, 2026-07-28 settings);
+ * - `server.ts`: the `Server` (options, notifications, 2026-07-28 settings), and
+ *   `server-types.ts`: the options, configs and handler types it takes;
  * - `fleet.ts`: the state a fleet of instances shares, in Redis (`useRedis`);
  * - `mcp.ts` and `stdio.ts`: the TypeScript SDK's `McpServer`, `ResourceTemplate`,
- *   `completable` and `StdioServerTransport`, over the `Server`;
+ *   `completable` and `StdioServerTransport`, over the `Server`; `mcp-handles.ts`: the
+ *   handles its registrations return;
  * - `registration.ts`: tools, resources, prompts, completions, custom methods and skills,
  *   and the adaptation of user handlers to the one native handler shape;
  * - `context.ts`: the request context handlers receive (also the SDK's `extra`);

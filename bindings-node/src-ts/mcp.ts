@@ -9,24 +9,18 @@
  * Callbacks get what the SDK passes: parsed arguments (when a schema is given) and the
  * request context as `extra` (`signal`, `requestId`, `_meta`, `sessionId`, `requestInfo`,
  * `sendNotification`, `sendRequest`, and Ferrite's own `log`, `reportProgress`, `elicit`,
- * `sample`, ...); resource callbacks get a `URL`.
+ * `sample`, ...); resource callbacks get a `URL`. The handles themselves are built in
+ * `mcp-handles.ts`.
  */
 
-import type {
-  ArgsSchema,
-  PromptReturn,
-  RawShape,
-  Resource,
-  SchemaLike,
-  ToolAnnotations,
-  ToolReturn,
-} from './model.js';
+import type { ArgsSchema, RawShape, Resource, SchemaLike, ToolAnnotations } from './model.js';
 import { matchUriTemplate } from './native.js';
 import { isRawShape } from './schema.js';
 import type { FetchInit, MountOptions, NodeHandler, NodeHandlerOptions } from './mount.js';
 import { Server, type ListenOptions } from './server.js';
 import type { ListenAddress } from './transports.js';
-import { completerOf, ResourceTemplate } from './resource-template.js';
+import type { ResourceTemplate } from './resource-template.js';
+import { duplicate, promptHandle, resourceHandle, templateHandle, toolHandle } from './mcp-handles.js';
 import type {
   ExperimentalMcpServerTasks,
   McpServerOptions,
@@ -48,17 +42,6 @@ import type {
 
 export * from './mcp-types.js';
 export { completable, ResourceTemplate } from './resource-template.js';
-
-const EMPTY_INPUT = { type: 'object', properties: {} };
-
-function duplicate(kind: string, key: string): Error {
-  return new Error(`${kind} ${key} is already registered`);
-}
-
-function callbackOf<F>(f: unknown, what: string): F {
-  if (typeof f !== 'function') throw new TypeError(`${what}: the callback must be a function`);
-  return f as F;
-}
 
 /**
  * The TypeScript SDK's `McpServer` over Ferrite's core: `registerTool`, `registerResource`
@@ -183,67 +166,8 @@ export class McpServer {
     config: Omit<RegisteredTool, 'name' | 'callback' | 'handler' | 'enabled' | 'enable' | 'disable' | 'update' | 'remove'>,
     cb: ToolCallback<ArgsSchema | undefined>,
   ): RegisteredTool {
-    callbackOf(cb, `tool ${name}`);
-    const server = this.server;
-    const tools = this.#tools;
-    let current = name;
-    const apply = (t: RegisteredTool) => {
-      if (!t.enabled) return;
-      const hasArgs = t.inputSchema !== undefined;
-      const callback = t.callback as (...a: unknown[]) => ToolReturn | Promise<ToolReturn>;
-      server.tool(
-        current,
-        {
-          title: t.title,
-          description: t.description,
-          inputSchema: t.inputSchema ?? EMPTY_INPUT,
-          outputSchema: t.outputSchema,
-          annotations: t.annotations,
-          execution: t.execution,
-          _meta: t._meta,
-        },
-        (args, ctx) => (hasArgs ? callback(args, ctx) : callback(ctx)),
-      );
-    };
-    const handle: RegisteredTool = {
-      get name() {
-        return current;
-      },
-      ...config,
-      callback: cb,
-      get handler() {
-        return handle.callback;
-      },
-      enabled: true,
-      enable: () => handle.update({ enabled: true }),
-      disable: () => handle.update({ enabled: false }),
-      remove: () => handle.update({ name: null }),
-      update: (u) => {
-        if (u.name !== undefined && u.name !== current && u.name !== null && tools.has(u.name)) throw duplicate('Tool', u.name);
-        server.removeTool(current);
-        tools.delete(current);
-        if (u.name === null) {
-          this.sendToolListChanged();
-          return;
-        }
-        if (u.name !== undefined) current = u.name;
-        if (u.title !== undefined) handle.title = u.title;
-        if (u.description !== undefined) handle.description = u.description;
-        if (u.paramsSchema !== undefined) handle.inputSchema = u.paramsSchema;
-        if (u.outputSchema !== undefined) handle.outputSchema = u.outputSchema;
-        if (u.annotations !== undefined) handle.annotations = u.annotations;
-        if (u._meta !== undefined) handle._meta = u._meta;
-        if (u.callback !== undefined) handle.callback = callbackOf(u.callback, `tool ${current}`);
-        if (u.enabled !== undefined) handle.enabled = u.enabled;
-        tools.set(current, handle);
-        apply(handle);
-        this.sendToolListChanged();
-      },
-    };
-    apply(handle);
-    tools.set(name, handle);
-    this.sendToolListChanged();
-    return handle;
+    const host = { server: this.server, registry: this.#tools, changed: () => this.sendToolListChanged() };
+    return toolHandle(host, name, config, cb);
   }
 
   // ----- resources -----
@@ -294,52 +218,8 @@ export class McpServer {
     metadata: ResourceMetadata,
     cb: ReadResourceCallback,
   ): RegisteredResource {
-    if (typeof uri !== 'string') throw new TypeError(`resource ${name}: the URI must be a string`);
-    if (this.#resources.has(uri)) throw duplicate('Resource', uri);
-    callbackOf(cb, `resource ${uri}`);
-    const server = this.server;
-    const resources = this.#resources;
-    let current = uri;
-    const apply = (r: RegisteredResource) => {
-      if (!r.enabled) return;
-      const { title: _t, ...meta } = r.metadata ?? {};
-      server.resource(r.name, current, { ...meta, title: r.title }, (u, ctx) => r.readCallback(new URL(u), ctx));
-    };
-    let currentName = name;
-    const handle: RegisteredResource = {
-      get name() {
-        return currentName;
-      },
-      title,
-      metadata,
-      readCallback: cb,
-      enabled: true,
-      enable: () => handle.update({ enabled: true }),
-      disable: () => handle.update({ enabled: false }),
-      remove: () => handle.update({ uri: null }),
-      update: (u) => {
-        if (u.uri !== undefined && u.uri !== null && u.uri !== current && resources.has(u.uri)) throw duplicate('Resource', u.uri);
-        server.removeResource(current);
-        resources.delete(current);
-        if (u.uri === null) {
-          this.sendResourceListChanged();
-          return;
-        }
-        if (u.uri !== undefined) current = u.uri;
-        if (u.name !== undefined) currentName = u.name;
-        if (u.title !== undefined) handle.title = u.title;
-        if (u.metadata !== undefined) handle.metadata = u.metadata;
-        if (u.callback !== undefined) handle.readCallback = callbackOf(u.callback, `resource ${current}`);
-        if (u.enabled !== undefined) handle.enabled = u.enabled;
-        resources.set(current, handle);
-        apply(handle);
-        this.sendResourceListChanged();
-      },
-    };
-    apply(handle);
-    resources.set(uri, handle);
-    this.sendResourceListChanged();
-    return handle;
+    const host = { server: this.server, registry: this.#resources, changed: () => this.sendResourceListChanged() };
+    return resourceHandle(host, name, title, uri, metadata, cb);
   }
 
   #template(
@@ -349,68 +229,12 @@ export class McpServer {
     metadata: ResourceMetadata,
     cb: ReadResourceTemplateCallback,
   ): RegisteredResourceTemplate {
-    if (!(template instanceof ResourceTemplate)) {
-      throw new TypeError(`resource ${name}: the second argument must be a URI string or a ResourceTemplate`);
-    }
-    if (this.#templates.has(name)) throw duplicate('Resource template', name);
-    callbackOf(cb, `resource template ${name}`);
-    const server = this.server;
-    const templates = this.#templates;
-    let current = name;
-    let registered: string | undefined;
-    const apply = (t: RegisteredResourceTemplate) => {
-      if (!t.enabled) return;
-      const uriTemplate = t.resourceTemplate.uriTemplate;
-      const { title: _t, ...meta } = t.metadata ?? {};
-      server.resourceTemplate(current, uriTemplate, { ...meta, title: t.title }, (u, variables, ctx) =>
-        t.readCallback(new URL(u), variables, ctx),
-      );
-      registered = uriTemplate;
-      for (const [variable, complete] of t.resourceTemplate._completions) {
-        server.completion({ type: 'ref/resource', uri: uriTemplate }, variable, (value, context) => complete(value, context as never));
-      }
-      this.#list(current, t);
+    const host = { server: this.server, registry: this.#templates, changed: () => this.sendResourceListChanged() };
+    const listing = {
+      list: (n: string, t: RegisteredResourceTemplate) => this.#list(n, t),
+      unlist: (n: string) => this.#unlist(n),
     };
-    const unapply = () => {
-      if (registered !== undefined) server.removeResourceTemplate(registered);
-      registered = undefined;
-      this.#unlist(current);
-    };
-    const handle: RegisteredResourceTemplate = {
-      resourceTemplate: template,
-      title,
-      metadata,
-      readCallback: cb,
-      enabled: true,
-      enable: () => handle.update({ enabled: true }),
-      disable: () => handle.update({ enabled: false }),
-      remove: () => handle.update({ name: null }),
-      update: (u) => {
-        if (u.name !== undefined && u.name !== null && u.name !== current && templates.has(u.name)) {
-          throw duplicate('Resource template', u.name);
-        }
-        unapply();
-        templates.delete(current);
-        if (u.name === null) {
-          this.sendResourceListChanged();
-          return;
-        }
-        if (u.name !== undefined) current = u.name;
-        if (u.title !== undefined) handle.title = u.title;
-        if (u.template !== undefined) handle.resourceTemplate = u.template;
-        if (u.metadata !== undefined) handle.metadata = u.metadata;
-        if (u.callback !== undefined) handle.readCallback = callbackOf(u.callback, `resource template ${current}`);
-        if (u.enabled !== undefined) handle.enabled = u.enabled;
-        templates.set(current, handle);
-        apply(handle);
-        this.sendResourceListChanged();
-      },
-    };
-    // Registered before `apply`, so a synchronous `list` callback finds it current.
-    templates.set(name, handle);
-    apply(handle);
-    this.sendResourceListChanged();
-    return handle;
+    return templateHandle(host, listing, name, title, template, metadata, cb);
   }
 
   /**
@@ -498,59 +322,8 @@ export class McpServer {
     config: Pick<RegisteredPrompt, 'title' | 'description' | 'argsSchema'>,
     cb: PromptCallback<RawShape | SchemaLike | undefined>,
   ): RegisteredPrompt {
-    callbackOf(cb, `prompt ${name}`);
-    const server = this.server;
-    const prompts = this.#prompts;
-    let current = name;
-    const apply = (p: RegisteredPrompt) => {
-      if (!p.enabled) return;
-      const hasArgs = p.argsSchema !== undefined;
-      const callback = p.callback as (...a: unknown[]) => PromptReturn | Promise<PromptReturn>;
-      server.prompt(current, { title: p.title, description: p.description, argsSchema: p.argsSchema }, (args, ctx) =>
-        hasArgs ? callback(args, ctx) : callback(ctx),
-      );
-      if (isRawShape(p.argsSchema)) {
-        for (const [argument, field] of Object.entries(p.argsSchema)) {
-          const complete = completerOf(field);
-          if (complete !== undefined) {
-            server.completion({ type: 'ref/prompt', name: current }, argument, (value, context) => complete(value, context as never));
-          }
-        }
-      }
-    };
-    const handle: RegisteredPrompt = {
-      get name() {
-        return current;
-      },
-      ...config,
-      callback: cb,
-      enabled: true,
-      enable: () => handle.update({ enabled: true }),
-      disable: () => handle.update({ enabled: false }),
-      remove: () => handle.update({ name: null }),
-      update: (u) => {
-        if (u.name !== undefined && u.name !== null && u.name !== current && prompts.has(u.name)) throw duplicate('Prompt', u.name);
-        server.removePrompt(current);
-        prompts.delete(current);
-        if (u.name === null) {
-          this.sendPromptListChanged();
-          return;
-        }
-        if (u.name !== undefined) current = u.name;
-        if (u.title !== undefined) handle.title = u.title;
-        if (u.description !== undefined) handle.description = u.description;
-        if (u.argsSchema !== undefined) handle.argsSchema = u.argsSchema;
-        if (u.callback !== undefined) handle.callback = callbackOf(u.callback, `prompt ${current}`);
-        if (u.enabled !== undefined) handle.enabled = u.enabled;
-        prompts.set(current, handle);
-        apply(handle);
-        this.sendPromptListChanged();
-      },
-    };
-    apply(handle);
-    prompts.set(name, handle);
-    this.sendPromptListChanged();
-    return handle;
+    const host = { server: this.server, registry: this.#prompts, changed: () => this.sendPromptListChanged() };
+    return promptHandle(host, name, config, cb);
   }
 
   // ----- notifications -----

@@ -15,13 +15,15 @@
 //!
 //! This module holds the handle and its completion; the other concepts live beside it:
 //! `context` (reading the request: id, arguments, revision, client, progress token, `_meta`,
-//! headers, ...), `cancel` (cancellation as a callback), `notify` (logging, progress and
+//! headers, ...), `info` (what the transport knows: identity, HTTP method, path, remote address,
+//! host values), `cancel` (cancellation as a callback), `notify` (logging, progress and
 //! notifications tied to the request), `peer` (server-to-client requests), `url_elicitation`
 //! (sending the user to a URL, its completion, the -32042 failure) and `mrtr` (multi round-trip
 //! requests: replying "input required", reading the answers and the request state).
 
 mod cancel;
 mod context;
+mod info;
 mod mrtr;
 mod notify;
 mod peer;
