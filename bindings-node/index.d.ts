@@ -90,7 +90,11 @@ export declare class NativeServer {
   ctxIdentity(slot: number): string | null
   /** A request header by case-insensitive name (HTTP only), or `null`. */
   ctxHeader(slot: number, name: string): string | null
-  /** Whether the request was cancelled (false once it finished). */
+  /**
+   * Whether the request was cancelled, or is over without an answer to give (its slot is
+   * gone: the server closed while the handler ran on, or the core dropped it): a handler
+   * polling `ctx.cancelled` stops either way instead of looping on a request no one waits for.
+   */
   ctxIsCancelled(slot: number): boolean
   /**
    * Ask to be told (through the cancel callback) when the request is cancelled. Returns

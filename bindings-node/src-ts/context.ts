@@ -358,7 +358,7 @@ export class Context {
     const id = this.identity;
     return id === undefined ? undefined : authInfoOf(id);
   }
-  /** Whether the client cancelled this request. */
+  /** Whether the client cancelled this request; true also once the request is over with no one waiting for its answer (the server closed while the handler ran on), so a polling loop ends. */
   get cancelled(): boolean {
     return this.#native.ctxIsCancelled(this.#slot);
   }

@@ -120,10 +120,12 @@ impl NativeServer {
         Ok(live(&self.calls, slot)?.ctx.header(&name).map(str::to_owned))
     }
 
-    /// Whether the request was cancelled (false once it finished).
+    /// Whether the request was cancelled, or is over without an answer to give (its slot is
+    /// gone: the server closed while the handler ran on, or the core dropped it): a handler
+    /// polling `ctx.cancelled` stops either way instead of looping on a request no one waits for.
     #[napi]
     pub fn ctx_is_cancelled(&self, slot: i64) -> bool {
-        self.calls.get(slot).is_some_and(|c| c.ctx.is_cancelled())
+        self.calls.get(slot).is_none_or(|c| c.ctx.is_cancelled())
     }
 
     /// Ask to be told (through the cancel callback) when the request is cancelled. Returns
