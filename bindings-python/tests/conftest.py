@@ -18,6 +18,15 @@ from typing import Any, Callable, Dict, List, Optional
 
 import pytest
 
+
+def default_sigint() -> None:
+    """A ``preexec_fn`` that gives the child the default SIGINT: a launcher that started this
+    run as a background job leaves SIGINT ignored, and Python then never turns Ctrl-C into
+    KeyboardInterrupt, so the tests that stop a server with SIGINT would wait forever."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
 from ferrite_mcp import Server
 
 _ids = itertools.count(1)

@@ -12,7 +12,7 @@ from typing import Any, Dict, Iterator, List, Optional
 
 import pytest
 
-from conftest import call_tool, rpc, text_of
+from conftest import call_tool, default_sigint, rpc, text_of
 from ferrite_mcp import Context, InputRequest, InputRequired, Server
 
 SCRIPT = """
@@ -172,7 +172,12 @@ def test_http_handshake_session_gets_a_real_elicitation_request(tmp_path: Any) -
 
     script = tmp_path / "dual_http.py"
     script.write_text(SCRIPT)
-    proc = subprocess.Popen([sys.executable, str(script), "--http"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [sys.executable, str(script), "--http"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        preexec_fn=default_sigint,
+    )
     try:
         assert proc.stderr is not None
         port = int(proc.stderr.readline())

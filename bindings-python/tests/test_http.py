@@ -20,6 +20,8 @@ import pytest
 
 from ferrite_mcp import ConfigError, Server
 
+from conftest import default_sigint
+
 SERVER = """
 import sys
 from ferrite_mcp import Server, Context
@@ -46,7 +48,9 @@ def post(url: str, body: Dict[str, Any], session: Optional[str] = None) -> Tuple
 def test_http_serves_tools_and_stops_on_ctrl_c(tmp_path: Path) -> None:
     script = tmp_path / "http_server.py"
     script.write_text(textwrap.dedent(SERVER))
-    proc = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [sys.executable, str(script)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=default_sigint
+    )
     try:
         assert proc.stderr is not None
         port = int(proc.stderr.readline())
@@ -99,7 +103,9 @@ def serving(tmp_path: Path, options: str) -> Iterator[int]:
     """Run a server with ``run(transport="http", port=0, <options>)`` in a subprocess; yield its port."""
     script = tmp_path / "options_server.py"
     script.write_text(textwrap.dedent(OPTIONS_SERVER).format(options=options))
-    proc = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [sys.executable, str(script)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, preexec_fn=default_sigint
+    )
     try:
         assert proc.stderr is not None
         line = proc.stderr.readline()

@@ -14,14 +14,19 @@ import pytest
 
 from ferrite_mcp import Server, ServerClosedError
 
-from conftest import call_tool, text_of
+from conftest import call_tool, default_sigint, text_of
 
 
 def run_script(tmp_path: Path, script: str, **kwargs: object) -> subprocess.Popen:
     path = tmp_path / "script.py"
     path.write_text(textwrap.dedent(script))
     return subprocess.Popen(
-        [sys.executable, str(path)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, **kwargs
+        [sys.executable, str(path)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        preexec_fn=default_sigint,
+        **kwargs,  # type: ignore[call-overload]
     )
 
 
