@@ -144,20 +144,28 @@ static ferrite_result serve_http(ferrite_server *server, uint16_t port) {
 static void join_fleet(ferrite_server *server, const char *redis) {
     const char *keys = getenv("FERRITE_REQUEST_STATE_KEYS");
     if (keys != NULL) {
-        /* current, then the previous keys as a JSON array of strings */
+        /* current, then the previous keys as a JSON array of strings: each comma becomes
+         * "," (keys are hex or base64, nothing to escape) */
         const char *comma = strchr(keys, ',');
         size_t current_len = comma ? (size_t)(comma - keys) : strlen(keys);
-        char previous[1024] = "[";
-        size_t at = 1;
-        for (const char *k = comma; k != NULL && at + 80 < sizeof previous;) {
-            const char *next = strchr(k + 1, ',');
-            size_t n = next ? (size_t)(next - k - 1) : strlen(k + 1);
-            at += (size_t)snprintf(previous + at, sizeof previous - at, "%s\"%.*s\"", at > 1 ? "," : "", (int)n, k + 1);
-            k = next;
+        char *previous = malloc(3 * strlen(keys) + 5);
+        if (previous == NULL) {
+            exit(1);
         }
-        snprintf(previous + at, sizeof previous - at, "]");
+        char *w = previous;
+        *w++ = '[';
+        if (comma != NULL) {
+            *w++ = '"';
+            for (const char *r = comma + 1; *r; r++) {
+                w = *r == ',' ? (memcpy(w, "\",\"", 3), w + 3) : (*w = *r, w + 1);
+            }
+            *w++ = '"';
+        }
+        *w++ = ']';
+        *w = '\0';
         check("request state keys",
               ferrite_server_set_request_state_keys(server, keys, current_len, previous, strlen(previous)));
+        free(previous);
     }
     if (redis != NULL) {
         const char *prefix = getenv("FERRITE_REDIS_PREFIX");

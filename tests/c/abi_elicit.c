@@ -12,6 +12,7 @@
  * and ferrite_server_notify_elicitation_complete sent to a listening connection and not to an
  * unknown id.
  */
+#include "abi_frames.h"
 #include "abi_test.h"
 
 #define INIT(caps)                                                                                             \
@@ -26,66 +27,6 @@
 #define TASKS_STARTED_MESSAGE "the task options cannot change after the first task was created"
 
 /* ---------------------------------------------------------------- helpers */
-
-static char *raw_on(ferrite_server *server, ferrite_connection *conn, const char *msg) {
-    char *out = NULL;
-    return ferrite_server_handle_raw_on(server, conn, msg, strlen(msg), &out, NULL) == FERRITE_RESULT_OK ? out : NULL;
-}
-
-/* Whether the JSON text at `pointer` is exactly `expected`; prints the document when not. */
-static bool is(const char *json, const char *pointer, const char *expected) {
-    char *got = NULL;
-    if (json) {
-        ferrite_json_get(json, strlen(json), pointer, strlen(pointer), &got, NULL);
-    }
-    bool ok = got && strcmp(got, expected) == 0;
-    if (!ok) {
-        printf("# in: %s\n# at %s: %s, expected %s\n", json ? json : "(none)", pointer, got ? got : "(absent)", expected);
-    }
-    ferrite_string_free(got);
-    return ok;
-}
-
-/* The frames a connection's send callback received. */
-typedef struct {
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
-    char *frames[8];
-    int count;
-} outbox;
-
-static void outbox_send(void *u, ferrite_str frame) {
-    outbox *o = u;
-    pthread_mutex_lock(&o->mu);
-    if (o->count < 8) {
-        char *copy = malloc(frame.len + 1);
-        memcpy(copy, frame.ptr, frame.len);
-        copy[frame.len] = '\0';
-        o->frames[o->count++] = copy;
-    }
-    pthread_cond_broadcast(&o->cv);
-    pthread_mutex_unlock(&o->mu);
-}
-
-/* Frame n, waiting up to 10 s; borrowed, NULL if it never came. */
-static const char *outbox_wait(outbox *o, int n) {
-    struct timespec deadline;
-    clock_gettime(CLOCK_REALTIME, &deadline);
-    deadline.tv_sec += 10;
-    pthread_mutex_lock(&o->mu);
-    while (o->count <= n && pthread_cond_timedwait(&o->cv, &o->mu, &deadline) == 0) {
-    }
-    const char *frame = o->count > n ? o->frames[n] : NULL;
-    pthread_mutex_unlock(&o->mu);
-    return frame;
-}
-
-static int outbox_count(outbox *o) {
-    pthread_mutex_lock(&o->mu);
-    int n = o->count;
-    pthread_mutex_unlock(&o->mu);
-    return n;
-}
 
 /* A request on the connection, on a thread of its own (it waits for the client's answer). */
 typedef struct {

@@ -11,6 +11,7 @@
  * serving; ferrite_request_elicit inside a task answered through tasks/result (2025-11-25, on a
  * connection whose send callback plays the client) and through tasks/update (2026-07-28).
  */
+#include "abi_frames.h"
 #include "abi_test.h"
 
 #define V2025_INIT                                                                                            \
@@ -34,31 +35,6 @@
 static char *raw(ferrite_server *server, const char *msg) {
     char *out = NULL;
     return ferrite_server_handle_raw(server, msg, strlen(msg), &out, NULL) == FERRITE_RESULT_OK ? out : NULL;
-}
-
-static char *raw_on(ferrite_server *server, ferrite_connection *conn, const char *msg) {
-    char *out = NULL;
-    return ferrite_server_handle_raw_on(server, conn, msg, strlen(msg), &out, NULL) == FERRITE_RESULT_OK ? out : NULL;
-}
-
-/* The JSON text at `pointer` (caller frees), or NULL. */
-static char *at(const char *json, const char *pointer) {
-    char *out = NULL;
-    if (!json || ferrite_json_get(json, strlen(json), pointer, strlen(pointer), &out, NULL) != FERRITE_RESULT_OK) {
-        return NULL;
-    }
-    return out;
-}
-
-/* Whether the JSON text at `pointer` is exactly `expected`; prints the document when not. */
-static bool is(const char *json, const char *pointer, const char *expected) {
-    char *got = at(json, pointer);
-    bool ok = got && strcmp(got, expected) == 0;
-    if (!ok) {
-        printf("# in: %s\n# at %s: %s, expected %s\n", json ? json : "(none)", pointer, got ? got : "(absent)", expected);
-    }
-    ferrite_string_free(got);
-    return ok;
 }
 
 /* The string at `pointer` copied into out (empty when absent). */
@@ -100,40 +76,6 @@ static char *modern_task_call(ferrite_server *server, const char *method, const 
              "{\"jsonrpc\":\"2.0\",\"id\":901,\"method\":\"%s\",\"params\":{\"taskId\":\"%s\"%s%s" ENVELOPE "}}", method,
              id, responses ? ",\"inputResponses\":" : "", responses ? responses : "");
     return raw(server, msg);
-}
-
-/* The frames a connection's send callback received. */
-typedef struct {
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
-    char *frames[8];
-    int count;
-} outbox;
-
-static void outbox_send(void *u, ferrite_str frame) {
-    outbox *o = u;
-    pthread_mutex_lock(&o->mu);
-    if (o->count < 8) {
-        char *copy = malloc(frame.len + 1);
-        memcpy(copy, frame.ptr, frame.len);
-        copy[frame.len] = '\0';
-        o->frames[o->count++] = copy;
-    }
-    pthread_cond_broadcast(&o->cv);
-    pthread_mutex_unlock(&o->mu);
-}
-
-/* Frame n, waiting up to 10 s; borrowed, NULL if it never came. */
-static const char *outbox_wait(outbox *o, int n) {
-    struct timespec deadline;
-    clock_gettime(CLOCK_REALTIME, &deadline);
-    deadline.tv_sec += 10;
-    pthread_mutex_lock(&o->mu);
-    while (o->count <= n && pthread_cond_timedwait(&o->cv, &o->mu, &deadline) == 0) {
-    }
-    const char *frame = o->count > n ? o->frames[n] : NULL;
-    pthread_mutex_unlock(&o->mu);
-    return frame;
 }
 
 /* A request on the connection, on a thread of its own (tasks/result waits for the task). */
