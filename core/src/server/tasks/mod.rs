@@ -110,8 +110,8 @@ impl Live {
 /// The engine's state in a server.
 pub(crate) struct TaskEngine {
     options: RwLock<Arc<TaskOptions>>,
-    /// Set when the first task is created: from then on the options are fixed (a task's store
-    /// must stay where its tasks are).
+    /// Set when the first call of a tool that may run as a task arrives: from then on the
+    /// options are fixed (a task's store must stay where its tasks are).
     used: AtomicBool,
     live: Mutex<HashMap<String, Arc<Live>>>,
 }
@@ -186,8 +186,8 @@ impl Server {
     }
 
     /// Replace the task options given to the builder (for hosts that configure a live server,
-    /// such as the C ABI), before the first task is created: afterwards the tasks already made
-    /// live in the store they were made in, so this is [`ConfigError::TasksStarted`].
+    /// such as the C ABI), before serving: once a tool that may run as a task has been called,
+    /// tasks may live in the store in force, so this is [`ConfigError::TasksStarted`].
     pub fn set_task_options(&self, options: TaskOptions) -> Result<(), super::ConfigError> {
         let engine = self.task_engine();
         let mut current = super::write(&engine.options);
@@ -318,7 +318,6 @@ impl Server {
             }
         }
         let opts = self.task_engine().options();
-        self.task_engine().used.store(true, Ordering::Release);
         let now = now_ms();
         let mut record = TaskRecord {
             id: id.clone(),
