@@ -8,7 +8,6 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use ferrite_core::transport::http::session::{InMemorySessionStore, SessionStore};
 use ferrite_core::transport::http::{self, HttpOptions};
 use ferrite_core::{CallToolResult, ClientCapabilities, Implementation, RequestContext, Server, Tool};
 use serde_json::{json, Value};
@@ -70,14 +69,14 @@ fn build(stateful: bool) -> Server {
 
 async fn start(stateful: bool, tweak: impl FnOnce(&mut HttpOptions)) -> Running {
     let server = build(stateful);
-    let store = Arc::new(InMemorySessionStore::default());
-    let mut opts = HttpOptions { session_store: store.clone(), ..HttpOptions::default() };
+    let mut opts = HttpOptions::default();
     tweak(&mut opts);
     let shutdown = opts.shutdown.clone();
     let bound = http::bind(&server, "127.0.0.1:0".parse().unwrap(), opts).await.unwrap();
     let addr = bound.local_addr().unwrap();
+    let sessions = bound.sessions();
     tokio::spawn(bound.run());
-    Running { addr, server, shutdown, sessions: Box::new(move || store.all().len()) }
+    Running { addr, server, shutdown, sessions: Box::new(move || sessions.session_ids().len()) }
 }
 
 /// The standard 2026-07-28 headers for `method` (and `Mcp-Name` when given).

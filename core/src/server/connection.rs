@@ -29,7 +29,8 @@ pub enum Era {
 }
 
 /// What the handshake established, and the lifecycle flags.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
 struct Negotiated {
     version: Option<ProtocolVersion>,
     client_capabilities: ClientCapabilities,
@@ -46,6 +47,8 @@ pub struct ConnectionState {
     id: Arc<str>,
     negotiated: Mutex<Negotiated>,
     subscriptions: Mutex<HashSet<String>>,
+    /// Bumped by every change of what [`ConnectionState::snapshot`] holds.
+    changes: AtomicU64,
     in_flight: Mutex<HashMap<RequestId, CancellationToken>>,
     /// The era fixed by the first request, for connections that pin one (stdio).
     era: Option<OnceLock<Era>>,
@@ -75,6 +78,7 @@ impl ConnectionState {
                 initialized: false,
             }),
             subscriptions: Mutex::new(HashSet::new()),
+            changes: AtomicU64::new(0),
             in_flight: Mutex::new(HashMap::new()),
             era: None,
             closing: OnceLock::new(),
@@ -203,6 +207,7 @@ impl ConnectionState {
     /// Set the minimum log level.
     pub fn set_log_level(&self, level: LoggingLevel) {
         lock(&self.negotiated).log_level = level;
+        self.changed();
     }
 
     /// Whether an `initialize` was processed.
@@ -231,27 +236,64 @@ impl ConnectionState {
         n.version = Some(version);
         n.client_capabilities = caps;
         n.client_info = info;
+        drop(n);
+        self.changed();
         true
     }
 
     /// Record `notifications/initialized`.
     pub(crate) fn mark_initialized(&self) {
         lock(&self.negotiated).initialized = true;
+        self.changed();
     }
 
     /// Subscribe to updates of `uri`.
     pub fn subscribe(&self, uri: &str) {
         lock(&self.subscriptions).insert(uri.to_owned());
+        self.changed();
     }
 
     /// Unsubscribe from `uri`; whether it was subscribed.
     pub fn unsubscribe(&self, uri: &str) -> bool {
-        lock(&self.subscriptions).remove(uri)
+        let was = lock(&self.subscriptions).remove(uri);
+        self.changed();
+        was
     }
 
     /// Whether this connection is subscribed to `uri`.
     pub fn is_subscribed(&self, uri: &str) -> bool {
         lock(&self.subscriptions).contains(uri)
+    }
+
+    fn changed(&self) {
+        self.changes.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// How many changes [`ConnectionState::snapshot`] would show so far: a transport that
+    /// keeps the state elsewhere saves it when this moved.
+    pub fn changes(&self) -> u64 {
+        self.changes.load(Ordering::Relaxed)
+    }
+
+    /// What survives the process: the negotiated version, the client's capabilities and
+    /// info, the log level, the lifecycle flags and the subscriptions, as JSON. In-flight
+    /// requests and the closing token are live and stay behind.
+    pub fn snapshot(&self) -> serde_json::Value {
+        let n = lock(&self.negotiated).clone();
+        let mut subscriptions: Vec<String> = lock(&self.subscriptions).iter().cloned().collect();
+        subscriptions.sort();
+        serde_json::json!({ "negotiated": n, "subscriptions": subscriptions })
+    }
+
+    /// Take over a [`ConnectionState::snapshot`] (made by this process or another); a
+    /// snapshot that does not parse changes nothing and is an error.
+    pub fn restore(&self, snapshot: &serde_json::Value) -> Result<(), serde_json::Error> {
+        let n: Negotiated = serde_json::from_value(snapshot.get("negotiated").cloned().unwrap_or_default())?;
+        let subs: HashSet<String> =
+            serde_json::from_value(snapshot.get("subscriptions").cloned().unwrap_or_else(|| serde_json::json!([])))?;
+        *lock(&self.negotiated) = n;
+        *lock(&self.subscriptions) = subs;
+        Ok(())
     }
 
     /// Register an in-flight request and return its cancellation token.
@@ -300,6 +342,26 @@ mod tests {
         assert!(c.record_initialize(ProtocolVersion::V2025_06_18, ClientCapabilities::default(), None));
         assert!(!c.record_initialize(ProtocolVersion::V2024_11_05, ClientCapabilities::default(), None));
         assert_eq!(c.negotiated_version(), Some(ProtocolVersion::V2025_06_18));
+    }
+
+    #[test]
+    fn a_snapshot_restores_elsewhere_and_changes_are_counted() {
+        let a = ConnectionState::new("a");
+        let caps: ClientCapabilities = serde_json::from_value(serde_json::json!({"elicitation": {}})).unwrap();
+        a.record_initialize(ProtocolVersion::V2025_06_18, caps, Some(Implementation::new("c", "1")));
+        a.mark_initialized();
+        a.set_log_level(LoggingLevel::Error);
+        a.subscribe("file:///x");
+        assert_eq!(a.changes(), 4);
+        let b = ConnectionState::new("a");
+        b.restore(&a.snapshot()).unwrap();
+        assert_eq!(b.negotiated_version(), Some(ProtocolVersion::V2025_06_18));
+        assert!(b.client_supports("elicitation") && b.is_initialized() && b.initialize_processed());
+        assert_eq!(b.log_level(), LoggingLevel::Error);
+        assert!(b.is_subscribed("file:///x"));
+        assert_eq!(b.client_info().map(|i| i.name), Some("c".to_owned()));
+        assert!(b.restore(&serde_json::json!({"negotiated": 3})).is_err());
+        assert!(b.is_subscribed("file:///x"), "a bad snapshot changes nothing");
     }
 
     #[test]

@@ -59,6 +59,17 @@ impl Server {
         *write(&self.inner.fanout) = Some(fanout);
     }
 
+    /// Keep the handshake-era HTTP sessions and their SSE events in shared stores, so that
+    /// any instance of a fleet can serve any session. Endpoints created afterwards use them.
+    pub fn set_shared_stores(&self, stores: crate::stores::SharedStores) {
+        *write(&self.inner.shared) = Some(stores);
+    }
+
+    /// The shared session stores, when set.
+    pub fn shared_stores(&self) -> Option<crate::stores::SharedStores> {
+        read(&self.inner.shared).clone()
+    }
+
     /// Deliver `event` (from another instance) to this instance's listeners; how many were
     /// reached.
     pub fn deliver(&self, event: &FanoutEvent) -> usize {

@@ -166,6 +166,8 @@ pub(crate) struct ServerInner {
     tasks: TaskEngine,
     /// Where fleet-wide notifications also go (other instances), when set.
     fanout: RwLock<Option<Arc<dyn fanout::Fanout>>>,
+    /// Where the HTTP transport keeps handshake-era sessions and their events, when shared.
+    shared: RwLock<Option<crate::stores::SharedStores>>,
 }
 
 /// The core methods a custom method may not replace.
@@ -288,6 +290,7 @@ impl ServerBuilder {
                 auth: self.auth,
                 tasks: TaskEngine::new(self.tasks),
                 fanout: RwLock::new(None),
+                shared: RwLock::new(None),
             }),
         }
     }

@@ -21,18 +21,37 @@ pub struct PendingRequests {
     /// `None` once closed: no new request is accepted.
     table: Mutex<Option<HashMap<RequestId, oneshot::Sender<Answer>>>>,
     next_id: AtomicI64,
+    /// The instance of a fleet that sends these requests, named in their ids so that an
+    /// answer reaching another instance can be routed back.
+    origin: Option<String>,
 }
 
 impl PendingRequests {
     /// An open, empty table.
     pub fn new() -> Self {
-        PendingRequests { table: Mutex::new(Some(HashMap::new())), next_id: AtomicI64::new(0) }
+        PendingRequests { table: Mutex::new(Some(HashMap::new())), next_id: AtomicI64::new(0), origin: None }
+    }
+
+    /// An open, empty table of instance `origin` of a fleet: ids are `ferrite-<origin>-N`.
+    pub fn with_origin(origin: &str) -> Self {
+        PendingRequests { origin: Some(origin.to_owned()), ..Self::new() }
+    }
+
+    /// The instance that sent request `id`, when it is one of a fleet's.
+    pub fn origin_of(id: &RequestId) -> Option<&str> {
+        let RequestId::String(s) = id else { return None };
+        let (origin, n) = s.strip_prefix("ferrite-")?.rsplit_once('-')?;
+        (!origin.is_empty() && n.parse::<u64>().is_ok()).then_some(origin)
     }
 
     /// A fresh id (`ferrite-N`, never a number, so it cannot collide with a client's ids in
     /// logs) and the receiver its answer will arrive on; `None` when the table is closed.
     pub fn register(&self) -> Option<(RequestId, oneshot::Receiver<Answer>)> {
-        let id = RequestId::String(format!("ferrite-{}", self.next_id.fetch_add(1, Ordering::Relaxed)));
+        let n = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let id = RequestId::String(match &self.origin {
+            Some(o) => format!("ferrite-{o}-{n}"),
+            None => format!("ferrite-{n}"),
+        });
         let (tx, rx) = oneshot::channel();
         lock(&self.table).as_mut()?.insert(id.clone(), tx);
         Some((id, rx))
@@ -114,5 +133,16 @@ mod tests {
         assert!(matches!(a, RequestId::String(_)));
         t.forget(&a);
         assert_eq!(t.len(), 1);
+        assert_eq!(PendingRequests::origin_of(&a), None, "a lone instance names none");
+    }
+
+    #[test]
+    fn fleet_ids_name_their_instance() {
+        let t = PendingRequests::with_origin("ab12");
+        let (a, _ra) = t.register().unwrap();
+        assert_eq!(a, RequestId::String("ferrite-ab12-0".to_owned()));
+        assert_eq!(PendingRequests::origin_of(&a), Some("ab12"));
+        assert_eq!(PendingRequests::origin_of(&RequestId::Number(3)), None);
+        assert_eq!(PendingRequests::origin_of(&RequestId::String("ferrite--1".to_owned())), None);
     }
 }

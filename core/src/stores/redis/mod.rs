@@ -10,6 +10,7 @@
 //! its own when Redis is back.
 
 mod fanout;
+mod sessions;
 mod tasks;
 
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -20,10 +21,14 @@ use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use crate::tasks::StoreError;
 
 pub use fanout::RedisFanout;
+pub use sessions::{RedisEventLog, RedisSessions};
 pub use tasks::RedisTaskStore;
 
 /// How long one Redis call may take before the request that needed it gets an error.
 const RESPONSE_TIMEOUT: Duration = Duration::from_secs(2);
+/// The events kept per SSE stream for resumption, and for how long after the last one.
+const EVENTS_PER_STREAM: usize = 1024;
+const EVENTS_TTL: Duration = Duration::from_secs(30 * 60);
 /// How long connecting may take.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(2);
 
@@ -94,8 +99,11 @@ pub(crate) fn unavailable(e: redis::RedisError) -> StoreError {
 impl crate::Server {
     /// Keep the state that instances of a fleet share in Redis at `url`, under keys starting
     /// with `key_prefix` (instances of one fleet use the same prefix): the tasks of both
-    /// generations, and the fleet-wide notifications (resource updates, task status, custom
-    /// notifications) through pub/sub. Call it before serving (the task options are fixed once a task exists).
+    /// generations, the handshake-era HTTP sessions (records, SSE events for resumption on
+    /// any instance, answers and cancellations routed to the instance that waits), and the
+    /// fleet-wide notifications (resource updates, task status, custom notifications) through
+    /// pub/sub. Call it before serving (the task options are fixed once a task exists, and
+    /// HTTP endpoints take the session stores when they are made).
     /// Connects lazily; the returned store counts its round trips. Call it inside a tokio
     /// runtime.
     pub fn use_redis(&self, url: &str, key_prefix: &str) -> Result<RedisStore, crate::ConfigError> {
@@ -111,6 +119,10 @@ impl crate::Server {
         };
         self.set_task_options(options)?;
         self.set_fanout(std::sync::Arc::new(RedisFanout::start(&redis, self)));
+        self.set_shared_stores(crate::stores::SharedStores {
+            sessions: std::sync::Arc::new(RedisSessions::start(&redis)),
+            events: std::sync::Arc::new(RedisEventLog::new(&redis, EVENTS_PER_STREAM, EVENTS_TTL)),
+        });
         Ok(redis)
     }
 }

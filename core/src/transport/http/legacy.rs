@@ -15,7 +15,7 @@ use serde::Deserialize;
 use tokio::sync::mpsc;
 
 use super::peer::StreamPeer;
-use super::sse::StreamHub;
+use super::sse::{Resume, StreamHub};
 use super::{accepted, check_host, read_body, reject, sse_response, HttpState};
 use crate::protocol::jsonrpc::{parse_payload, Payload};
 use crate::protocol::{Message, OutboundResponse};
@@ -38,7 +38,7 @@ pub(super) async fn handle_sse(State(st): State<Arc<HttpState>>, req: Request<Bo
     let (tx, rx) = mpsc::channel(st.opts.stream_buffer.max(1));
     let endpoint = format!("{}?sessionId={}", st.opts.legacy_messages_path, session.id());
     let _ = tx.try_send(Bytes::from(format!("event: endpoint\ndata: {endpoint}\n\n")));
-    let hub = Arc::new(StreamHub::new(st.new_stream_id(), None));
+    let hub = StreamHub::new(st.new_stream_id(None, super::StreamKind::Get), Resume::Off);
     hub.start(tx, false, None);
     *lock(&session.get_stream) = Some(Arc::downgrade(&hub));
     let peer: Arc<dyn Peer> = Arc::new(StreamPeer::new(hub.clone(), Some(session.clone()), None, true));
@@ -48,7 +48,7 @@ pub(super) async fn handle_sse(State(st): State<Arc<HttpState>>, req: Request<Bo
     // The session lives as long as its stream.
     let body = st.sse_body(rx).keep_alive(Box::new((listener, peer, hub.clone()))).on_drop(move || {
         hub.close();
-        state.sessions.terminate(&id);
+        state.sessions.discard(&id);
     });
     sse_response(body, None)
 }
@@ -79,7 +79,8 @@ pub(super) async fn handle_messages(
         );
     }
     let subject = parts.extensions.get::<crate::auth::Identity>().map(|i| i.subject());
-    let session = match st.sessions.lookup(q.session_id.as_deref(), subject) {
+    // The deprecated transport's sessions live with their stream, on this instance only.
+    let session = match st.sessions.lookup_here(q.session_id.as_deref(), subject) {
         Ok(s) => s,
         Err(_) => return reject(StatusCode::NOT_FOUND, "Session not found: open GET /sse first"),
     };

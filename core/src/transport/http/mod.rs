@@ -46,8 +46,8 @@ pub use self::config::{HttpConfig, HttpConfigError};
 pub use self::host::{BodyClosed, HostBodyWriter, HostHead, HostResponse, HostResponseBody};
 use self::peer::{SseBody, StreamPeer};
 use self::security::HostPolicy;
-use self::session::{InMemorySessionStore, Lookup, Session, SessionManager, SessionStore};
-use self::sse::{encode_event, EventStore, InMemoryEventStore, StreamHub};
+use self::session::{Lookup, Session, SessionManager};
+use self::sse::{encode_event, event_id, parse_event_id, EventStore, InMemoryEventStore, Resume, StreamHub};
 use crate::auth::Identity;
 use crate::protocol::{ErrorObject, OutboundResponse, ProtocolVersion, RequestId};
 use crate::server::{Peer, RemoteAddr, RequestInfo, Server};
@@ -84,10 +84,9 @@ pub struct HttpOptions {
     /// DNS-rebinding protection. Default: loopback hosts and origins only.
     pub host_policy: HostPolicy,
     /// Where SSE events are kept for `Last-Event-ID` resumption (stateful mode). Default
-    /// in memory, bounded; `None` disables resumability.
+    /// in memory, bounded; `None` disables resumability. A server with shared stores
+    /// ([`Server::set_shared_stores`]) keeps sessions and events there instead.
     pub event_store: Option<Arc<dyn EventStore>>,
-    /// Where sessions are kept. Default in memory.
-    pub session_store: Arc<dyn SessionStore>,
     /// The reconnection delay advertised to clients (SSE `retry`). Default 1 s.
     pub sse_retry: Duration,
     /// Events buffered per SSE stream before a slow reader is cut off. Default 1024.
@@ -116,7 +115,6 @@ impl Default for HttpOptions {
             session_idle_timeout: Some(Duration::from_secs(30 * 60)),
             host_policy: HostPolicy::default(),
             event_store: Some(Arc::new(InMemoryEventStore::default())),
-            session_store: Arc::new(InMemorySessionStore::default()),
             sse_retry: Duration::from_secs(1),
             stream_buffer: 1024,
             sse_keep_alive: Some(Duration::from_secs(15)),
@@ -144,7 +142,9 @@ impl std::fmt::Debug for HttpOptions {
 pub(crate) struct HttpState {
     server: Server,
     opts: HttpOptions,
-    sessions: SessionManager,
+    sessions: Arc<SessionManager>,
+    /// The fleet's event log, when sessions are shared.
+    shared_events: Option<Arc<dyn crate::stores::EventLog>>,
     stream_prefix: String,
     next_stream: AtomicU64,
     next_transient: AtomicU64,
@@ -152,10 +152,12 @@ pub(crate) struct HttpState {
 
 impl HttpState {
     fn new(server: &Server, opts: HttpOptions) -> Arc<Self> {
-        let sessions = SessionManager::new(opts.session_store.clone(), opts.session_idle_timeout);
+        let shared = server.shared_stores().filter(|_| !server.is_stateless());
+        let sessions = SessionManager::new(shared.as_ref().map(|s| s.sessions.clone()), opts.session_idle_timeout);
         let prefix = session::new_session_id().map(|s| s[..8].to_owned()).unwrap_or_else(|_| "s".to_owned());
         Arc::new(HttpState {
             server: server.clone(),
+            shared_events: shared.filter(|_| opts.event_store.is_some()).map(|s| s.events),
             opts,
             sessions,
             stream_prefix: prefix,
@@ -164,8 +166,52 @@ impl HttpState {
         })
     }
 
-    fn new_stream_id(&self) -> String {
-        format!("{}{}", self.stream_prefix, self.next_stream.fetch_add(1, Ordering::Relaxed))
+    /// A fresh stream id. A session's streams are named `<session>.<kind><n>` (kind `g` for
+    /// the GET stream, `p` for a POST's), so a `Last-Event-ID` names its session and kind.
+    fn new_stream_id(&self, session: Option<&Session>, kind: StreamKind) -> String {
+        let n = self.next_stream.fetch_add(1, Ordering::Relaxed);
+        match session {
+            Some(s) => format!("{}.{}{}{n}", s.id(), kind.letter(), self.stream_prefix),
+            None => format!("{}{n}", self.stream_prefix),
+        }
+    }
+
+    /// Where the events of a session stream are kept (a new stream starts at event 0).
+    fn resume_for(&self, next: u64) -> Resume {
+        match (&self.shared_events, &self.opts.event_store) {
+            (Some(log), _) => Resume::Shared { log: log.clone(), next },
+            (None, Some(store)) => Resume::Local(store.clone()),
+            (None, None) => Resume::Off,
+        }
+    }
+}
+
+/// What a session stream carries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum StreamKind {
+    /// The standalone GET stream.
+    Get,
+    /// A POST's response stream.
+    Post,
+}
+
+impl StreamKind {
+    fn letter(self) -> char {
+        match self {
+            StreamKind::Get => 'g',
+            StreamKind::Post => 'p',
+        }
+    }
+
+    /// The session and kind of a session stream's id.
+    fn of(stream: &str) -> Option<(&str, StreamKind)> {
+        let (session, rest) = stream.split_once('.')?;
+        let kind = match rest.chars().next()? {
+            'g' => StreamKind::Get,
+            'p' => StreamKind::Post,
+            _ => return None,
+        };
+        Some((session, kind))
     }
 }
 
@@ -334,6 +380,12 @@ impl HttpServer {
         self.listener.local_addr()
     }
 
+    /// The sessions of this endpoint (their ids, expiry), usable after [`HttpServer::run`]
+    /// took the server.
+    pub fn sessions(&self) -> Arc<SessionManager> {
+        self.state.sessions.clone()
+    }
+
     /// The ids of the live sessions.
     pub fn session_ids(&self) -> Vec<String> {
         self.state.sessions.session_ids()
@@ -372,6 +424,11 @@ fn error_response(status: StatusCode, id: Option<RequestId>, error: ErrorObject)
     *r.status_mut() = status;
     r.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
     r
+}
+
+/// The shared store is down: 503, with the JSON-RPC error every surface gives for it.
+fn store_unavailable(why: &str) -> Response {
+    error_response(StatusCode::SERVICE_UNAVAILABLE, None, ErrorObject::store_unavailable(why))
 }
 
 fn reject(status: StatusCode, message: &str) -> Response {
@@ -475,9 +532,10 @@ fn header_version(h: &HeaderMap) -> Result<Option<ProtocolVersion>, Response> {
 /// The session a request names. A session belongs to the subject that created it: another
 /// subject's request on it is answered as for an unknown session (404), so session ids cannot
 /// be probed across users.
-fn find_session(st: &HttpState, parts: &http::request::Parts) -> Result<Arc<Session>, Response> {
+async fn find_session(st: &HttpState, parts: &http::request::Parts) -> Result<Arc<Session>, Response> {
     let subject = parts.extensions.get::<Identity>().map(Identity::subject);
-    st.sessions.lookup(header_str(&parts.headers, SESSION_HEADER), subject).map_err(|e| match e {
+    st.sessions.lookup(header_str(&parts.headers, SESSION_HEADER), subject).await.map_err(|e| match e {
+        Lookup::Unavailable(why) => store_unavailable(&why),
         Lookup::Missing => reject(StatusCode::BAD_REQUEST, "Bad Request: Mcp-Session-Id header is required"),
         Lookup::Unknown => error_response(
             StatusCode::NOT_FOUND,
@@ -526,45 +584,79 @@ async fn handle_get(State(st): State<Arc<HttpState>>, req: Request<Body>) -> Res
     if let Err(r) = header_version(h) {
         return r;
     }
-    let session = match find_session(&st, &parts) {
+    let session = match find_session(&st, &parts).await {
         Ok(s) => s,
         Err(r) => return r,
     };
     let (tx, rx) = mpsc::channel(st.opts.stream_buffer.max(1));
 
-    // Resumption of a stream the client lost.
-    if let (Some(last), Some(store)) = (header_str(h, "last-event-id"), &st.opts.event_store) {
-        if let Some((stream, missed)) = store.replay_after(last) {
-            match session.find_stream(&stream) {
-                Some(hub) => hub.reattach(tx, missed),
-                None => {
-                    for (id, data) in missed {
-                        let _ = tx.try_send(encode_event(Some(&id), &data, None));
-                    }
-                    drop(tx);
-                }
+    // Resumption of a stream the client lost (one of this session's: another session's ids
+    // are ignored).
+    let resumed = header_str(h, "last-event-id")
+        .and_then(parse_event_id)
+        .filter(|(stream, _)| StreamKind::of(stream).is_some_and(|(s, _)| s == session.id()));
+    if let Some((stream, seq)) = resumed {
+        let missed = match (&st.shared_events, &st.opts.event_store) {
+            (Some(log), _) => match log.replay_after(stream, seq).await {
+                Ok(m) => m,
+                Err(e) => return store_unavailable(&e.to_string()),
+            },
+            (None, Some(store)) => store.replay_after(stream, seq),
+            (None, None) => None,
+        };
+        if let Some(missed) = missed {
+            let live = session.find_stream(stream).filter(|h| !h.is_finished());
+            if let Some(hub) = live {
+                hub.reattach(tx, missed);
+                return sse_response(st.sse_body(rx), None);
             }
+            if StreamKind::of(stream).is_some_and(|(_, k)| k == StreamKind::Get) {
+                // The GET stream goes on here (its instance may be gone): same stream, the
+                // next events numbered after the last one kept.
+                let next = missed.last().map_or(seq, |(n, _)| *n) + 1;
+                let hub = StreamHub::new(stream.to_owned(), st.resume_for(next));
+                return open_get_stream(&st, &session, hub, tx, rx, missed);
+            }
+            for (n, data) in missed {
+                let _ = tx.try_send(encode_event(Some(&event_id(stream, n)), &data, None));
+            }
+            drop(tx);
             return sse_response(st.sse_body(rx), None);
         }
     }
 
     // The standalone stream for unsolicited messages: one per session.
-    {
-        let mut slot = session.get_stream.lock().unwrap_or_else(|p| p.into_inner());
-        if slot.as_ref().and_then(|w| w.upgrade()).is_some_and(|h| !h.is_finished()) {
-            return reject(StatusCode::CONFLICT, "Conflict: this session already has a GET stream open");
-        }
-        let hub = Arc::new(StreamHub::new(st.new_stream_id(), st.opts.event_store.clone()));
-        session.track_stream(&hub);
-        *slot = Some(Arc::downgrade(&hub));
-        drop(slot);
+    let hub = StreamHub::new(st.new_stream_id(Some(&session), StreamKind::Get), st.resume_for(0));
+    open_get_stream(&st, &session, hub, tx, rx, Vec::new())
+}
+
+/// Make `hub` the session's GET stream (409 when one is open), replay `missed` on it, and
+/// attach it as a listener of the server's notifications.
+fn open_get_stream(
+    st: &Arc<HttpState>,
+    session: &Arc<Session>,
+    hub: Arc<StreamHub>,
+    tx: mpsc::Sender<Bytes>,
+    rx: mpsc::Receiver<Bytes>,
+    missed: Vec<(u64, String)>,
+) -> Response {
+    let mut slot = session.get_stream.lock().unwrap_or_else(|p| p.into_inner());
+    if slot.as_ref().and_then(|w| w.upgrade()).is_some_and(|h| !h.is_finished()) {
+        return reject(StatusCode::CONFLICT, "Conflict: this session already has a GET stream open");
+    }
+    session.track_stream(&hub);
+    *slot = Some(Arc::downgrade(&hub));
+    drop(slot);
+    if missed.is_empty() {
         let priming = hub.resumable() && session.conn.effective_version() >= ProtocolVersion::V2025_11_25;
         hub.start(tx, priming, Some(st.opts.sse_retry));
-        let peer: Arc<dyn Peer> = Arc::new(StreamPeer::new(hub.clone(), Some(session.clone()), None, true));
-        let listener = st.server.attach_listener(&session.conn, &peer);
-        let body = st.sse_body(rx).keep_alive(Box::new((listener, peer))).close_on_drop(hub);
-        sse_response(body, None)
+    } else {
+        hub.reattach(tx, missed);
     }
+    let peer: Arc<dyn Peer> = Arc::new(StreamPeer::new(hub.clone(), Some(session.clone()), None, true));
+    let listener = st.server.attach_listener(&session.conn, &peer);
+    let body = st.sse_body(rx).keep_alive(Box::new((listener, peer))).close_on_drop(hub);
+    sse_response(body, None)
 }
 
 // ----- DELETE -----
@@ -587,13 +679,15 @@ async fn handle_delete(State(st): State<Arc<HttpState>>, req: Request<Body>) -> 
     if let Err(r) = header_version(h) {
         return r;
     }
-    match find_session(&st, &parts) {
-        Ok(s) => {
-            st.sessions.terminate(s.id());
-            let mut r = Response::new(Body::empty());
-            *r.status_mut() = StatusCode::OK;
-            r
-        }
+    match find_session(&st, &parts).await {
+        Ok(s) => match st.sessions.terminate(s.id()).await {
+            Ok(_) => {
+                let mut r = Response::new(Body::empty());
+                *r.status_mut() = StatusCode::OK;
+                r
+            }
+            Err(e) => store_unavailable(&e.to_string()),
+        },
         Err(r) => r,
     }
 }

@@ -21,16 +21,17 @@ use tokio::sync::{mpsc, Notify};
 
 use super::peer::{self, SseBody, StreamPeer};
 use super::session::Session;
-use super::sse::StreamHub;
+use super::sse::{Resume, StreamHub};
 use super::{
     accepted, accepts, check_host, error_response, find_session, header_str, header_version, json_response, reject,
-    sse_response, HttpState, ResponseMode, SESSION_HEADER,
+    sse_response, HttpState, ResponseMode, StreamKind, SESSION_HEADER,
 };
 use crate::inline::poll_once;
 use crate::protocol::classifier::http_status_of;
 use crate::protocol::jsonrpc::{parse_payload, Invalid, Payload};
 use crate::protocol::model::carries_envelope;
 use crate::protocol::{ErrorObject, Message, OutboundResponse, ProtocolVersion, RequestId};
+use crate::server::outbound::PendingRequests;
 use crate::server::{ConnectionState, Era, Peer};
 
 /// What the client's `Accept` allows.
@@ -199,7 +200,7 @@ fn payload_requests(p: &Payload) -> Vec<RequestId> {
 
 /// The connection a handshake-era POST runs against: a transient one (stateless), a new
 /// session (`initialize` without a session id), or the session it names.
-fn handshake_target(st: &HttpState, parts: &Parts, init: bool) -> Result<Target, Response> {
+async fn handshake_target(st: &HttpState, parts: &Parts, init: bool) -> Result<Target, Response> {
     let h = &parts.headers;
     if st.server.is_stateless() {
         let version = if init {
@@ -229,13 +230,13 @@ fn handshake_target(st: &HttpState, parts: &Parts, init: bool) -> Result<Target,
     if !init {
         header_version(h)?;
     }
-    let s = find_session(st, parts)?;
+    let s = find_session(st, parts).await?;
     Ok(Target { conn: s.conn.clone(), session: Some(s), new_session: false })
 }
 
 async fn post_handshake(st: &Arc<HttpState>, parts: Parts, payload: Payload, accepts: Accepts) -> Response {
     let init = is_initialize(&payload);
-    let target = match handshake_target(st, &parts, init) {
+    let target = match handshake_target(st, &parts, init).await {
         Ok(t) => t,
         Err(r) => return r,
     };
@@ -243,17 +244,79 @@ async fn post_handshake(st: &Arc<HttpState>, parts: Parts, payload: Payload, acc
     let info = super::request_info(parts);
     if request_ids.is_empty() {
         // Only notifications and responses: process them, answer 202.
-        let hub = Arc::new(StreamHub::new(String::new(), None));
+        let routed = match &target.session {
+            Some(s) => route_elsewhere(st, s, &payload).await,
+            None => Ok(()),
+        };
+        let hub = StreamHub::new(String::new(), Resume::Off);
         let peer: Arc<dyn Peer> = Arc::new(StreamPeer::new(hub, target.session.clone(), None, false));
         st.server.handle_payload_with(payload, &target.conn, &peer, &info).await;
-        return accepted();
+        if let Some(s) = &target.session {
+            if let Err(e) = st.sessions.save(s).await {
+                return super::store_unavailable(&e.to_string());
+            }
+        }
+        return routed.err().unwrap_or_else(accepted);
     }
     let mode = response_mode(st, accepts);
     let server = st.server.clone();
+    let sessions = st.sessions.clone();
+    let session = target.session.clone();
+    let first_id = request_ids.first().cloned();
     answer(st, target, mode, request_ids, false, move |conn, peer| async move {
-        server.handle_payload_with(payload, &conn, &peer, &info).await.map(Answer::Text)
+        let out = server.handle_payload_with(payload, &conn, &peer, &info).await.map(Answer::Text);
+        // What the request changed (the handshake, a subscription, the log level) is kept
+        // before the answer leaves, so the client's next request finds it on any instance.
+        match session {
+            Some(s) => match sessions.save(&s).await {
+                Ok(()) => out,
+                Err(e) => Some(Answer::Unavailable(first_id, e.to_string())),
+            },
+            None => out,
+        }
     })
     .await
+}
+
+/// In a fleet: hand the client's answers to server-to-client requests sent by another
+/// instance to that instance, and its cancellations to every instance (the request may run on
+/// any). An answer whose instance is gone is a 404 (nothing waits for it any more); a store
+/// that is down, a 503.
+async fn route_elsewhere(st: &HttpState, s: &Session, payload: &Payload) -> Result<(), Response> {
+    if !st.sessions.is_shared() {
+        return Ok(());
+    }
+    let messages: Vec<&Message> = match payload {
+        Payload::Single(Ok(m)) => vec![m],
+        Payload::Single(Err(_)) => vec![],
+        Payload::Batch(items) => items.iter().filter_map(|m| m.as_ref().ok()).collect(),
+    };
+    for m in messages {
+        match m {
+            Message::Response(r) => match st.sessions.route_answer(s.id(), &r.id, r.outcome.clone()).await {
+                Ok(true) => {}
+                Ok(false) if PendingRequests::origin_of(&r.id).is_some_and(|o| Some(o) != st.sessions.instance()) => {
+                    return Err(error_response(
+                        StatusCode::NOT_FOUND,
+                        Some(r.id.clone()),
+                        ErrorObject::invalid_request(
+                            "Not Found: no request awaits this answer any more (the instance that sent it is gone)",
+                        ),
+                    ))
+                }
+                Ok(false) => {}
+                Err(e) => return Err(super::store_unavailable(&e.to_string())),
+            },
+            Message::Notification(n) if n.method == "notifications/cancelled" => {
+                let request = n.params.as_ref().and_then(|p| p.get("requestId")).cloned();
+                if let Some(id) = request.and_then(|v| serde_json::from_value::<RequestId>(v).ok()) {
+                    st.sessions.route_cancel(s.id(), &id).await;
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(())
 }
 
 fn response_mode(st: &HttpState, a: Accepts) -> ResponseMode {
@@ -270,6 +333,8 @@ enum Answer {
     Text(String),
     /// A 2026-07-28 response; an error's status comes from its code.
     Modern(OutboundResponse),
+    /// The request ran, but what it changed could not be kept in the shared store: 503.
+    Unavailable(Option<RequestId>, String),
 }
 
 impl From<OutboundResponse> for Answer {
@@ -287,12 +352,14 @@ impl Answer {
                 .and_then(|s| StatusCode::from_u16(s).ok())
                 .unwrap_or(StatusCode::OK),
             Answer::Text(_) => StatusCode::OK,
+            Answer::Unavailable(..) => StatusCode::SERVICE_UNAVAILABLE,
         }
     }
     fn into_text(self) -> String {
         match self {
             Answer::Text(t) => t,
             Answer::Modern(r) => r.to_json_string(),
+            Answer::Unavailable(id, why) => OutboundResponse::error(id, ErrorObject::store_unavailable(why)).to_json_string(),
         }
     }
 }
@@ -314,8 +381,8 @@ where
 {
     let Target { conn, session, new_session } = target;
     let sse_possible = mode != ResponseMode::Json;
-    let store = if session.is_some() && sse_possible { st.opts.event_store.clone() } else { None };
-    let hub = Arc::new(StreamHub::new(st.new_stream_id(), store));
+    let resume = if session.is_some() && sse_possible { st.resume_for(0) } else { Resume::Off };
+    let hub = StreamHub::new(st.new_stream_id(session.as_deref(), StreamKind::Post), resume);
     if let Some(s) = &session {
         s.track_stream(&hub);
     }

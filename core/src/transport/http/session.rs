@@ -1,8 +1,10 @@
 //! Stateful Streamable HTTP sessions: one [`ConnectionState`] per `Mcp-Session-Id`.
 //!
 //! The [`SessionManager`] mints ids (128 bits from the OS CSPRNG, hex), finds sessions for
-//! later requests, expires idle ones and ends them on DELETE. Where sessions are kept is a
-//! [`SessionStore`], in memory by default, so a shared store can be plugged in later.
+//! later requests, expires idle ones and ends them on DELETE. A session's live parts (pending
+//! server-to-client requests, its SSE streams, the cancellation of its requests) are held by
+//! the instance that made them; with a shared [`SessionStore`] its record is in the store, so
+//! a fleet of instances serves it (see [`crate::stores`]).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, Weak};
@@ -14,6 +16,7 @@ use tokio_util::sync::CancellationToken;
 use super::sse::StreamHub;
 use crate::protocol::RequestId;
 use crate::server::outbound::{Answer, PendingRequests};
+use crate::stores::{Recipient, SessionMessage, SessionRecord, SessionStore};
 use crate::server::ConnectionState;
 use crate::sync::lock;
 
@@ -35,6 +38,16 @@ pub struct Session {
     pub(crate) ended: CancellationToken,
     /// The subject that created the session (protected servers); only it may use it.
     owner: Option<Arc<str>>,
+    /// How this copy relates to the record in a shared store.
+    record: Mutex<RecordSync>,
+}
+
+/// The revision of the shared record this copy reflects, and the connection's change count
+/// when it was saved or taken over.
+#[derive(Debug, Default)]
+struct RecordSync {
+    rev: u64,
+    changes: u64,
 }
 
 impl std::fmt::Debug for Session {
@@ -44,12 +57,13 @@ impl std::fmt::Debug for Session {
 }
 
 impl Session {
-    pub(crate) fn new(id: String, owner: Option<&str>) -> Self {
+    pub(crate) fn new(id: String, owner: Option<&str>, pending: PendingRequests) -> Self {
         Session {
             owner: owner.map(Arc::from),
             conn: Arc::new(ConnectionState::new(id.clone())),
             id,
-            pending: PendingRequests::new(),
+            pending,
+            record: Mutex::new(RecordSync::default()),
             last_seen: Mutex::new(Instant::now()),
             streams: Mutex::new(HashMap::new()),
             get_stream: Mutex::new(None),
@@ -73,6 +87,32 @@ impl Session {
 
     pub(crate) fn idle_for(&self) -> Duration {
         lock(&self.last_seen).elapsed()
+    }
+
+    /// Whether a request runs or a GET stream is open here.
+    pub(crate) fn is_busy(&self) -> bool {
+        self.conn.in_flight_count() > 0 || self.has_open_get_stream()
+    }
+
+    /// Take over a record saved by another instance, if it is newer than this copy.
+    fn take_record(&self, record: &SessionRecord) {
+        let mut sync = lock(&self.record);
+        if record.rev > sync.rev && self.conn.restore(&record.state).is_ok() {
+            sync.rev = record.rev;
+            sync.changes = self.conn.changes();
+        }
+    }
+
+    /// The record to save, when the connection changed since the last save or take-over.
+    fn changed_record(&self) -> Option<SessionRecord> {
+        let mut sync = lock(&self.record);
+        let changes = self.conn.changes();
+        if changes == sync.changes {
+            return None;
+        }
+        sync.changes = changes;
+        sync.rev += 1;
+        Some(SessionRecord { owner: self.owner.as_deref().map(str::to_owned), state: self.conn.snapshot(), rev: sync.rev })
     }
 
     pub(crate) fn has_open_get_stream(&self) -> bool {
@@ -119,76 +159,106 @@ impl Session {
     }
 }
 
-/// Where sessions are kept.
-pub trait SessionStore: Send + Sync + 'static {
-    /// Keep a new session.
-    fn insert(&self, session: Arc<Session>);
-    /// Find a session.
-    fn get(&self, id: &str) -> Option<Arc<Session>>;
-    /// Forget a session, returning it.
-    fn remove(&self, id: &str) -> Option<Arc<Session>>;
-    /// Every session.
-    fn all(&self) -> Vec<Arc<Session>>;
-}
-
-/// The default [`SessionStore`]: a map in memory.
-#[derive(Default)]
-pub struct InMemorySessionStore {
-    sessions: Mutex<HashMap<String, Arc<Session>>>,
-}
-
-impl SessionStore for InMemorySessionStore {
-    fn insert(&self, session: Arc<Session>) {
-        lock(&self.sessions).insert(session.id().to_owned(), session);
-    }
-    fn get(&self, id: &str) -> Option<Arc<Session>> {
-        lock(&self.sessions).get(id).cloned()
-    }
-    fn remove(&self, id: &str) -> Option<Arc<Session>> {
-        lock(&self.sessions).remove(id)
-    }
-    fn all(&self) -> Vec<Arc<Session>> {
-        lock(&self.sessions).values().cloned().collect()
-    }
-}
-
 /// Why a session could not be used.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Lookup {
     Missing,
     Unknown,
+    /// The shared store could not be reached.
+    Unavailable(String),
 }
 
-/// Mints, finds, expires and ends sessions.
+/// Mints, finds, expires and ends sessions. The live parts of the sessions this instance
+/// holds are in a table here; with a shared [`SessionStore`], each session's record is there
+/// too, so any instance serves any session (it loads the record and makes the live parts it
+/// needs), and [`SessionMessage`]s reach the live parts held elsewhere.
 pub struct SessionManager {
-    store: Arc<dyn SessionStore>,
+    live: Mutex<HashMap<String, Arc<Session>>>,
+    shared: Option<Arc<dyn SessionStore>>,
     idle_timeout: Option<Duration>,
 }
 
 impl SessionManager {
-    /// A manager over `store`; sessions idle longer than `idle_timeout` expire.
-    pub fn new(store: Arc<dyn SessionStore>, idle_timeout: Option<Duration>) -> Self {
-        SessionManager { store, idle_timeout }
+    /// A manager whose sessions idle longer than `idle_timeout` expire, kept in this process
+    /// only (`shared` is `None`) or also in a shared store.
+    pub fn new(shared: Option<Arc<dyn SessionStore>>, idle_timeout: Option<Duration>) -> Arc<Self> {
+        let m = Arc::new(SessionManager { live: Mutex::new(HashMap::new()), shared, idle_timeout });
+        if let Some(store) = &m.shared {
+            let weak = Arc::downgrade(&m);
+            store.receive(Arc::new(move |msg| {
+                if let Some(m) = weak.upgrade() {
+                    m.deliver(msg);
+                }
+            }));
+        }
+        m
+    }
+
+    /// Whether sessions are kept in a shared store.
+    pub(crate) fn is_shared(&self) -> bool {
+        self.shared.is_some()
+    }
+
+    fn make(&self, id: String, owner: Option<&str>) -> Session {
+        let pending = match &self.shared {
+            Some(store) => PendingRequests::with_origin(store.instance()),
+            None => PendingRequests::new(),
+        };
+        Session::new(id, owner, pending)
     }
 
     /// A new session, owned by `owner` (the creating request's subject) when there is one.
+    /// With a shared store, [`SessionManager::save`] after its `initialize` keeps its record.
     pub(crate) fn create(&self, owner: Option<&str>) -> Result<Arc<Session>, getrandom::Error> {
-        let s = Arc::new(Session::new(new_session_id()?, owner));
-        self.store.insert(s.clone());
+        let s = Arc::new(self.make(new_session_id()?, owner));
+        lock(&self.live).insert(s.id().to_owned(), s.clone());
         Ok(s)
     }
 
+    /// End a session this instance minted whose `initialize` failed (it has no record).
     pub(crate) fn discard(&self, id: &str) {
-        if let Some(s) = self.store.remove(id) {
+        if let Some(s) = lock(&self.live).remove(id) {
             s.end();
         }
     }
 
     /// Find the session named by a header value, for a request by `subject`; expired sessions
-    /// are ended on sight, and another subject's session is not found.
-    pub(crate) fn lookup(&self, header: Option<&str>, subject: Option<&str>) -> Result<Arc<Session>, Lookup> {
+    /// are ended on sight, and another subject's session is not found. With a shared store,
+    /// the record is loaded (its expiry renewed) and taken over if another instance changed
+    /// it.
+    pub(crate) async fn lookup(&self, header: Option<&str>, subject: Option<&str>) -> Result<Arc<Session>, Lookup> {
+        let Some(store) = &self.shared else { return self.lookup_here(header, subject) };
         let id = header.ok_or(Lookup::Missing)?;
-        let s = self.store.get(id).ok_or(Lookup::Unknown)?;
+        let local = lock(&self.live).get(id).cloned();
+        let record = match store.load(id, self.idle_timeout).await {
+            Ok(Some(r)) => r,
+            Ok(None) => {
+                // Expired or ended elsewhere: so are its live parts here.
+                self.discard(id);
+                return Err(Lookup::Unknown);
+            }
+            Err(e) => return Err(Lookup::Unavailable(e.to_string())),
+        };
+        if record.owner.as_deref() != subject {
+            return Err(Lookup::Unknown);
+        }
+        let s = match local {
+            Some(s) => s,
+            None => {
+                let s = Arc::new(self.make(id.to_owned(), record.owner.as_deref()));
+                lock(&self.live).entry(id.to_owned()).or_insert(s).clone()
+            }
+        };
+        s.take_record(&record);
+        s.touch();
+        Ok(s)
+    }
+
+    /// Find a session among those whose live parts are here (the only ones without a shared
+    /// store).
+    pub(crate) fn lookup_here(&self, header: Option<&str>, subject: Option<&str>) -> Result<Arc<Session>, Lookup> {
+        let id = header.ok_or(Lookup::Missing)?;
+        let s = lock(&self.live).get(id).cloned().ok_or(Lookup::Unknown)?;
         if s.owner.as_deref() != subject {
             return Err(Lookup::Unknown);
         }
@@ -200,43 +270,123 @@ impl SessionManager {
         Ok(s)
     }
 
+    /// This instance's id in the fleet, when sessions are shared.
+    pub(crate) fn instance(&self) -> Option<&str> {
+        self.shared.as_ref().map(|s| s.instance())
+    }
+
+    /// Keep what a request changed in the session's record (shared store only), and tell the
+    /// instances holding its live parts.
+    pub(crate) async fn save(&self, s: &Session) -> Result<(), crate::stores::StoreError> {
+        let Some(store) = &self.shared else { return Ok(()) };
+        let Some(record) = s.changed_record() else { return Ok(()) };
+        store.save(s.id(), &record, self.idle_timeout).await?;
+        let changed = SessionMessage::Changed { session: s.id().to_owned(), record };
+        // Best effort: an instance that misses it loads the record on the session's next
+        // request there.
+        let _ = store.send(Recipient::Others, &changed).await;
+        Ok(())
+    }
+
+    /// Route a client's answer to the instance whose request it answers; `Ok(false)` when
+    /// that instance is gone (or the id is not one of a fleet's).
+    pub(crate) async fn route_answer(
+        &self,
+        session: &str,
+        id: &RequestId,
+        outcome: Answer,
+    ) -> Result<bool, crate::stores::StoreError> {
+        let (Some(store), Some(origin)) = (&self.shared, PendingRequests::origin_of(id)) else { return Ok(false) };
+        if origin == store.instance() {
+            return Ok(false);
+        }
+        let msg = SessionMessage::Answer { session: session.to_owned(), id: id.clone(), outcome };
+        Ok(store.send(Recipient::Instance(origin), &msg).await? > 0)
+    }
+
+    /// Tell every instance that the client cancelled `request` (it runs on one of them).
+    pub(crate) async fn route_cancel(&self, session: &str, request: &RequestId) {
+        if let Some(store) = &self.shared {
+            let msg = SessionMessage::Cancel { session: session.to_owned(), request: request.clone() };
+            let _ = store.send(Recipient::Others, &msg).await;
+        }
+    }
+
+    /// A message from another instance for the live parts held here.
+    fn deliver(&self, msg: SessionMessage) {
+        let find = |id: &str| lock(&self.live).get(id).cloned();
+        match msg {
+            SessionMessage::Answer { session, id, outcome } => {
+                if let Some(s) = find(&session) {
+                    s.resolve(&id, outcome);
+                }
+            }
+            SessionMessage::Cancel { session, request } => {
+                if let Some(s) = find(&session) {
+                    s.conn.cancel_request(&request);
+                }
+            }
+            SessionMessage::Changed { session, record } => {
+                if let Some(s) = find(&session) {
+                    s.take_record(&record);
+                }
+            }
+            SessionMessage::Ended { session } => self.discard(&session),
+        }
+    }
+
     fn is_expired(&self, s: &Session) -> bool {
         match self.idle_timeout {
-            Some(t) => s.idle_for() > t && s.conn.in_flight_count() == 0 && !s.has_open_get_stream(),
+            Some(t) => s.idle_for() > t && !s.is_busy(),
             None => false,
         }
     }
 
-    /// End every idle session; how many ended.
+    /// End every idle session; how many ended. With a shared store only the live parts here
+    /// end (the store expires the record), and the records of sessions busy here are renewed.
     pub fn expire_idle(&self) -> usize {
-        let expired: Vec<Arc<Session>> = self.store.all().into_iter().filter(|s| self.is_expired(s)).collect();
+        let all: Vec<Arc<Session>> = lock(&self.live).values().cloned().collect();
+        let expired: Vec<&Arc<Session>> = all.iter().filter(|s| self.is_expired(s)).collect();
         for s in &expired {
             self.discard(s.id());
+        }
+        if let (Some(store), Some(ttl)) = (&self.shared, self.idle_timeout) {
+            let busy: Vec<String> = all.iter().filter(|s| s.is_busy()).map(|s| s.id().to_owned()).collect();
+            if !busy.is_empty() {
+                let touch = store.touch(busy, ttl);
+                tokio::spawn(async move {
+                    let _ = touch.await;
+                });
+            }
         }
         expired.len()
     }
 
-    /// End a session (DELETE); whether it existed.
-    pub fn terminate(&self, id: &str) -> bool {
-        match self.store.remove(id) {
-            Some(s) => {
-                s.end();
-                true
-            }
-            None => false,
+    /// End a session (DELETE); whether it existed. With a shared store its record goes and
+    /// every instance ends its live parts.
+    pub(crate) async fn terminate(&self, id: &str) -> Result<bool, crate::stores::StoreError> {
+        let here = lock(&self.live).remove(id);
+        if let Some(s) = &here {
+            s.end();
         }
+        let Some(store) = &self.shared else { return Ok(here.is_some()) };
+        let existed = store.remove(id).await?;
+        let _ = store.send(Recipient::Others, &SessionMessage::Ended { session: id.to_owned() }).await;
+        Ok(existed || here.is_some())
     }
 
-    /// End every session (shutdown).
+    /// End the live parts of every session held here (shutdown). Records in a shared store
+    /// stay: other instances serve those sessions on.
     pub fn terminate_all(&self) {
-        for s in self.store.all() {
-            self.terminate(s.id());
+        let all: Vec<Arc<Session>> = lock(&self.live).drain().map(|(_, s)| s).collect();
+        for s in all {
+            s.end();
         }
     }
 
-    /// The ids of every live session.
+    /// The ids of the sessions whose live parts are here.
     pub fn session_ids(&self) -> Vec<String> {
-        self.store.all().iter().map(|s| s.id().to_owned()).collect()
+        lock(&self.live).keys().cloned().collect()
     }
 }
 
@@ -253,24 +403,24 @@ mod tests {
         assert_ne!(a, b);
     }
 
-    #[test]
-    fn lookup_distinguishes_missing_and_unknown_and_expires() {
-        let m = SessionManager::new(Arc::new(InMemorySessionStore::default()), Some(Duration::from_millis(0)));
-        assert_eq!(m.lookup(None, None).unwrap_err(), Lookup::Missing);
-        assert_eq!(m.lookup(Some("nope"), None).unwrap_err(), Lookup::Unknown);
+    #[tokio::test]
+    async fn lookup_distinguishes_missing_and_unknown_and_expires() {
+        let m = SessionManager::new(None, Some(Duration::from_millis(0)));
+        assert_eq!(m.lookup(None, None).await.unwrap_err(), Lookup::Missing);
+        assert_eq!(m.lookup(Some("nope"), None).await.unwrap_err(), Lookup::Unknown);
         let s = m.create(None).unwrap();
         std::thread::sleep(Duration::from_millis(5));
-        assert_eq!(m.lookup(Some(s.id()), None).unwrap_err(), Lookup::Unknown, "expired");
+        assert_eq!(m.lookup(Some(s.id()), None).await.unwrap_err(), Lookup::Unknown, "expired");
         assert!(s.ended.is_cancelled());
     }
 
-    #[test]
-    fn terminate_ends_the_session() {
-        let m = SessionManager::new(Arc::new(InMemorySessionStore::default()), None);
+    #[tokio::test]
+    async fn terminate_ends_the_session() {
+        let m = SessionManager::new(None, None);
         let s = m.create(None).unwrap();
-        assert!(m.lookup(Some(s.id()), None).is_ok());
-        assert!(m.terminate(s.id()));
-        assert!(!m.terminate(s.id()));
-        assert_eq!(m.lookup(Some(s.id()), None).unwrap_err(), Lookup::Unknown);
+        assert!(m.lookup(Some(s.id()), None).await.is_ok());
+        assert_eq!(m.terminate(s.id()).await, Ok(true));
+        assert_eq!(m.terminate(s.id()).await, Ok(false));
+        assert_eq!(m.lookup(Some(s.id()), None).await.unwrap_err(), Lookup::Unknown);
     }
 }

@@ -14,6 +14,7 @@ use std::time::Duration;
 use bytes::Bytes;
 use tokio::sync::mpsc;
 
+use crate::stores::EventLog;
 use crate::sync::lock;
 
 /// Encode one SSE event. `data` is a compact JSON text (no newlines), or empty.
@@ -46,9 +47,9 @@ pub fn encode_event(id: Option<&str>, data: &str, retry: Option<Duration>) -> By
 pub trait EventStore: Send + Sync + 'static {
     /// Store `data` as the next event of `stream`; returns its event id.
     fn append(&self, stream: &str, data: &str) -> String;
-    /// The stream that `last_event_id` belongs to and the events stored after it, or `None`
-    /// when the id is unknown (never issued, or already evicted).
-    fn replay_after(&self, last_event_id: &str) -> Option<(String, Vec<(String, String)>)>;
+    /// The events of `stream` stored after event `seq`, or `None` when the stream is unknown
+    /// (never written, or already evicted) or `seq` was never issued.
+    fn replay_after(&self, stream: &str, seq: u64) -> Option<Vec<(u64, String)>>;
 }
 
 /// The default [`EventStore`]: in memory, bounded per stream and in number of streams
@@ -112,25 +113,48 @@ impl EventStore for InMemoryEventStore {
         format!("{stream}:{seq}")
     }
 
-    fn replay_after(&self, last_event_id: &str) -> Option<(String, Vec<(String, String)>)> {
-        let (stream, seq) = last_event_id.rsplit_once(':')?;
-        let seq: u64 = seq.parse().ok()?;
+    fn replay_after(&self, stream: &str, seq: u64) -> Option<Vec<(u64, String)>> {
         let st = lock(&self.state);
         let s = st.streams.get(stream)?;
         if seq >= s.next_seq {
             return None;
         }
-        let events =
-            s.events.iter().filter(|(n, _)| *n > seq).map(|(n, d)| (format!("{stream}:{n}"), d.clone())).collect();
-        Some((stream.to_owned(), events))
+        Some(s.events.iter().filter(|(n, _)| *n > seq).cloned().collect())
     }
 }
 
+/// Where a stream's events are kept for resumption.
+#[derive(Clone)]
+pub(crate) enum Resume {
+    /// Not resumable (stateless, JSON-only, or resumability off).
+    Off,
+    /// This process's [`EventStore`]; it numbers the events.
+    Local(Arc<dyn EventStore>),
+    /// The fleet's [`EventLog`]; the hub numbers the events, from `next`.
+    Shared {
+        /// The log.
+        log: Arc<dyn EventLog>,
+        /// The number of the stream's next event (after those already logged).
+        next: u64,
+    },
+}
+
+/// What the writer of a shared stream does, in order.
+enum Write {
+    /// Log event `seq`, then send it to the client (with a `retry` hint for a priming event).
+    Event { seq: u64, data: String, retry: Option<Duration> },
+    /// Drop the client's connection (after a `retry` hint, when given).
+    DropSink(Option<Duration>),
+}
+
 /// Where one stream's events go: buffered until the response starts, then to the live sink
-/// (if a client is connected) and to the event store (if resumable).
+/// (if a client is connected) and to the event store (if resumable). With a shared
+/// [`EventLog`], a writer task logs each event before the client sees it, in order, so
+/// whatever a client saw can be resumed on another instance.
 pub(crate) struct StreamHub {
     id: String,
-    store: Option<Arc<dyn EventStore>>,
+    resume: Resume,
+    writer: Option<mpsc::UnboundedSender<Write>>,
     state: Mutex<HubState>,
 }
 
@@ -142,13 +166,28 @@ struct HubState {
     events: u64,
     /// The server asked to drop the client's connection before the stream started.
     disconnect_pending: Option<Option<Duration>>,
+    /// Shared log: the number of the next event, and of the last one sent to a client.
+    next_seq: u64,
+    sent_seq: Option<u64>,
 }
 
 impl StreamHub {
-    pub(crate) fn new(id: String, store: Option<Arc<dyn EventStore>>) -> Self {
-        StreamHub {
+    pub(crate) fn new(id: String, resume: Resume) -> Arc<Self> {
+        let next_seq = match &resume {
+            Resume::Shared { next, .. } => *next,
+            _ => 0,
+        };
+        let (writer, rx) = match &resume {
+            Resume::Shared { .. } => {
+                let (tx, rx) = mpsc::unbounded_channel();
+                (Some(tx), Some(rx))
+            }
+            _ => (None, None),
+        };
+        let hub = Arc::new(StreamHub {
             id,
-            store,
+            resume,
+            writer,
             state: Mutex::new(HubState {
                 started: false,
                 buffered: Vec::new(),
@@ -156,8 +195,14 @@ impl StreamHub {
                 finished: false,
                 events: 0,
                 disconnect_pending: None,
+                next_seq,
+                sent_seq: next_seq.checked_sub(1),
             }),
+        });
+        if let (Some(rx), Resume::Shared { log, .. }) = (rx, &hub.resume) {
+            tokio::spawn(write_shared(Arc::downgrade(&hub), log.clone(), hub.id.clone(), rx));
         }
+        hub
     }
 
     pub(crate) fn id(&self) -> &str {
@@ -166,7 +211,7 @@ impl StreamHub {
 
     /// Whether a client can resume this stream after losing it.
     pub(crate) fn resumable(&self) -> bool {
-        self.store.is_some()
+        !matches!(self.resume, Resume::Off)
     }
 
     pub(crate) fn is_finished(&self) -> bool {
@@ -178,10 +223,31 @@ impl StreamHub {
         lock(&self.state).events
     }
 
-    fn emit(&self, st: &mut HubState, data: &str) {
-        let id = self.store.as_ref().map(|s| s.append(&self.id, data));
+    fn emit(&self, st: &mut HubState, data: &str, retry: Option<Duration>) {
+        match &self.resume {
+            Resume::Shared { .. } => {
+                let seq = st.next_seq;
+                st.next_seq += 1;
+                self.queue(Write::Event { seq, data: data.to_owned(), retry });
+            }
+            Resume::Local(store) => {
+                let id = store.append(&self.id, data);
+                Self::send(st, encode_event(Some(&id), data, retry));
+            }
+            Resume::Off => Self::send(st, encode_event(None, data, retry)),
+        }
+    }
+
+    fn queue(&self, w: Write) {
+        if let Some(q) = &self.writer {
+            // The writer lives as long as the hub: a send cannot fail.
+            let _ = q.send(w);
+        }
+    }
+
+    fn send(st: &mut HubState, frame: Bytes) {
         if let Some(sink) = &st.sink {
-            if sink.try_send(encode_event(id.as_deref(), data, None)).is_err() {
+            if sink.try_send(frame).is_err() {
                 // Closed (client gone) or full (client too slow): cut the client off. With a
                 // store, the event is kept for a resume.
                 st.sink = None;
@@ -194,20 +260,25 @@ impl StreamHub {
     pub(crate) fn start(&self, sink: mpsc::Sender<Bytes>, priming: bool, retry: Option<Duration>) {
         let mut st = lock(&self.state);
         st.started = true;
-        if priming {
-            if let Some(store) = &self.store {
-                let id = store.append(&self.id, "");
-                let _ = sink.try_send(encode_event(Some(&id), "", retry));
-            }
-        }
         st.sink = Some(sink);
+        if priming && self.resumable() {
+            self.emit(&mut st, "", retry);
+        }
         for data in std::mem::take(&mut st.buffered) {
-            self.emit(&mut st, &data);
+            self.emit(&mut st, &data, None);
         }
         if st.finished {
-            st.sink = None;
+            self.end_sink(&mut st, None);
         } else if let Some(retry) = st.disconnect_pending.take() {
-            Self::drop_sink(&mut st, retry);
+            self.end_sink(&mut st, retry);
+        }
+    }
+
+    /// Drop the client's connection once what was emitted before reached it.
+    fn end_sink(&self, st: &mut HubState, retry: Option<Duration>) {
+        match self.writer {
+            Some(_) => self.queue(Write::DropSink(retry)),
+            None => Self::drop_sink(st, retry),
         }
     }
 
@@ -226,7 +297,7 @@ impl StreamHub {
         }
         st.events += 1;
         if st.started {
-            self.emit(&mut st, &data);
+            self.emit(&mut st, &data, None);
         } else {
             st.buffered.push(data);
         }
@@ -241,14 +312,14 @@ impl StreamHub {
         if let Some(d) = data {
             st.events += 1;
             if st.started {
-                self.emit(&mut st, &d);
+                self.emit(&mut st, &d, None);
             } else {
                 st.buffered.push(d);
             }
         }
         st.finished = true;
         if st.started {
-            st.sink = None;
+            self.end_sink(&mut st, None);
         }
     }
 
@@ -256,27 +327,32 @@ impl StreamHub {
     /// then the sink is dropped. Only meaningful when resumable.
     pub(crate) fn disconnect(&self, retry: Option<Duration>) -> bool {
         let mut st = lock(&self.state);
-        if st.finished || self.store.is_none() {
+        if st.finished || !self.resumable() {
             return false;
         }
         if st.started {
-            Self::drop_sink(&mut st, retry);
+            self.end_sink(&mut st, retry);
         } else {
             st.disconnect_pending = Some(retry);
         }
         true
     }
 
-    /// A client reconnected with `Last-Event-ID`: replay what it missed, then keep it
-    /// attached if the stream is still running.
-    pub(crate) fn reattach(&self, sink: mpsc::Sender<Bytes>, missed: Vec<(String, String)>) {
+    /// A client reconnected with `Last-Event-ID`: replay what it missed (numbered events of
+    /// this stream), then keep it attached if the stream is still running.
+    pub(crate) fn reattach(&self, sink: mpsc::Sender<Bytes>, missed: Vec<(u64, String)>) {
         let mut st = lock(&self.state);
-        for (id, data) in missed {
-            let _ = sink.try_send(encode_event(Some(&id), &data, None));
+        for (seq, data) in missed {
+            let _ = sink.try_send(encode_event(Some(&event_id(&self.id, seq)), &data, None));
+            st.sent_seq = Some(st.sent_seq.map_or(seq, |s| s.max(seq)));
         }
-        if !st.finished {
+        let drained = st.sent_seq.map_or(0, |s| s + 1) >= st.next_seq;
+        if !st.finished || (self.writer.is_some() && !drained) {
             st.started = true;
             st.sink = Some(sink);
+            if st.finished {
+                self.queue(Write::DropSink(None));
+            }
         }
     }
 
@@ -285,6 +361,47 @@ impl StreamHub {
         let mut st = lock(&self.state);
         st.sink = None;
         st.finished = true;
+    }
+}
+
+/// The id of event `seq` of `stream`.
+pub(crate) fn event_id(stream: &str, seq: u64) -> String {
+    format!("{stream}:{seq}")
+}
+
+/// A `Last-Event-ID`: the stream and the event number.
+pub(crate) fn parse_event_id(id: &str) -> Option<(&str, u64)> {
+    let (stream, seq) = id.rsplit_once(':')?;
+    Some((stream, seq.parse().ok()?))
+}
+
+/// The writer of a stream kept in a shared log: each event is logged, then sent to whichever
+/// client is attached then (unless a replay already sent it). A log that fails does not stop
+/// the live stream; the event just cannot be resumed.
+async fn write_shared(
+    hub: std::sync::Weak<StreamHub>,
+    log: Arc<dyn EventLog>,
+    stream: String,
+    mut rx: mpsc::UnboundedReceiver<Write>,
+) {
+    while let Some(w) = rx.recv().await {
+        match w {
+            Write::Event { seq, data, retry } => {
+                let _ = log.append(&stream, seq, &data).await;
+                let Some(hub) = hub.upgrade() else { continue };
+                let mut st = lock(&hub.state);
+                if st.sent_seq.is_some_and(|s| s >= seq) {
+                    continue;
+                }
+                StreamHub::send(&mut st, encode_event(Some(&event_id(&stream, seq)), &data, retry));
+                st.sent_seq = Some(seq);
+            }
+            Write::DropSink(retry) => {
+                if let Some(hub) = hub.upgrade() {
+                    StreamHub::drop_sink(&mut lock(&hub.state), retry);
+                }
+            }
+        }
     }
 }
 
@@ -307,13 +424,13 @@ mod tests {
         let a0 = s.append("a", "x");
         s.append("a", "y");
         s.append("a", "z");
-        let (stream, events) = s.replay_after(&a0).unwrap();
-        assert_eq!(stream, "a");
-        assert_eq!(events, vec![("a:1".to_owned(), "y".to_owned()), ("a:2".to_owned(), "z".to_owned())]);
+        assert_eq!(a0, "a:0");
+        let events = s.replay_after("a", 0).unwrap();
+        assert_eq!(events, vec![(1, "y".to_owned()), (2, "z".to_owned())]);
         s.append("b", "1");
         s.append("c", "1");
-        assert!(s.replay_after("a:1").is_none(), "a was evicted");
-        assert!(s.replay_after("nonsense").is_none());
-        assert!(s.replay_after("c:5").is_none());
+        assert!(s.replay_after("a", 1).is_none(), "a was evicted");
+        assert!(parse_event_id("nonsense").is_none());
+        assert!(s.replay_after("c", 5).is_none());
     }
 }
