@@ -5,7 +5,6 @@
 //! the graceful close of listen streams at shutdown.
 
 use std::net::SocketAddr;
-use std::sync::Arc;
 use std::time::Duration;
 
 use ferrite_core::transport::http::{self, HttpOptions};

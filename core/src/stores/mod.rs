@@ -92,7 +92,12 @@ pub trait SessionStore: Send + Sync + 'static {
     /// This instance's id (random, unique in the fleet).
     fn instance(&self) -> &str;
     /// Keep `record` under `id`; it expires after `ttl` without a load or a touch.
-    fn save(&self, id: &str, record: &SessionRecord, ttl: Option<Duration>) -> BoxFuture<'static, Result<(), StoreError>>;
+    fn save(
+        &self,
+        id: &str,
+        record: &SessionRecord,
+        ttl: Option<Duration>,
+    ) -> BoxFuture<'static, Result<(), StoreError>>;
     /// The record of `id` (`None`: never created, expired or ended), its expiry renewed.
     fn load(&self, id: &str, ttl: Option<Duration>) -> BoxFuture<'static, Result<Option<SessionRecord>, StoreError>>;
     /// Renew the expiry of sessions that are busy here (an open stream, a running request).
@@ -105,6 +110,9 @@ pub trait SessionStore: Send + Sync + 'static {
     fn receive(&self, sink: MessageSink);
 }
 
+/// Numbered events of a stream, in order.
+pub type Events = Vec<(u64, String)>;
+
 /// The SSE events of the session streams of a fleet, for resumption with `Last-Event-ID` on
 /// any instance. The instance writing a stream numbers its events; an event reaches the
 /// client only after the log accepted it, so whatever a client saw can be resumed elsewhere.
@@ -112,7 +120,7 @@ pub trait EventLog: Send + Sync + 'static {
     /// Keep event `seq` of `stream`.
     fn append(&self, stream: &str, seq: u64, data: &str) -> BoxFuture<'static, Result<(), StoreError>>;
     /// The events of `stream` after `seq`, in order (`None`: the stream is unknown or expired).
-    fn replay_after(&self, stream: &str, seq: u64) -> BoxFuture<'static, Result<Option<Vec<(u64, String)>>, StoreError>>;
+    fn replay_after(&self, stream: &str, seq: u64) -> BoxFuture<'static, Result<Option<Events>, StoreError>>;
 }
 
 /// The stores of a fleet's sessions, as a server carries them.

@@ -13,7 +13,9 @@ use futures::StreamExt as _;
 use serde::{Deserialize, Serialize};
 
 use super::{unavailable, RedisStore};
-use crate::stores::{EventLog, MessageSink, Recipient, SessionMessage, SessionRecord, SessionStore, StoreError};
+use crate::stores::{
+    EventLog, Events, MessageSink, Recipient, SessionMessage, SessionRecord, SessionStore, StoreError,
+};
 use crate::sync::lock;
 
 /// How long the subscriber waits before subscribing again after losing Redis.
@@ -73,7 +75,12 @@ impl SessionStore for RedisSessions {
         &self.inner.instance
     }
 
-    fn save(&self, id: &str, record: &SessionRecord, ttl: Option<Duration>) -> BoxFuture<'static, Result<(), StoreError>> {
+    fn save(
+        &self,
+        id: &str,
+        record: &SessionRecord,
+        ttl: Option<Duration>,
+    ) -> BoxFuture<'static, Result<(), StoreError>> {
         let key = self.record_key(id);
         let text = serde_json::to_string(record);
         let mut c = self.redis.conn();
@@ -134,7 +141,8 @@ impl SessionStore for RedisSessions {
         let mut c = self.redis.conn();
         Box::pin(async move {
             let text = text.map_err(|e| StoreError::Unavailable(format!("session message: {e}")))?;
-            let n: i64 = redis::cmd("PUBLISH").arg(&channel).arg(text).query_async(&mut c).await.map_err(unavailable)?;
+            let n: i64 =
+                redis::cmd("PUBLISH").arg(&channel).arg(text).query_async(&mut c).await.map_err(unavailable)?;
             Ok(usize::try_from(n).unwrap_or(0))
         })
     }
@@ -211,7 +219,7 @@ impl EventLog for RedisEventLog {
         Box::pin(async move { pipe.query_async::<()>(&mut c).await.map_err(unavailable) })
     }
 
-    fn replay_after(&self, stream: &str, seq: u64) -> BoxFuture<'static, Result<Option<Vec<(u64, String)>>, StoreError>> {
+    fn replay_after(&self, stream: &str, seq: u64) -> BoxFuture<'static, Result<Option<Events>, StoreError>> {
         let key = self.key(stream);
         let mut pipe = redis::pipe();
         pipe.cmd("EXISTS").arg(&key);

@@ -359,7 +359,9 @@ impl Answer {
         match self {
             Answer::Text(t) => t,
             Answer::Modern(r) => r.to_json_string(),
-            Answer::Unavailable(id, why) => OutboundResponse::error(id, ErrorObject::store_unavailable(why)).to_json_string(),
+            Answer::Unavailable(id, why) => {
+                OutboundResponse::error(id, ErrorObject::store_unavailable(why)).to_json_string()
+            }
         }
     }
 }
@@ -453,9 +455,11 @@ where
 fn finish_json(st: &HttpState, out: Option<Answer>, session: Option<&Arc<Session>>, new_session: bool) -> Response {
     let Some(out) = out else { return accepted() };
     let status = out.status();
+    let kept = !matches!(out, Answer::Unavailable(..));
     let mut r = match session {
-        // A session is established only by an initialize that succeeded.
-        Some(s) if new_session && !s.conn.initialize_processed() => {
+        // A session is established only by an initialize that succeeded (and, in a fleet,
+        // whose record was kept).
+        Some(s) if new_session && (!s.conn.initialize_processed() || !kept) => {
             st.sessions.discard(s.id());
             json_response(out.into_text(), None)
         }

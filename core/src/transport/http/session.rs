@@ -16,8 +16,8 @@ use tokio_util::sync::CancellationToken;
 use super::sse::StreamHub;
 use crate::protocol::RequestId;
 use crate::server::outbound::{Answer, PendingRequests};
-use crate::stores::{Recipient, SessionMessage, SessionRecord, SessionStore};
 use crate::server::ConnectionState;
+use crate::stores::{Recipient, SessionMessage, SessionRecord, SessionStore};
 use crate::sync::lock;
 
 /// A fresh session id: 128 random bits from the OS, as 32 lowercase hex characters.
@@ -112,7 +112,11 @@ impl Session {
         }
         sync.changes = changes;
         sync.rev += 1;
-        Some(SessionRecord { owner: self.owner.as_deref().map(str::to_owned), state: self.conn.snapshot(), rev: sync.rev })
+        Some(SessionRecord {
+            owner: self.owner.as_deref().map(str::to_owned),
+            state: self.conn.snapshot(),
+            rev: sync.rev,
+        })
     }
 
     pub(crate) fn has_open_get_stream(&self) -> bool {
