@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Fleet benchmark (issue 14): throughput of 1, 2 and 4 stateless Rust everything servers
-# sharing one Redis behind the round-robin front (examples/rust/front.rs, via
-# tests/fleet/fleet.sh), against one instance with no front, at 2026-07-28; then tasks created
+# Fleet benchmark (issue 14): throughput of 1, 2 and 4 Rust everything servers sharing one
+# Redis behind the round-robin front (examples/rust/front.rs, via tests/fleet/fleet.sh),
+# against one instance with no front: stateless at 2026-07-28, then stateful at 2025-11-25
+# (a session per client, made on one instance and used on all); then tasks created
 # and polled to completion through the front, with the Redis commands each took (INFO stats'
 # total_commands_processed before and after, so every round trip of every instance counts).
 #
@@ -36,22 +37,37 @@ commands() { redis-cli -p "$redis_port" info stats | tr -d '\r' | awk -F: '/^tot
 export FERRITE_FLEET_REDIS_URL="redis://127.0.0.1:$redis_port/" FERRITE_FLEET_PROFILE=release
 echo "machine: $(nproc) cores; load: $clients clients, ${duration}s, tools/call add at 2026-07-28 (stateless)"
 
-rate() { python3 -c 'import json,sys; d=json.load(sys.stdin); print("%.0f req/s, p50 %.0f us, p99 %.0f us" % (d["req_per_s"], d["p50_us"], d["p99_us"]))'; }
+rate() { python3 -c 'import json,sys; d=json.load(sys.stdin); print("%.0f req/s, p50 %.0f us, p99 %.0f us, %d calls, %d errors" % (d["req_per_s"], d["p50_us"], d["p99_us"], d["calls"], d["errors"]))'; }
+calls() { python3 -c 'import json,sys; print(json.load(sys.stdin)["calls"])'; }
+mode="stateless-json"
+protocol="2026-07-28"
 run() { # label, then the server command (which takes the port)
-  local label=$1 port before after line
+  local label=$1 port before after line n
   shift
   port=$(free_port)
   before=$(commands)
-  line=$("$loadgen" --port "$port" --mode stateless-json --protocol 2026-07-28 --clients "$clients" \
+  line=$("$loadgen" --port "$port" --mode "$mode" --protocol "$protocol" --clients "$clients" \
     --duration "$duration" --label "$label" -- "$@" --port "$port")
   after=$(commands)
-  echo "$label: $(echo "$line" | rate); redis commands: $((after - before - 1))"
+  n=$(echo "$line" | calls)
+  # The count includes the warm-up calls and the handshakes, so it is an upper bound per call.
+  echo "$label: $(echo "$line" | rate); redis commands: $((after - before - 1)) ($(python3 -c "print(round(($after - $before - 1) / max($n, 1), 2))") per measured call)"
 }
 run "1 instance, no front" "$rel" --stateless --redis "$FERRITE_FLEET_REDIS_URL"
 for n in 1 2 4; do
   fleet=""
   for _ in $(seq 1 "$n"); do fleet="${fleet:+$fleet;}$rel --stateless"; done
   FERRITE_FLEET="$fleet" run "$n instance(s) behind the front" tests/fleet/fleet.sh
+done
+
+echo "stateful: tools/call add at 2025-11-25, one session per client shared through Redis (JSON answers: the handler is silent)"
+mode="stateful-sse"
+protocol="2025-11-25"
+run "1 instance, no front, stateful" "$rel" --redis "$FERRITE_FLEET_REDIS_URL"
+for n in 1 2 4; do
+  fleet=""
+  for _ in $(seq 1 "$n"); do fleet="${fleet:+$fleet;}$rel"; done
+  FERRITE_FLEET="$fleet" run "$n instance(s) behind the front, stateful" tests/fleet/fleet.sh
 done
 
 for n in 1 2; do
