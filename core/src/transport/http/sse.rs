@@ -8,7 +8,7 @@
 //! than letting memory grow.
 
 use std::collections::{HashMap, VecDeque};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock, Weak};
 use std::time::Duration;
 
 use bytes::Bytes;
@@ -154,7 +154,10 @@ enum Write {
 pub(crate) struct StreamHub {
     id: String,
     resume: Resume,
-    writer: Option<mpsc::UnboundedSender<Write>>,
+    /// The writer of a shared stream, started by its first event (most POSTs answer as JSON
+    /// and never need one).
+    writer: OnceLock<mpsc::UnboundedSender<Write>>,
+    me: Weak<StreamHub>,
     state: Mutex<HubState>,
 }
 
@@ -177,17 +180,11 @@ impl StreamHub {
             Resume::Shared { next, .. } => *next,
             _ => 0,
         };
-        let (writer, rx) = match &resume {
-            Resume::Shared { .. } => {
-                let (tx, rx) = mpsc::unbounded_channel();
-                (Some(tx), Some(rx))
-            }
-            _ => (None, None),
-        };
-        let hub = Arc::new(StreamHub {
+        Arc::new_cyclic(|me| StreamHub {
             id,
             resume,
-            writer,
+            writer: OnceLock::new(),
+            me: me.clone(),
             state: Mutex::new(HubState {
                 started: false,
                 buffered: Vec::new(),
@@ -198,11 +195,11 @@ impl StreamHub {
                 next_seq,
                 sent_seq: next_seq.checked_sub(1),
             }),
-        });
-        if let (Some(rx), Resume::Shared { log, .. }) = (rx, &hub.resume) {
-            tokio::spawn(write_shared(Arc::downgrade(&hub), log.clone(), hub.id.clone(), rx));
-        }
-        hub
+        })
+    }
+
+    fn is_shared(&self) -> bool {
+        matches!(self.resume, Resume::Shared { .. })
     }
 
     pub(crate) fn id(&self) -> &str {
@@ -239,10 +236,14 @@ impl StreamHub {
     }
 
     fn queue(&self, w: Write) {
-        if let Some(q) = &self.writer {
-            // The writer lives as long as the hub: a send cannot fail.
-            let _ = q.send(w);
-        }
+        let Resume::Shared { log, .. } = &self.resume else { return };
+        let q = self.writer.get_or_init(|| {
+            let (tx, rx) = mpsc::unbounded_channel();
+            tokio::spawn(write_shared(self.me.clone(), log.clone(), self.id.clone(), rx));
+            tx
+        });
+        // The writer lives as long as the hub: a send cannot fail.
+        let _ = q.send(w);
     }
 
     fn send(st: &mut HubState, frame: Bytes) {
@@ -276,9 +277,10 @@ impl StreamHub {
 
     /// Drop the client's connection once what was emitted before reached it.
     fn end_sink(&self, st: &mut HubState, retry: Option<Duration>) {
-        match self.writer {
-            Some(_) => self.queue(Write::DropSink(retry)),
-            None => Self::drop_sink(st, retry),
+        if self.is_shared() {
+            self.queue(Write::DropSink(retry));
+        } else {
+            Self::drop_sink(st, retry);
         }
     }
 
@@ -347,7 +349,7 @@ impl StreamHub {
             st.sent_seq = Some(st.sent_seq.map_or(seq, |s| s.max(seq)));
         }
         let drained = st.sent_seq.map_or(0, |s| s + 1) >= st.next_seq;
-        if !st.finished || (self.writer.is_some() && !drained) {
+        if !st.finished || (self.is_shared() && !drained) {
             st.started = true;
             st.sink = Some(sink);
             if st.finished {
@@ -379,7 +381,7 @@ pub(crate) fn parse_event_id(id: &str) -> Option<(&str, u64)> {
 /// client is attached then (unless a replay already sent it). A log that fails does not stop
 /// the live stream; the event just cannot be resumed.
 async fn write_shared(
-    hub: std::sync::Weak<StreamHub>,
+    hub: Weak<StreamHub>,
     log: Arc<dyn EventLog>,
     stream: String,
     mut rx: mpsc::UnboundedReceiver<Write>,
