@@ -5,9 +5,6 @@
 //! published meanwhile, as a client whose stream was not open would; the subscriber
 //! reconnects on its own.
 
-use std::time::Duration;
-
-use futures::StreamExt as _;
 use redis::AsyncCommands as _;
 use serde::{Deserialize, Serialize};
 use tokio::sync::mpsc;
@@ -15,11 +12,6 @@ use tokio::sync::mpsc;
 use super::RedisStore;
 use crate::server::fanout::{Fanout, FanoutEvent};
 use crate::server::{Server, WeakServer};
-
-/// How long the subscriber waits before subscribing again after losing Redis.
-const RESUBSCRIBE_AFTER: Duration = Duration::from_millis(500);
-/// How often an idle subscriber checks that its server still exists.
-const LIVENESS_CHECK: Duration = Duration::from_secs(5);
 
 #[derive(Serialize, Deserialize)]
 struct Envelope {
@@ -76,35 +68,13 @@ async fn publish(redis: RedisStore, channel: String, origin: String, mut rx: mps
     }
 }
 
-/// Deliver what other instances publish, subscribing again whenever the connection is lost,
-/// until the server is gone.
+/// Deliver what other instances publish to the server's listeners, until the server is gone.
 async fn subscribe(client: redis::Client, channel: String, origin: String, server: WeakServer) {
-    loop {
-        if server.upgrade().is_none() {
-            return;
+    let deliver = |server: &Server, text: String| match serde_json::from_str::<Envelope>(&text) {
+        Ok(e) if e.origin != origin => {
+            server.deliver(&e.event);
         }
-        if let Ok(mut pubsub) = client.get_async_pubsub().await {
-            if pubsub.subscribe(&channel).await.is_ok() {
-                let mut messages = pubsub.on_message();
-                loop {
-                    // Wake up now and then to notice a server that is gone.
-                    let msg = match tokio::time::timeout(LIVENESS_CHECK, messages.next()).await {
-                        Ok(Some(msg)) => msg,
-                        Ok(None) => break,
-                        Err(_) if server.upgrade().is_none() => return,
-                        Err(_) => continue,
-                    };
-                    let Some(server) = server.upgrade() else { return };
-                    let Ok(text) = msg.get_payload::<String>() else { continue };
-                    match serde_json::from_str::<Envelope>(&text) {
-                        Ok(e) if e.origin != origin => {
-                            server.deliver(&e.event);
-                        }
-                        _ => {}
-                    }
-                }
-            }
-        }
-        tokio::time::sleep(RESUBSCRIBE_AFTER).await;
-    }
+        _ => {}
+    };
+    super::pubsub::listen(client, vec![channel], || server.upgrade(), deliver).await;
 }

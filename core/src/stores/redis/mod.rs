@@ -10,6 +10,7 @@
 //! its own when Redis is back.
 
 mod fanout;
+mod pubsub;
 mod sessions;
 mod tasks;
 

@@ -9,7 +9,6 @@ use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
 use futures::future::BoxFuture;
-use futures::StreamExt as _;
 use serde::{Deserialize, Serialize};
 
 use super::{unavailable, RedisStore};
@@ -17,11 +16,6 @@ use crate::stores::{
     EventLog, Events, MessageSink, Recipient, SessionMessage, SessionRecord, SessionStore, StoreError,
 };
 use crate::sync::lock;
-
-/// How long the subscriber waits before subscribing again after losing Redis.
-const RESUBSCRIBE_AFTER: Duration = Duration::from_millis(500);
-/// How often an idle subscriber checks that its store still exists.
-const LIVENESS_CHECK: Duration = Duration::from_secs(5);
 
 #[derive(Serialize, Deserialize)]
 struct Envelope {
@@ -152,38 +146,19 @@ impl SessionStore for RedisSessions {
     }
 }
 
-/// Deliver the messages for this instance to its sinks, subscribing again whenever the
-/// connection is lost, until the store is gone.
+/// Deliver the messages for this instance to its sinks, until the store is gone.
 async fn subscribe(client: redis::Client, channels: [String; 2], inner: Weak<Inner>) {
-    loop {
-        if inner.upgrade().is_none() {
+    let deliver = |inner: &Arc<Inner>, text: String| {
+        let Ok(e) = serde_json::from_str::<Envelope>(&text) else { return };
+        if e.origin == inner.instance {
             return;
         }
-        if let Ok(mut pubsub) = client.get_async_pubsub().await {
-            if pubsub.subscribe(&channels[..]).await.is_ok() {
-                let mut messages = pubsub.on_message();
-                loop {
-                    let msg = match tokio::time::timeout(LIVENESS_CHECK, messages.next()).await {
-                        Ok(Some(msg)) => msg,
-                        Ok(None) => break,
-                        Err(_) if inner.upgrade().is_none() => return,
-                        Err(_) => continue,
-                    };
-                    let Some(inner) = inner.upgrade() else { return };
-                    let Ok(text) = msg.get_payload::<String>() else { continue };
-                    let Ok(e) = serde_json::from_str::<Envelope>(&text) else { continue };
-                    if e.origin == inner.instance {
-                        continue;
-                    }
-                    let sinks: Vec<MessageSink> = lock(&inner.sinks).clone();
-                    for sink in sinks {
-                        sink(e.message.clone());
-                    }
-                }
-            }
+        let sinks: Vec<MessageSink> = lock(&inner.sinks).clone();
+        for sink in sinks {
+            sink(e.message.clone());
         }
-        tokio::time::sleep(RESUBSCRIBE_AFTER).await;
-    }
+    };
+    super::pubsub::listen(client, channels.to_vec(), || inner.upgrade(), deliver).await;
 }
 
 /// The SSE events of a fleet's session streams in Redis: one sorted set per stream, scored by
