@@ -1,7 +1,7 @@
 /* The C everything server's shared header: what its files (everything.c: the command line and
  * the transports; everything_handshake.c and everything_modern.c: the fixtures of each protocol
- * era; everything_tasks.c: the task fixtures; everything_helpers.c: small helpers) use from one
- * another. */
+ * era; everything_tasks.c: the task fixtures; everything_fleet.c: the fleet fixture;
+ * everything_helpers.c: small helpers) use from one another. */
 #ifndef FERRITE_EVERYTHING_H
 #define FERRITE_EVERYTHING_H
 
@@ -58,6 +58,9 @@ void register_prompts(ferrite_server *server);
 
 /* everything_modern.c */
 void register_modern(ferrite_server *server);
+
+/* everything_fleet.c */
+void register_fleet(ferrite_server *server);
 
 /* everything_tasks.c */
 void register_tasks(ferrite_server *server);

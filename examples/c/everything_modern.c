@@ -686,6 +686,7 @@ void register_modern(ferrite_server *server) {
              SIMPLE_TOOL("test_trigger_prompt_change",
                          "Replaces test_dynamic_prompt and announces the prompts list changed"),
              tool_trigger_prompt_change, server);
+    register_fleet(server); /* test_trigger_resource_update, in the same place on every surface */
     add_tool(server,
              "{\"name\":\"test_x_mcp_header\",\"description\":\"Echoes a region that HTTP clients mirror into the "
              "Mcp-Param-Region header\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"region\":{\"type\":"

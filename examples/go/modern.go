@@ -418,6 +418,20 @@ func registerModern(s *ferrite.Server) error {
 		}); err != nil {
 		return err
 	}
+	// With --redis the update reaches the uri's subscribers on every instance of the fleet; the
+	// text counts the listeners reached on this one.
+	if err := s.AddTool(tool("test_trigger_resource_update", "Announces that the resource uri was updated (to its subscribers on every instance)",
+		obj{"type": "object", "properties": obj{"uri": obj{"type": "string", "description": "The resource that changed"}},
+			"required": []string{"uri"}}),
+		func(_ ferrite.Request, args json.RawMessage) (any, error) {
+			var a struct {
+				URI string `json:"uri"`
+			}
+			json.Unmarshal(args, &a)
+			return text(fmt.Sprintf("resource %s updated (%d listeners)", a.URI, s.NotifyResourceUpdated(a.URI))), nil
+		}); err != nil {
+		return err
+	}
 	if err := s.AddTool(tool("test_x_mcp_header", "Echoes a region that HTTP clients mirror into the Mcp-Param-Region header",
 		obj{"type": "object", "properties": obj{"region": obj{"type": "string", "description": "A region name",
 			"x-mcp-header": "Region"}}, "required": []string{"region"}}),

@@ -194,6 +194,20 @@ function registerOtherTools(server) {
       return `prompts list changed (version ${version}, ${reached} listeners)`;
     },
   );
+  // With a fleet the update reaches the uri's subscribers on every instance; the text counts the
+  // listeners reached on this one.
+  server.tool(
+    'test_trigger_resource_update',
+    {
+      description: 'Announces that the resource uri was updated (to its subscribers on every instance)',
+      inputSchema: {
+        type: 'object',
+        properties: { uri: { type: 'string', description: 'The resource that changed' } },
+        required: ['uri'],
+      },
+    },
+    ({ uri }) => `resource ${uri} updated (${server.notifyResourceUpdated(uri)} listeners)`,
+  );
 
   server.tool(
     'test_x_mcp_header',

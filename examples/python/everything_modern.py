@@ -235,6 +235,20 @@ def register_other_tools(server: Server) -> None:
         reached = server.notify_prompts_list_changed()
         return f"prompts list changed (version {version}, {reached} listeners)"
 
+    # With a fleet the update reaches the uri's subscribers on every instance; the text counts the
+    # listeners reached on this one.
+    @server.tool(
+        input_schema={
+            "type": "object",
+            "properties": {"uri": {"type": "string", "description": "The resource that changed"}},
+            "required": ["uri"],
+        }
+    )
+    def test_trigger_resource_update(uri: str) -> str:
+        """Announces that the resource uri was updated (to its subscribers on every instance)"""
+        reached = server.notify_resource_updated(uri)
+        return f"resource {uri} updated ({reached} listeners)"
+
     @server.tool(
         input_schema={
             "type": "object",

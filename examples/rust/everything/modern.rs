@@ -330,6 +330,22 @@ fn register_other_tools(server: &Server) -> Result<(), Box<dyn std::error::Error
             Ok(CallToolResult::text(format!("prompts list changed (version {version}, {reached} listeners)")))
         },
     )?;
+    // Publishes a resource update: with a fleet (--redis) it reaches subscribers on every
+    // instance; the text counts the listeners reached on this one.
+    let s = server.downgrade();
+    server.add_tool_fn(
+        tool(
+            "test_trigger_resource_update",
+            "Announces that the resource uri was updated (to its subscribers on every instance)",
+            json!({"type":"object","properties":{"uri":{"type":"string","description":"The resource that changed"}},"required":["uri"]}),
+        ),
+        move |args| {
+            let s = s.upgrade().ok_or_else(|| HandlerError::failed("the server is shutting down"))?;
+            let uri = args.get("uri").and_then(Value::as_str).unwrap_or_default();
+            let reached = s.notify_resource_updated(uri);
+            Ok(CallToolResult::text(format!("resource {uri} updated ({reached} listeners)")))
+        },
+    )?;
     server.add_tool(
         tool(
             "test_x_mcp_header",
