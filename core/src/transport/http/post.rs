@@ -309,8 +309,12 @@ async fn route_elsewhere(st: &HttpState, s: &Session, payload: &Payload) -> Resu
             },
             Message::Notification(n) if n.method == "notifications/cancelled" => {
                 let request = n.params.as_ref().and_then(|p| p.get("requestId")).cloned();
+                // A request running here is cancelled by the dispatch below; only one running
+                // elsewhere needs the bus.
                 if let Some(id) = request.and_then(|v| serde_json::from_value::<RequestId>(v).ok()) {
-                    st.sessions.route_cancel(s.id(), &id).await;
+                    if !s.conn.cancel_request(&id) {
+                        st.sessions.route_cancel(s.id(), &id).await;
+                    }
                 }
             }
             _ => {}

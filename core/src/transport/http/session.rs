@@ -356,9 +356,10 @@ impl SessionManager {
         }
         if let (Some(store), Some(ttl)) = (&self.shared, self.idle_timeout) {
             let busy: Vec<String> = all.iter().filter(|s| s.is_busy()).map(|s| s.id().to_owned()).collect();
-            if !busy.is_empty() {
+            // Renewed by a task on the sweeper's runtime (none outside one: nothing to renew).
+            if let (false, Ok(rt)) = (busy.is_empty(), tokio::runtime::Handle::try_current()) {
                 let touch = store.touch(busy, ttl);
-                tokio::spawn(async move {
+                rt.spawn(async move {
                     let _ = touch.await;
                 });
             }
