@@ -113,6 +113,7 @@ export type ClientRequestErrorKind =
   | 'rpc'
   | 'malformed'
   | 'timeout'
+  | 'cancelled'
   | 'invalidArguments'
   | 'useInputRequired'
   | 'invalidElicitation'

@@ -140,6 +140,7 @@ pub(crate) fn peer_error(e: &PeerError) -> String {
         PeerError::Rpc(_) => "rpc",
         PeerError::Malformed(_) | PeerError::InvalidAnswer(_) => "malformed",
         PeerError::Timeout => "timeout",
+        PeerError::Cancelled => "cancelled",
         PeerError::UseInputRequired => "useInputRequired",
         PeerError::InvalidElicitation(_) => "invalidElicitation",
         _ => "other",

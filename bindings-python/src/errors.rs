@@ -74,6 +74,7 @@ pub fn peer_err(py: Python<'_>, e: &PeerError) -> PyErr {
         }
         PeerError::UseInputRequired => message_err(py, "UseInputRequiredError", &e.to_string()),
         PeerError::Timeout => message_err(py, "RequestTimeoutError", &e.to_string()),
+        PeerError::Cancelled => message_err(py, "RequestCancelledError", &e.to_string()),
         PeerError::InvalidElicitation(_) => message_err(py, "InvalidElicitationError", &e.to_string()),
         _ => message_err(py, "PeerError", &e.to_string()),
     }

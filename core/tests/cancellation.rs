@@ -72,3 +72,47 @@ async fn cancelling_unknown_or_malformed_ids_is_harmless() {
     h.notify("notifications/cancelled", Value::Null).await;
     assert_eq!(h.ok("ping", Value::Null).await, json!({}));
 }
+
+#[tokio::test]
+async fn a_cancelled_request_sends_no_progress_logs_or_requests() {
+    let s = stateful("cancel");
+    s.enable_logging();
+    let started = Arc::new(Notify::new());
+    let outcome = Arc::new(std::sync::Mutex::new(None));
+    let (st, out) = (started.clone(), outcome.clone());
+    s.add_tool(
+        Tool::new("chatty", json!({"type":"object"})).with_description("talks after it is cancelled"),
+        move |_a: Value, ctx: RequestContext| {
+            let (started, out) = (st.clone(), out.clone());
+            async move {
+                assert!(ctx.report_progress(1.0, Some(3.0), None), "progress flows before the cancellation");
+                assert!(ctx.info("before the cancellation"), "logs flow before the cancellation");
+                started.notify_one();
+                ctx.cancelled().await;
+                let sent = (
+                    ctx.report_progress(2.0, Some(3.0), None),
+                    ctx.info("after the cancellation"),
+                    ctx.send_request("roots/list", None).await.map_err(|e| e.to_string()),
+                );
+                *out.lock().unwrap() = Some(sent);
+                Ok(CallToolResult::text("late"))
+            }
+        },
+    )
+    .unwrap();
+    let h = Arc::new(Harness::new(s));
+    h.initialize("2025-11-25", json!({"roots": {}})).await;
+    let h2 = h.clone();
+    let call = tokio::spawn(async move {
+        let params = json!({"name":"chatty","_meta":{"progressToken":"p"}});
+        h2.server.handle(Message::request(1, "tools/call", Some(params)), &h2.conn, &h2.peer).await
+    });
+    started.notified().await;
+    let before = h.recorder.frames().len();
+    h.notify("notifications/cancelled", json!({"requestId": 1})).await;
+    assert!(tokio::time::timeout(Duration::from_secs(2), call).await.expect("handler stopped").unwrap().is_none());
+    let sent = outcome.lock().unwrap().clone().expect("the handler ran on after the cancellation");
+    assert_eq!(sent, (false, false, Err("the request was cancelled by the client".to_owned())));
+    assert_eq!(h.recorder.frames().len(), before, "nothing reached the client after the cancellation");
+    assert!(h.recorder.requests.lock().unwrap().is_empty(), "no server-to-client request was sent");
+}

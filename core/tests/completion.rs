@@ -26,12 +26,13 @@ async fn per_argument_completer_filters_by_prefix() {
 }
 
 #[tokio::test]
-async fn unmatched_references_complete_to_nothing() {
+async fn unmatched_arguments_complete_to_nothing_and_unknown_prompts_are_invalid_params() {
     let s = stateful("c");
     s.set_argument_candidates(prompt_ref("p"), "city", vec!["paris".into()]);
     let h = Harness::new(s);
-    let r = h.ok("completion/complete", complete_params("other", "city", "pa")).await;
+    let r = h.ok("completion/complete", complete_params("p", "country", "fr")).await;
     assert_eq!(r["completion"]["values"], json!([]));
+    assert_eq!(h.err_code("completion/complete", complete_params("other", "city", "pa")).await, -32602);
     let r = h
         .ok(
             "completion/complete",

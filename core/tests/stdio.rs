@@ -186,12 +186,32 @@ async fn an_oversized_line_is_refused_and_the_server_keeps_serving() {
     let big = format!(r#"{{"jsonrpc":"2.0","id":1,"method":"ping","params":{{"pad":"{}"}}}}"#, "x".repeat(100_000));
     c.send_raw(&big).await;
     let r = c.recv().await;
-    assert_eq!(r["error"]["code"], -32600);
+    assert_eq!(r["error"]["code"], -32700);
     assert_eq!(r["id"], Value::Null);
     assert!(r["error"]["message"].as_str().unwrap().contains("1024"));
     c.send(json!({"jsonrpc":"2.0","id":2,"method":"ping"})).await;
     assert_eq!(c.recv().await["id"], 2);
     c.finish().await;
+}
+
+#[tokio::test]
+async fn an_oversized_unterminated_line_at_eof_is_a_parse_error() {
+    let opts = StdioOptions { max_line_bytes: 1024, ..Default::default() };
+    let mut c = Client::start(server(), opts);
+    c.send(json!({"jsonrpc":"2.0","id":1,"method":"ping"})).await;
+    assert_eq!(c.recv().await["id"], 1);
+    // 64 KiB of an unterminated message, then EOF.
+    c.write
+        .write_all(
+            format!(r#"{{"jsonrpc":"2.0","id":2,"method":"ping","params":{{"pad":"{}"#, "x".repeat(65_536)).as_bytes(),
+        )
+        .await
+        .unwrap();
+    c.write.shutdown().await.unwrap();
+    let r = c.recv().await;
+    assert_eq!((r["id"].clone(), r["error"]["code"].clone()), (Value::Null, json!(-32700)));
+    let server = c.server.take().unwrap();
+    tokio::time::timeout(Duration::from_secs(5), server).await.expect("the server stops at EOF").unwrap().unwrap();
 }
 
 #[tokio::test]

@@ -56,6 +56,7 @@ from .errors import (
     UrlElicitationRequiredError,
     NoChannelError,
     PeerError,
+    RequestCancelledError,
     RequestTimeoutError,
     ResourceNotFoundError,
     ServerClosedError,
@@ -137,6 +138,7 @@ __all__ = [
     "ConnectionClosedError",
     "ClientError",
     "MalformedResponseError",
+    "RequestCancelledError",
     "RequestTimeoutError",
     "VerifierUnavailableError",
 ]

@@ -40,6 +40,7 @@ __all__ = [
     "ClientError",
     "MalformedResponseError",
     "RequestTimeoutError",
+    "RequestCancelledError",
     "VerifierUnavailableError",
 ]
 
@@ -172,6 +173,11 @@ class MalformedResponseError(PeerError):
 
 class RequestTimeoutError(PeerError, TimeoutError):
     """The client did not answer in time (``ping_client``)."""
+
+
+class RequestCancelledError(PeerError):
+    """The client cancelled the request being handled: the server-to-client request was not
+    sent, or its answer is no longer awaited."""
 
 
 class ClientError(PeerError):

@@ -341,10 +341,23 @@ impl Envelope {
         match self.method {
             Some(Value::String(method)) => {
                 let (params, meta) = match self.params {
-                    None | Some(ParamsField::Other(Value::Null)) => (None, None),
+                    None => (None, None),
                     Some(ParamsField::Object { rest, meta }) => (Some(Value::Object(rest)), meta),
-                    Some(ParamsField::Other(p @ Value::Array(_))) => (Some(p), None),
-                    Some(ParamsField::Other(_)) => return invalid(id, "params must be an object or an array"),
+                    // A notification is never answered: lenient with what it carries.
+                    Some(ParamsField::Other(Value::Null)) if id.is_none() => (None, None),
+                    Some(ParamsField::Other(p @ Value::Array(_))) if id.is_none() => (Some(p), None),
+                    // JSON-RPC allows by-position params; every MCP method takes an object.
+                    Some(ParamsField::Other(Value::Array(_))) => {
+                        return Err(Invalid {
+                            id,
+                            error: ErrorObject::invalid_params(
+                                "Invalid params: MCP params are an object (by name), not an array",
+                            ),
+                        })
+                    }
+                    Some(ParamsField::Other(_)) => {
+                        return invalid(id, "params must be an object or left out (not null, a string or a number)")
+                    }
                 };
                 Ok(match id {
                     Some(id) => Message::Request(Request { id, method, params, meta }),

@@ -108,6 +108,10 @@ pub enum PeerError {
     /// value of the wrong type or outside its options or bounds).
     #[error(transparent)]
     InvalidAnswer(#[from] crate::protocol::model::ElicitAnswerError),
+    /// The client cancelled the request this one was made for (`notifications/cancelled`):
+    /// nothing more is sent on its behalf.
+    #[error("the request was cancelled by the client")]
+    Cancelled,
 }
 
 /// The transport's channel to one client: where notifications and server-to-client requests
@@ -380,8 +384,12 @@ impl RequestContext {
     }
 
     /// Send a notification related to this request, written before the request's response.
+    /// Once the request is cancelled nothing more is sent for it (the client stopped
+    /// listening: its progress, logs and requests would only be noise).
     pub fn notify(&self, method: &str, params: Option<Value>) {
-        self.inner.peer.send(notification_text(method, params.as_ref()));
+        if !self.is_cancelled() {
+            self.inner.peer.send(notification_text(method, params.as_ref()));
+        }
     }
 
     /// Emit `notifications/message`, unless the server has no logging capability or the
@@ -389,7 +397,7 @@ impl RequestContext {
     /// On a 2026-07-28 request the minimum level is the one the request carried, and a
     /// request that carried none gets no log messages.
     pub fn log(&self, level: LoggingLevel, data: Value, logger: Option<&str>) -> bool {
-        if !self.inner.logging_enabled {
+        if !self.inner.logging_enabled || self.is_cancelled() {
             return false;
         }
         let min = if self.inner.modern {
@@ -431,7 +439,7 @@ impl RequestContext {
     /// Emit `notifications/progress`. A no-op (returning false) when the request carried no
     /// progress token. `message` is sent only from 2025-03-26 on.
     pub fn report_progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) -> bool {
-        let Some(token) = &self.inner.progress_token else {
+        let Some(token) = self.progress_token_live() else {
             return false;
         };
         let mut params = Map::new();
@@ -451,18 +459,28 @@ impl RequestContext {
 
     /// Integer-step progress: `done` of `total`.
     pub fn report_progress_steps(&self, done: u64, total: u64) -> bool {
-        let Some(token) = &self.inner.progress_token else {
+        let Some(token) = self.progress_token_live() else {
             return false;
         };
         self.notify("notifications/progress", Some(json!({"progressToken": token, "progress": done, "total": total})));
         true
     }
 
+    /// The progress token, unless the request was cancelled (then progress is not sent).
+    fn progress_token_live(&self) -> Option<&Value> {
+        self.inner.progress_token.as_ref().filter(|_| !self.is_cancelled())
+    }
+
     /// Send a request to the client and wait for its result. Fails on a stateless server,
-    /// on a transport without a channel back, or when the client answers with an error.
+    /// on a transport without a channel back, when the client answers with an error, and
+    /// with [`PeerError::Cancelled`] when this request is (or gets) cancelled: the request is
+    /// then not sent, or no longer awaited.
     pub async fn send_request(&self, method: &str, params: Option<Value>) -> Result<Value, PeerError> {
+        if self.is_cancelled() {
+            return Err(PeerError::Cancelled);
+        }
         if self.inner.in_task {
-            return self.inner.peer.request(method, params).await;
+            return self.until_cancelled(self.inner.peer.request(method, params)).await;
         }
         if self.inner.modern {
             return Err(PeerError::UseInputRequired);
@@ -473,7 +491,15 @@ impl RequestContext {
         if !self.inner.peer.can_request() {
             return Err(PeerError::NoChannel);
         }
-        self.inner.peer.request(method, params).await
+        self.until_cancelled(self.inner.peer.request(method, params)).await
+    }
+
+    async fn until_cancelled(&self, asked: BoxFuture<'static, Result<Value, PeerError>>) -> Result<Value, PeerError> {
+        tokio::select! {
+            biased;
+            answer = asked => answer,
+            _ = self.inner.cancel.cancelled() => Err(PeerError::Cancelled),
+        }
     }
 
     fn require(&self, capability: &str) -> Result<(), PeerError> {

@@ -28,8 +28,13 @@ impl Server {
     pub(crate) fn initialize(&self, params: Option<Value>, conn: &Arc<ConnectionState>) -> Outcome {
         let mut p = params_map(params, "initialize")?;
         let requested = required_str(&mut p, "protocolVersion", "initialize")?;
+        // Required by every revision's schema (an empty object when the client has none).
         let caps: ClientCapabilities = match p.remove("capabilities") {
-            None | Some(Value::Null) => ClientCapabilities::default(),
+            None | Some(Value::Null) => {
+                return Err(ErrorObject::invalid_params(
+                    "initialize: params.capabilities is required (an object; {} when the client has none)",
+                ))
+            }
             Some(v) => serde_json::from_value(v)
                 .map_err(|e| ErrorObject::invalid_params(format!("initialize: invalid capabilities: {e}")))?,
         };

@@ -386,6 +386,17 @@ impl Server {
         let request = CompleteRequest { reference, argument_name, argument_value, context_arguments };
         let (global, specific) = {
             let reg = read(&self.inner.registry);
+            // A prompt nobody serves or completes is the client's mistake. A completer for the
+            // prompt, or a global handler (which answers for whatever it knows, a proxied
+            // server's prompts say), counts as serving it.
+            if let CompletionReference::Prompt { name } = &request.reference {
+                let served = reg.prompts.contains_key(name)
+                    || reg.completion_handler.is_some()
+                    || reg.completers.keys().any(|(r, _)| r == &request.reference);
+                if !served {
+                    return Err(ErrorObject::invalid_params(format!("completion/complete: unknown prompt {name:?}")));
+                }
+            }
             (
                 reg.completion_handler.clone(),
                 reg.completers.get(&(request.reference.clone(), request.argument_name.clone())).cloned(),

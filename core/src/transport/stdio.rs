@@ -30,8 +30,8 @@ use crate::server::{BoxFuture, ConnectionState, Peer, PeerError, Server};
 /// Options of the stdio transport.
 #[derive(Debug, Clone)]
 pub struct StdioOptions {
-    /// The longest line accepted, in bytes; a longer one is answered with `-32600` and
-    /// skipped without buffering it. Default 4 MiB.
+    /// The longest line accepted, in bytes; a longer one (or an unterminated one at EOF) is
+    /// answered with `-32700` and skipped without buffering it. Default 4 MiB.
     pub max_line_bytes: usize,
     /// Cancel to stop serving: reading stops at once, in-flight requests finish, and
     /// [`serve`] returns as at EOF.
@@ -225,8 +225,9 @@ where
             let bytes = match line {
                 Line::Eof => return Ok(()),
                 Line::TooLong => {
-                    let e = ErrorObject::invalid_request(format!(
-                        "Invalid Request: message longer than the {} byte limit",
+                    // Never read whole, so never parsed: a parse error (and no id to answer).
+                    let e = ErrorObject::parse_error(format!(
+                        "Parse error: message longer than the {} byte limit (skipped unread)",
                         options.max_line_bytes
                     ));
                     out.write(&OutboundResponse::error(None, e).to_json_string()).await?;

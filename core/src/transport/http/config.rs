@@ -91,6 +91,18 @@ pub struct HttpConfig {
     /// Sessions idle this many milliseconds end (default 30 minutes; 0: never).
     #[serde(default, alias = "sessionIdleTimeoutMs", skip_serializing_if = "Option::is_none")]
     pub session_idle_timeout_ms: Option<u64>,
+    /// The most sessions held at once; a new one evicts the longest idle one that is not
+    /// busy, or gets 503 when all are (default 10000; 0: unbounded).
+    #[serde(default, alias = "maxSessions", skip_serializing_if = "Option::is_none")]
+    pub max_sessions: Option<u64>,
+    /// Close a connection whose request head has not arrived this many milliseconds after it
+    /// opened or went idle (default 30000; 0: never).
+    #[serde(default, alias = "headerReadTimeoutMs", skip_serializing_if = "Option::is_none")]
+    pub header_read_timeout_ms: Option<u64>,
+    /// Answer 408 to a request whose body has not arrived this many milliseconds after its
+    /// head (default 30000; 0: never).
+    #[serde(default, alias = "bodyReadTimeoutMs", skip_serializing_if = "Option::is_none")]
+    pub body_read_timeout_ms: Option<u64>,
     /// Accepted `Host` names, without port (default: `localhost`, `127.0.0.1`, `[::1]`). Not
     /// empty; each a host name, IPv4 address or bracketed IPv6 address.
     #[serde(default, alias = "allowedHosts", skip_serializing_if = "Option::is_none")]
@@ -205,6 +217,15 @@ impl HttpConfig {
         }
         if let Some(ms) = self.session_idle_timeout_ms {
             o.session_idle_timeout = (ms > 0).then(|| Duration::from_millis(ms));
+        }
+        if let Some(n) = self.max_sessions {
+            o.max_sessions = (n > 0).then(|| usize::try_from(n).unwrap_or(usize::MAX));
+        }
+        if let Some(ms) = self.header_read_timeout_ms {
+            o.header_read_timeout = (ms > 0).then(|| Duration::from_millis(ms));
+        }
+        if let Some(ms) = self.body_read_timeout_ms {
+            o.body_read_timeout = (ms > 0).then(|| Duration::from_millis(ms));
         }
         if let Some(ms) = self.sse_retry_ms {
             o.sse_retry = Duration::from_millis(ms);

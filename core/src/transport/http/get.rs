@@ -24,7 +24,7 @@ use crate::server::Peer;
 
 pub(super) async fn handle_get(State(st): State<Arc<HttpState>>, req: Request<Body>) -> Response {
     let (mut parts, _) = req.into_parts();
-    if let Err(r) = check_host(&st, &parts.headers) {
+    if let Err(r) = check_host(&st, &parts) {
         return r;
     }
     if let Err(r) = super::auth::authenticate(&st, &mut parts).await {

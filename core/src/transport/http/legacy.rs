@@ -24,7 +24,7 @@ use crate::sync::lock;
 
 pub(super) async fn handle_sse(State(st): State<Arc<HttpState>>, req: Request<Body>) -> Response {
     let (mut parts, _) = req.into_parts();
-    if let Err(r) = check_host(&st, &parts.headers) {
+    if let Err(r) = check_host(&st, &parts) {
         return r;
     }
     if let Err(r) = super::auth::authenticate(&st, &mut parts).await {
@@ -33,7 +33,8 @@ pub(super) async fn handle_sse(State(st): State<Arc<HttpState>>, req: Request<Bo
     let owner = parts.extensions.get::<crate::auth::Identity>().map(|i| i.subject().to_owned());
     let session = match st.sessions.create(owner.as_deref()) {
         Ok(s) => s,
-        Err(e) => return reject(StatusCode::INTERNAL_SERVER_ERROR, &format!("no randomness for a session id: {e}")),
+        Err(e @ super::session::CreateError::Full(_)) => return super::sessions_full(&e),
+        Err(e) => return reject(StatusCode::INTERNAL_SERVER_ERROR, &e.to_string()),
     };
     let (tx, rx) = mpsc::channel(st.opts.stream_buffer.max(1));
     let endpoint = format!("{}?sessionId={}", st.opts.legacy_messages_path, session.id());
@@ -65,7 +66,7 @@ pub(super) async fn handle_messages(
     req: Request<Body>,
 ) -> Response {
     let (mut parts, body) = req.into_parts();
-    if let Err(r) = check_host(&st, &parts.headers) {
+    if let Err(r) = check_host(&st, &parts) {
         return r;
     }
     if let Err(r) = super::auth::authenticate(&st, &mut parts).await {

@@ -20,6 +20,7 @@ pub mod config;
 mod get;
 pub mod host;
 mod legacy;
+mod listener;
 mod peer;
 mod post;
 pub mod security;
@@ -34,6 +35,7 @@ use std::time::Duration;
 
 use axum::body::Body;
 use axum::extract::{ConnectInfo, State};
+use axum::http::request::Parts;
 use axum::http::{header, HeaderMap, HeaderValue, Request, StatusCode};
 use axum::response::Response;
 use axum::routing::{post, MethodRouter};
@@ -81,6 +83,18 @@ pub struct HttpOptions {
     pub max_body_bytes: usize,
     /// Sessions idle for longer end (404 afterwards). Default 30 minutes; `None` never.
     pub session_idle_timeout: Option<Duration>,
+    /// The most sessions held at once (live parts in this process). A new one evicts the
+    /// longest idle session that is not busy; when every one is busy, `initialize` gets 503
+    /// with `Retry-After`. Default 10,000; `None` unbounded.
+    pub max_sessions: Option<usize>,
+    /// A connection whose request head has not fully arrived this long after the connection
+    /// opened or went idle is closed (slow or idle clients; keep-alive connections included).
+    /// Only [`HttpServer`] applies it (a host's own HTTP server has its own). Default 30 s;
+    /// `None` never.
+    pub header_read_timeout: Option<Duration>,
+    /// A request body that has not fully arrived this long after its head is answered 408.
+    /// Default 30 s; `None` never.
+    pub body_read_timeout: Option<Duration>,
     /// DNS-rebinding protection. Default: loopback hosts and origins only.
     pub host_policy: HostPolicy,
     /// Where SSE events are kept for `Last-Event-ID` resumption (stateful mode). Default
@@ -113,6 +127,9 @@ impl Default for HttpOptions {
             response_mode: ResponseMode::Auto,
             max_body_bytes: 4 * 1024 * 1024,
             session_idle_timeout: Some(Duration::from_secs(30 * 60)),
+            max_sessions: Some(10_000),
+            header_read_timeout: Some(Duration::from_secs(30)),
+            body_read_timeout: Some(Duration::from_secs(30)),
             host_policy: HostPolicy::default(),
             event_store: Some(Arc::new(InMemoryEventStore::default())),
             sse_retry: Duration::from_secs(1),
@@ -133,6 +150,9 @@ impl std::fmt::Debug for HttpOptions {
             .field("response_mode", &self.response_mode)
             .field("max_body_bytes", &self.max_body_bytes)
             .field("session_idle_timeout", &self.session_idle_timeout)
+            .field("max_sessions", &self.max_sessions)
+            .field("header_read_timeout", &self.header_read_timeout)
+            .field("body_read_timeout", &self.body_read_timeout)
             .field("host_policy", &self.host_policy)
             .field("sse_keep_alive", &self.sse_keep_alive)
             .finish_non_exhaustive()
@@ -153,7 +173,11 @@ pub(crate) struct HttpState {
 impl HttpState {
     fn new(server: &Server, opts: HttpOptions) -> Arc<Self> {
         let shared = server.shared_stores().filter(|_| !server.is_stateless());
-        let sessions = SessionManager::new(shared.as_ref().map(|s| s.sessions.clone()), opts.session_idle_timeout);
+        let sessions = SessionManager::with_max_sessions(
+            shared.as_ref().map(|s| s.sessions.clone()),
+            opts.session_idle_timeout,
+            opts.max_sessions,
+        );
         let prefix = session::new_session_id().map(|s| s[..8].to_owned()).unwrap_or_else(|_| "s".to_owned());
         Arc::new(HttpState {
             server: server.clone(),
@@ -393,26 +417,14 @@ impl HttpServer {
 
     /// Run until the shutdown token is cancelled; in-flight requests finish first.
     pub async fn run(self) -> io::Result<()> {
-        use axum::serve::ListenerExt as _;
         let state = self.state;
         let shutdown = state.opts.shutdown.clone();
         spawn_sweeper(&state);
         let path = state.opts.path.clone();
         let app = router_for(state.clone(), &path);
-        let listener = self.listener.tap_io(|tcp| {
-            // Small SSE writes must not wait for delayed ACKs.
-            let _ = tcp.set_nodelay(true);
-        });
-        let on_shutdown = {
-            let state = state.clone();
-            async move {
-                shutdown.cancelled().await;
-                state.sessions.terminate_all();
-            }
-        };
-        axum::serve(listener, app.into_make_service_with_connect_info::<SocketAddr>())
-            .with_graceful_shutdown(on_shutdown)
-            .await
+        let settings = listener::ConnectionSettings { header_read_timeout: state.opts.header_read_timeout };
+        let sessions = state.sessions.clone();
+        listener::serve(self.listener, app, settings, shutdown, move || sessions.terminate_all()).await
     }
 }
 
@@ -429,6 +441,17 @@ fn error_response(status: StatusCode, id: Option<RequestId>, error: ErrorObject)
 /// The shared store is down: 503, with the JSON-RPC error every surface gives for it.
 fn store_unavailable(why: &str) -> Response {
     error_response(StatusCode::SERVICE_UNAVAILABLE, None, ErrorObject::store_unavailable(why))
+}
+
+/// No slot for a session (every one of `max_sessions` is busy): 503, retry in a second.
+fn sessions_full(e: &session::CreateError) -> Response {
+    let mut r = error_response(
+        StatusCode::SERVICE_UNAVAILABLE,
+        None,
+        ErrorObject::internal(format!("Service Unavailable: {e}")),
+    );
+    r.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+    r
 }
 
 fn reject(status: StatusCode, message: &str) -> Response {
@@ -484,10 +507,25 @@ fn header_str(h: &HeaderMap, name: impl header::AsHeaderName) -> Option<&str> {
     h.get(name).and_then(|v| v.to_str().ok())
 }
 
-fn check_host(st: &HttpState, h: &HeaderMap) -> Result<(), Response> {
+fn check_host(st: &HttpState, parts: &Parts) -> Result<(), Response> {
+    let h = &parts.headers;
+    let bad = |why: &str| reject(StatusCode::BAD_REQUEST, &format!("Bad Request: {why}"));
+    // RFC 9112 §3.2: exactly one Host (an HTTP/2 request names its authority in the URI).
+    let mut hosts = h.get_all(header::HOST).iter();
+    let host = match (hosts.next(), hosts.next()) {
+        (Some(_), Some(_)) => return Err(bad("more than one Host header")),
+        (Some(v), None) => Some(v.to_str().map_err(|_| bad("the Host header is not visible ASCII"))?),
+        (None, _) => parts.uri.authority().map(|a| a.as_str()),
+    };
+    if h.get_all(header::ORIGIN).iter().nth(1).is_some() {
+        return Err(bad("more than one Origin header"));
+    }
+    if host.is_none() && st.opts.host_policy.checks_hosts() {
+        return Err(bad("missing Host header"));
+    }
     st.opts
         .host_policy
-        .allows(header_str(h, header::HOST), header_str(h, header::ORIGIN))
+        .allows(host, header_str(h, header::ORIGIN))
         .map_err(|why| reject(StatusCode::FORBIDDEN, &format!("Forbidden: {why}")))
 }
 
@@ -536,6 +574,7 @@ async fn find_session(st: &HttpState, parts: &http::request::Parts) -> Result<Ar
     let subject = parts.extensions.get::<Identity>().map(Identity::subject);
     st.sessions.lookup(header_str(&parts.headers, SESSION_HEADER), subject).await.map_err(|e| match e {
         Lookup::Unavailable(why) => store_unavailable(&why),
+        Lookup::Full(max) => sessions_full(&session::CreateError::Full(max)),
         Lookup::Missing => reject(StatusCode::BAD_REQUEST, "Bad Request: Mcp-Session-Id header is required"),
         Lookup::Unknown => error_response(
             StatusCode::NOT_FOUND,
@@ -553,7 +592,20 @@ pub(super) async fn read_body(st: &HttpState, body: Body, headers: &HeaderMap) -
             return Err(too_large());
         }
     }
-    match http_body_util::Limited::new(body, limit).collect().await {
+    let read = http_body_util::Limited::new(body, limit).collect();
+    let read = match st.opts.body_read_timeout {
+        Some(t) => match tokio::time::timeout(t, read).await {
+            Ok(r) => r,
+            Err(_) => {
+                return Err(reject(
+                    StatusCode::REQUEST_TIMEOUT,
+                    &format!("Request Timeout: the body did not arrive within {} ms", t.as_millis()),
+                ))
+            }
+        },
+        None => read.await,
+    };
+    match read {
         Ok(c) => Ok(c.to_bytes()),
         Err(e) if e.is::<http_body_util::LengthLimitError>() => Err(too_large()),
         Err(_) => Err(reject(StatusCode::BAD_REQUEST, "Bad Request: could not read the body")),
@@ -564,7 +616,7 @@ pub(super) async fn read_body(st: &HttpState, body: Body, headers: &HeaderMap) -
 
 async fn handle_delete(State(st): State<Arc<HttpState>>, req: Request<Body>) -> Response {
     let (mut parts, _) = req.into_parts();
-    if let Err(r) = check_host(&st, &parts.headers) {
+    if let Err(r) = check_host(&st, &parts) {
         return r;
     }
     if let Err(r) = auth::authenticate(&st, &mut parts).await {

@@ -20,7 +20,7 @@ use axum::response::Response;
 use tokio::sync::{mpsc, Notify};
 
 use super::peer::{self, SseBody, StreamPeer};
-use super::session::Session;
+use super::session::{CreateError, Session};
 use super::sse::{Resume, StreamHub};
 use super::{
     accepted, accepts, check_host, error_response, find_session, header_str, header_version, json_response, reject,
@@ -43,7 +43,7 @@ struct Accepts {
 
 pub(super) async fn handle_post(State(st): State<Arc<HttpState>>, req: Request<Body>) -> Response {
     let (mut parts, body) = req.into_parts();
-    let accepts = match check_request(&st, &parts.headers) {
+    let accepts = match check_request(&st, &parts) {
         Ok(a) => a,
         Err(r) => return r,
     };
@@ -64,8 +64,9 @@ pub(super) async fn handle_post(State(st): State<Arc<HttpState>>, req: Request<B
 }
 
 /// Step 1: who may call, what they send, what they take.
-fn check_request(st: &HttpState, h: &HeaderMap) -> Result<Accepts, Response> {
-    check_host(st, h)?;
+fn check_request(st: &HttpState, parts: &Parts) -> Result<Accepts, Response> {
+    check_host(st, parts)?;
+    let h = &parts.headers;
     let content_type = header_str(h, header::CONTENT_TYPE).unwrap_or("");
     if !content_type.split(';').next().unwrap_or("").trim().eq_ignore_ascii_case("application/json") {
         return Err(reject(
@@ -220,11 +221,10 @@ async fn handshake_target(st: &HttpState, parts: &Parts, init: bool) -> Result<T
         let owner = parts.extensions.get::<crate::auth::Identity>().map(|i| i.subject());
         return match st.sessions.create(owner) {
             Ok(s) => Ok(Target { conn: s.conn.clone(), session: Some(s), new_session: true }),
-            Err(e) => Err(error_response(
-                StatusCode::INTERNAL_SERVER_ERROR,
-                None,
-                ErrorObject::internal(format!("no randomness for a session id: {e}")),
-            )),
+            Err(e @ CreateError::Full(_)) => Err(super::sessions_full(&e)),
+            Err(e @ CreateError::Random(_)) => {
+                Err(error_response(StatusCode::INTERNAL_SERVER_ERROR, None, ErrorObject::internal(e.to_string())))
+            }
         };
     }
     if !init {
@@ -250,11 +250,19 @@ async fn post_handshake(st: &Arc<HttpState>, parts: Parts, payload: Payload, acc
         };
         let hub = StreamHub::new(String::new(), Resume::Off);
         let peer: Arc<dyn Peer> = Arc::new(StreamPeer::new(hub, target.session.clone(), None, false));
-        st.server.handle_payload_with(payload, &target.conn, &peer, &info).await;
+        let refused = st.server.handle_payload_with(payload, &target.conn, &peer, &info).await;
         if let Some(s) = &target.session {
             if let Err(e) = st.sessions.save(s).await {
                 return super::store_unavailable(&e.to_string());
             }
+        }
+        // Nothing to answer, but the POST as a whole can still be wrong (an empty batch, a
+        // batch on a revision without batches, a batch of invalid elements): the same
+        // JSON-RPC errors stdio writes, with 400.
+        if let Some(body) = refused {
+            let mut r = json_response(body, None);
+            *r.status_mut() = StatusCode::BAD_REQUEST;
+            return r;
         }
         return routed.err().unwrap_or_else(accepted);
     }

@@ -28,6 +28,11 @@ impl HostPolicy {
         HostPolicy { allowed_hosts: None, allowed_origins: None }
     }
 
+    /// Whether `Host` is checked (not [`HostPolicy::permissive`]).
+    pub fn checks_hosts(&self) -> bool {
+        self.allowed_hosts.is_some()
+    }
+
     /// Whether a request with this `Host` (required) and `Origin` (optional) is allowed.
     pub fn allows(&self, host: Option<&str>, origin: Option<&str>) -> Result<(), &'static str> {
         if let Some(allowed) = &self.allowed_hosts {

@@ -170,6 +170,8 @@ pub(crate) enum Lookup {
     Unknown,
     /// The shared store could not be reached.
     Unavailable(String),
+    /// Holding the session here would need a slot and every one is busy.
+    Full(usize),
 }
 
 /// Mints, finds, expires and ends sessions. The live parts of the sessions this instance
@@ -180,13 +182,37 @@ pub struct SessionManager {
     live: Mutex<HashMap<String, Arc<Session>>>,
     shared: Option<Arc<dyn SessionStore>>,
     idle_timeout: Option<Duration>,
+    max_sessions: Option<usize>,
+}
+
+/// Why no session could be made.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum CreateError {
+    /// The OS random source failed (no id).
+    #[error("no randomness for a session id: {0}")]
+    Random(#[from] getrandom::Error),
+    /// Every one of the `max_sessions` sessions held here is busy (a request running or a GET
+    /// stream open), so none could be evicted.
+    #[error("the server holds its maximum of {0} sessions and all are busy; retry later")]
+    Full(usize),
 }
 
 impl SessionManager {
     /// A manager whose sessions idle longer than `idle_timeout` expire, kept in this process
     /// only (`shared` is `None`) or also in a shared store.
     pub fn new(shared: Option<Arc<dyn SessionStore>>, idle_timeout: Option<Duration>) -> Arc<Self> {
-        let m = Arc::new(SessionManager { live: Mutex::new(HashMap::new()), shared, idle_timeout });
+        Self::with_max_sessions(shared, idle_timeout, None)
+    }
+
+    /// As [`SessionManager::new`], holding at most `max_sessions` sessions here: a new one
+    /// evicts the longest idle one that is not busy (its client gets 404 and initializes
+    /// again; with a shared store only the live parts here go, the record stays).
+    pub fn with_max_sessions(
+        shared: Option<Arc<dyn SessionStore>>,
+        idle_timeout: Option<Duration>,
+        max_sessions: Option<usize>,
+    ) -> Arc<Self> {
+        let m = Arc::new(SessionManager { live: Mutex::new(HashMap::new()), shared, idle_timeout, max_sessions });
         if let Some(store) = &m.shared {
             let weak = Arc::downgrade(&m);
             store.receive(Arc::new(move |msg| {
@@ -213,10 +239,30 @@ impl SessionManager {
 
     /// A new session, owned by `owner` (the creating request's subject) when there is one.
     /// With a shared store, [`SessionManager::save`] after its `initialize` keeps its record.
-    pub(crate) fn create(&self, owner: Option<&str>) -> Result<Arc<Session>, getrandom::Error> {
+    pub(crate) fn create(&self, owner: Option<&str>) -> Result<Arc<Session>, CreateError> {
         let s = Arc::new(self.make(new_session_id()?, owner));
+        self.make_room()?;
         lock(&self.live).insert(s.id().to_owned(), s.clone());
         Ok(s)
+    }
+
+    /// Below `max_sessions`, or evict the longest idle session that is not busy.
+    fn make_room(&self) -> Result<(), CreateError> {
+        let Some(max) = self.max_sessions else { return Ok(()) };
+        let victim = {
+            let live = lock(&self.live);
+            if live.len() < max {
+                return Ok(());
+            }
+            live.values().filter(|s| !s.is_busy()).max_by_key(|s| s.idle_for()).cloned()
+        };
+        match victim {
+            Some(s) => {
+                self.discard(s.id());
+                Ok(())
+            }
+            None => Err(CreateError::Full(max)),
+        }
     }
 
     /// End a session this instance minted whose `initialize` failed (it has no record).
@@ -249,6 +295,10 @@ impl SessionManager {
         let s = match local {
             Some(s) => s,
             None => {
+                self.make_room().map_err(|e| match e {
+                    CreateError::Full(max) => Lookup::Full(max),
+                    CreateError::Random(e) => Lookup::Unavailable(e.to_string()),
+                })?;
                 let s = Arc::new(self.make(id.to_owned(), record.owner.as_deref()));
                 lock(&self.live).entry(id.to_owned()).or_insert(s).clone()
             }
