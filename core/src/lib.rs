@@ -13,6 +13,9 @@
 #![warn(missing_docs)]
 
 pub mod auth;
+#[cfg(feature = "fuzzing")]
+#[doc(hidden)]
+pub mod fuzzing;
 mod inline;
 pub mod naming;
 pub mod protocol;
@@ -27,6 +30,6 @@ pub mod transport;
 pub use protocol::model::*;
 pub use protocol::{code, ErrorObject, Message, ProtocolVersion, RawJson, RequestId};
 pub use server::{
-    BoxFuture, ConfigError, ConnectionState, Era, HandlerError, Peer, PeerError, RequestContext, RequestInfo, Server,
-    ServerBuilder, ServerMode, TaskOptions, WeakServer,
+    BoxFuture, ConfigError, ConnectionState, Era, HandlerError, Limits, LimitsError, Peer, PeerError, RequestContext,
+    RequestInfo, Server, ServerBuilder, ServerMode, TaskOptions, WeakServer,
 };

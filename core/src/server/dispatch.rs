@@ -146,6 +146,20 @@ impl Server {
         if items.is_empty() {
             return refuse("Invalid Request: empty batch".to_owned());
         }
+        let max = self.inner.limits.max_batch_len();
+        if items.len() > max {
+            return Some(
+                OutboundResponse::error(
+                    None,
+                    ErrorObject::invalid_request(format!(
+                        "Invalid Request: a batch of {} messages; the max_batch_len limit is {max}",
+                        items.len()
+                    ))
+                    .with_data(serde_json::json!({"limit": "max_batch_len", "value": max})),
+                )
+                .to_json_string(),
+            );
+        }
         let modern_element = items.iter().any(|m| match m {
             Ok(Message::Request(r)) => r.carries_envelope(),
             Ok(Message::Notification(n)) => carries_envelope(n.params.as_ref()),
@@ -298,6 +312,10 @@ impl Server {
         info: &RequestInfo,
         setup: Setup,
     ) -> Option<OutboundResponse> {
+        let _admitted = match self.inner.limits.admit(conn.in_flight_count()) {
+            Ok(guard) => guard,
+            Err(e) => return Some(OutboundResponse::error(Some(id), e)),
+        };
         let cancel = conn.begin_request(&id);
         let progress_token =
             meta.as_ref().and_then(|m| m.progress_token.clone()).filter(|t| t.is_string() || t.is_number());

@@ -18,6 +18,7 @@ mod dispatch;
 pub mod fanout;
 mod handler;
 mod lifecycle;
+pub mod limits;
 mod listen;
 mod methods;
 mod modern;
@@ -43,6 +44,7 @@ pub use handler::{
     ResourceHandler, TemplateVariables, ToolHandler,
 };
 pub use lifecycle::SUPPORTED_VERSIONS;
+pub use limits::{Limits, LimitsError};
 use listen::{ListenSlot, Listener};
 pub use modern::MODERN_VERSIONS;
 pub use registry::CacheHints;
@@ -150,6 +152,7 @@ pub(crate) struct ServerInner {
     mode: ServerMode,
     registry: RwLock<Registry>,
     flags: Flags,
+    limits: limits::LiveLimits,
     observer: RwLock<Option<Arc<dyn NotificationObserver>>>,
     roots_observer: RwLock<Option<Arc<dyn Fn() + Send + Sync>>>,
     listeners: Mutex<Vec<Listener>>,
@@ -280,6 +283,7 @@ impl ServerBuilder {
                 mode: self.mode,
                 registry: RwLock::new(Registry::default()),
                 flags: Flags { logging: AtomicBool::new(true), ..Flags::default() },
+                limits: limits::LiveLimits::default(),
                 observer: RwLock::new(None),
                 roots_observer: RwLock::new(None),
                 listeners: Mutex::new(Vec::new()),

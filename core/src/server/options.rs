@@ -5,6 +5,7 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Duration;
 
+use super::limits::{Limits, LimitsError};
 use super::registry::{CacheHints, ResourceEntry, TemplateEntry};
 use super::{read, write, ConfigError, NotificationObserver, Server};
 use crate::protocol::model::CacheHint;
@@ -70,6 +71,30 @@ impl Server {
     /// Return at most `size` items per `*/list` page; 0 (the default) disables pagination.
     pub fn set_page_size(&self, size: usize) {
         self.inner.flags.page_size.store(size, Ordering::Relaxed);
+    }
+
+    /// Bound what peers can make this server run ([`Limits`]); takes effect at once.
+    pub fn set_limits(&self, limits: Limits) {
+        self.inner.limits.set(limits);
+    }
+
+    /// The limits in force.
+    pub fn limits(&self) -> Limits {
+        self.inner.limits.get()
+    }
+
+    /// Change the limits named in a JSON object (snake_case or camelCase keys, as every
+    /// surface passes them); the others keep their value. Returns the limits now in force;
+    /// nothing changes when one is bad.
+    pub fn set_limits_json(&self, value: serde_json::Value) -> Result<Limits, LimitsError> {
+        let limits = self.limits().with_json(value)?;
+        self.set_limits(limits);
+        Ok(limits)
+    }
+
+    /// Requests running now in this server (what `max_in_flight` bounds).
+    pub fn in_flight(&self) -> usize {
+        self.inner.limits.in_flight()
     }
 
     /// Observe every notification from clients.

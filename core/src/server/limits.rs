@@ -1,0 +1,219 @@
+//! Bounds on what one peer, or all of them, can make the server hold, as plain data every
+//! surface sets the same way (a JSON object of snake_case or camelCase keys, like the HTTP
+//! options).
+//!
+//! The transports bound what they read (`max_line_bytes`, `max_body_bytes`, sessions, read
+//! timeouts: [`crate::transport`]); these bound what dispatch runs. A peer over a limit gets
+//! a JSON-RPC error naming it (`data.limit`), the others are untouched. Each bound is read
+//! from an atomic on every request, so changing one at run time is safe and costs nothing.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Map, Value};
+
+use crate::naming::snake_case;
+use crate::protocol::ErrorObject;
+
+/// The bounds, with their defaults.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// Messages in one JSON-RPC batch (2025-03-26); a longer batch is refused whole with
+    /// -32600. Default 100.
+    pub max_batch_len: usize,
+    /// Requests running at once on one connection (a stdio process, an HTTP session, a C or
+    /// in-process connection); one more gets -32603 with `data.limit`. Default 256.
+    pub max_in_flight_per_connection: usize,
+    /// Requests running at once in the whole server (every connection, both eras, tasks'
+    /// first run included); one more gets -32603 with `data.limit`. Default 10,000.
+    pub max_in_flight: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits { max_batch_len: 100, max_in_flight_per_connection: 256, max_in_flight: 10_000 }
+    }
+}
+
+/// A bad limits option: which one (snake_case) and why.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("invalid limit {option}: {message}")]
+pub struct LimitsError {
+    /// The option's key, snake_case; `limits` for the object as a whole.
+    pub option: String,
+    /// Why it was refused.
+    pub message: String,
+}
+
+/// The JSON form: every key optional (left out: unchanged), each at least 1.
+#[derive(Debug, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+struct LimitsConfig {
+    #[serde(default, alias = "maxBatchLen")]
+    max_batch_len: Option<u64>,
+    #[serde(default, alias = "maxInFlightPerConnection")]
+    max_in_flight_per_connection: Option<u64>,
+    #[serde(default, alias = "maxInFlight")]
+    max_in_flight: Option<u64>,
+}
+
+impl Limits {
+    /// These limits with the options of a JSON object applied (snake_case or camelCase keys;
+    /// `null` is the same as leaving a key out). Nothing changes when one is bad.
+    pub fn with_json(self, value: Value) -> Result<Limits, LimitsError> {
+        let bad = |option: &str, message: String| LimitsError { option: option.to_owned(), message };
+        let Value::Object(map) = value else {
+            return Err(bad("limits", "expected an object of limits".to_owned()));
+        };
+        let map: Map<String, Value> = map.into_iter().filter(|(_, v)| !v.is_null()).collect();
+        for (key, v) in &map {
+            let one = Value::Object(Map::from_iter([(key.clone(), v.clone())]));
+            if let Err(e) = serde_json::from_value::<LimitsConfig>(one) {
+                let text = e.to_string();
+                let message = if text.starts_with("unknown field") { "unknown limit".to_owned() } else { text };
+                return Err(bad(&snake_case(key), message));
+            }
+        }
+        let c: LimitsConfig = serde_json::from_value(Value::Object(map)).map_err(|e| bad("limits", e.to_string()))?;
+        let at_least_one = |key: &str, n: Option<u64>, current: usize| -> Result<usize, LimitsError> {
+            match n {
+                None => Ok(current),
+                Some(0) => Err(bad(key, "must be at least 1".to_owned())),
+                Some(n) => Ok(usize::try_from(n).unwrap_or(usize::MAX)),
+            }
+        };
+        Ok(Limits {
+            max_batch_len: at_least_one("max_batch_len", c.max_batch_len, self.max_batch_len)?,
+            max_in_flight_per_connection: at_least_one(
+                "max_in_flight_per_connection",
+                c.max_in_flight_per_connection,
+                self.max_in_flight_per_connection,
+            )?,
+            max_in_flight: at_least_one("max_in_flight", c.max_in_flight, self.max_in_flight)?,
+        })
+    }
+
+    /// The limits as a JSON object (snake_case keys).
+    pub fn to_json(&self) -> Value {
+        json!({
+            "max_batch_len": self.max_batch_len,
+            "max_in_flight_per_connection": self.max_in_flight_per_connection,
+            "max_in_flight": self.max_in_flight,
+        })
+    }
+}
+
+/// The error a peer gets over a limit: -32603, naming the limit and its value in `data`.
+pub(crate) fn over_limit(limit: &str, value: usize, what: &str) -> ErrorObject {
+    ErrorObject::internal(format!("Server busy: {what} (the {limit} limit is {value}); retry later"))
+        .with_data(json!({ "limit": limit, "value": value }))
+}
+
+/// The live limits of a server, and the server-wide count they bound.
+#[derive(Debug)]
+pub(crate) struct LiveLimits {
+    max_batch_len: AtomicUsize,
+    max_in_flight_per_connection: AtomicUsize,
+    max_in_flight: AtomicUsize,
+    in_flight: AtomicUsize,
+}
+
+impl Default for LiveLimits {
+    fn default() -> Self {
+        let d = Limits::default();
+        LiveLimits {
+            max_batch_len: AtomicUsize::new(d.max_batch_len),
+            max_in_flight_per_connection: AtomicUsize::new(d.max_in_flight_per_connection),
+            max_in_flight: AtomicUsize::new(d.max_in_flight),
+            in_flight: AtomicUsize::new(0),
+        }
+    }
+}
+
+impl LiveLimits {
+    pub(crate) fn get(&self) -> Limits {
+        Limits {
+            max_batch_len: self.max_batch_len.load(Ordering::Relaxed),
+            max_in_flight_per_connection: self.max_in_flight_per_connection.load(Ordering::Relaxed),
+            max_in_flight: self.max_in_flight.load(Ordering::Relaxed),
+        }
+    }
+
+    pub(crate) fn set(&self, l: Limits) {
+        self.max_batch_len.store(l.max_batch_len, Ordering::Relaxed);
+        self.max_in_flight_per_connection.store(l.max_in_flight_per_connection, Ordering::Relaxed);
+        self.max_in_flight.store(l.max_in_flight, Ordering::Relaxed);
+    }
+
+    pub(crate) fn max_batch_len(&self) -> usize {
+        self.max_batch_len.load(Ordering::Relaxed)
+    }
+
+    /// Admit one more request on a connection running `on_connection` already: a guard that
+    /// counts it until dropped, or the error for the limit it would cross.
+    pub(crate) fn admit(&self, on_connection: usize) -> Result<InFlight<'_>, ErrorObject> {
+        let per = self.max_in_flight_per_connection.load(Ordering::Relaxed);
+        if on_connection >= per {
+            return Err(over_limit(
+                "max_in_flight_per_connection",
+                per,
+                "too many requests running on this connection",
+            ));
+        }
+        let max = self.max_in_flight.load(Ordering::Relaxed);
+        if self.in_flight.fetch_add(1, Ordering::AcqRel) >= max {
+            self.in_flight.fetch_sub(1, Ordering::AcqRel);
+            return Err(over_limit("max_in_flight", max, "too many requests running in this server"));
+        }
+        Ok(InFlight(&self.in_flight))
+    }
+
+    /// Requests running now, server-wide.
+    pub(crate) fn in_flight(&self) -> usize {
+        self.in_flight.load(Ordering::Relaxed)
+    }
+}
+
+/// One admitted request; uncounted when dropped (also when its future is dropped).
+pub(crate) struct InFlight<'a>(&'a AtomicUsize);
+
+impl Drop for InFlight<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn json_keys_in_either_spelling_zero_and_unknown_are_refused() {
+        let l = Limits::default()
+            .with_json(json!({"maxBatchLen": 5, "max_in_flight": 7, "max_in_flight_per_connection": null}))
+            .unwrap();
+        assert_eq!((l.max_batch_len, l.max_in_flight, l.max_in_flight_per_connection), (5, 7, 256));
+        let e = Limits::default().with_json(json!({"maxInFlight": 0})).unwrap_err();
+        assert_eq!((e.option.as_str(), e.message.as_str()), ("max_in_flight", "must be at least 1"));
+        let e = Limits::default().with_json(json!({"maxSessions": 3})).unwrap_err();
+        assert_eq!((e.option.as_str(), e.message.as_str()), ("max_sessions", "unknown limit"));
+        assert_eq!(Limits::default().with_json(json!([])).unwrap_err().option, "limits");
+    }
+
+    #[test]
+    fn admission_counts_per_connection_and_server_wide() {
+        let live = LiveLimits::default();
+        live.set(Limits { max_in_flight: 2, max_in_flight_per_connection: 1, ..Limits::default() });
+        let e = live.admit(1).err().unwrap();
+        assert_eq!(e.data.unwrap()["limit"], "max_in_flight_per_connection");
+        let a = live.admit(0).unwrap();
+        let b = live.admit(0).unwrap();
+        let e = live.admit(0).err().unwrap();
+        assert_eq!(e.data.unwrap()["limit"], "max_in_flight");
+        drop(a);
+        assert_eq!(live.in_flight(), 1);
+        let _c = live.admit(0).unwrap();
+        drop(b);
+        assert_eq!(live.in_flight(), 1);
+    }
+}
