@@ -55,6 +55,8 @@ export class StdioClient {
   constructor(script, args = [], { onRequest } = {}) {
     this.child = spawn(process.execPath, [script, ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
     this.pending = new Map();
+    /** Every response read, in arrival order (also those nobody awaits any more). */
+    this.responses = [];
     this.notifications = [];
     this.waiters = [];
     this.stderr = '';
@@ -75,6 +77,7 @@ export class StdioClient {
       this.notifications.push(msg);
       for (const w of this.waiters.splice(0)) w();
     } else {
+      this.responses.push(msg);
       const p = this.pending.get(msg.id);
       if (p) {
         this.pending.delete(msg.id);

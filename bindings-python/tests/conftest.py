@@ -79,6 +79,8 @@ class StdioClient:
         self._reader.start()
         self.responders: Dict[str, Callable[[Dict[str, Any]], Dict[str, Any]]] = {}
         self.pending: Dict[Any, Dict[str, Any]] = {}
+        # Every response read so far, in arrival order (``pending`` loses those already waited for).
+        self.responses: List[Dict[str, Any]] = []
         init = self.request(
             "initialize",
             {
@@ -124,6 +126,7 @@ class StdioClient:
             elif "method" in msg:
                 self.notifications.append(msg)
             else:
+                self.responses.append(msg)
                 self.pending[msg.get("id")] = msg
         return self.pending.pop(rid)
 

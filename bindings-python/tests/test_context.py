@@ -8,7 +8,7 @@ from typing import Any
 
 from ferrite_mcp import Context, Server
 
-from conftest import call_tool, text_of
+from conftest import call_tool, modern, modern_ok, text_of
 
 SERVER = """
 import json
@@ -175,8 +175,32 @@ def test_notification_observers_and_connected_sessions(stdio: Any) -> None:
 
 
 def test_required_client_capabilities_are_enforced(stdio: Any) -> None:
+    # A handshake-era session (2025-11-25) that did not declare the capability: a protocol
+    # error, -32602 (not -32021, which would tell the client it speaks to a 2026-07-28
+    # server), naming the capability as a ClientCapabilities object; the tool never runs.
     without = stdio(OBSERVING, capabilities={})
     refused = without.request("tools/call", {"name": "needs_sampling"})
-    assert "error" in refused or refused["result"].get("isError") is True
+    assert "result" not in refused, refused
+    assert refused["error"]["code"] == -32602
+    assert refused["error"]["data"] == {"requiredCapabilities": {"sampling": {}}}
+    assert "needs_sampling" in refused["error"]["message"]
     with_caps = stdio(OBSERVING, capabilities={"sampling": {}})
     assert with_caps.request("tools/call", {"name": "needs_sampling"})["result"]["content"][0]["text"] == "allowed"
+
+
+def test_required_client_capabilities_answer_32021_on_2026_07_28(server: Server) -> None:
+    ran = []
+
+    @server.tool(required_capabilities={"sampling": {}})
+    def needs_sampling() -> str:
+        ran.append(True)
+        return "allowed"
+
+    refused = modern(server, "tools/call", {"name": "needs_sampling"}, caps={})
+    assert "result" not in refused, refused
+    assert refused["error"]["code"] == -32021
+    assert refused["error"]["data"] == {"requiredCapabilities": {"sampling": {}}}
+    assert ran == []
+    allowed = modern_ok(server, "tools/call", {"name": "needs_sampling"}, caps={"sampling": {}})
+    assert text_of(allowed) == "allowed"
+    assert ran == [True]

@@ -415,21 +415,21 @@ async fn ping_client_reaches_the_session_through_its_get_stream() {
 }
 
 #[tokio::test]
-async fn disconnecting_a_json_request_cancels_it() {
+async fn notifications_cancelled_stops_a_json_request_and_nothing_answers_it() {
     let t = start(true, |o| o.response_mode = http::ResponseMode::Json).await;
     let sid = session(t.addr, json!({})).await;
     let addr = t.addr;
     let s2 = sid.clone();
-    let pending = tokio::spawn(async move { call(addr, &s2, 8, "tools/call", json!({"name":"wait"})).await.status });
+    let pending = tokio::spawn(async move {
+        let r = call(addr, &s2, 8, "tools/call", json!({"name":"wait"})).await;
+        (r.status, r.text().await)
+    });
     tokio::time::sleep(Duration::from_millis(200)).await;
-    pending.abort();
-    for _ in 0..100 {
-        if t.cancelled.load(Ordering::SeqCst) == 1 {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    let cancel = json!({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":8}}).to_string();
+    assert_eq!(request(t.addr, "POST", &[JSON, ACCEPT, ("mcp-session-id", &sid)], &cancel).await.status, 202);
+    let (status, body) = tokio::time::timeout(Duration::from_secs(5), pending).await.expect("the POST ends").unwrap();
     assert_eq!(t.cancelled.load(Ordering::SeqCst), 1, "the handler saw the cancellation");
+    assert!(!body.contains("\"id\":8"), "no response for the cancelled request: {status} {body}");
     still_serving(t.addr, &sid).await;
 }
 
@@ -475,9 +475,18 @@ async fn stateless_mode_answers_without_sessions_and_refuses_get_and_delete() {
 async fn graceful_shutdown_ends_get_streams() {
     let t = start(true, |_| {}).await;
     let sid = session(t.addr, json!({})).await;
-    let g = request(t.addr, "GET", &[("accept", "text/event-stream"), ("mcp-session-id", &sid)], "").await;
+    let mut g = request(t.addr, "GET", &[("accept", "text/event-stream"), ("mcp-session-id", &sid)], "").await;
+    assert_eq!(g.status, 200);
+    assert_eq!(g.header("content-type"), Some("text/event-stream"));
+    // The stream is the session's listener before its headers go out; prove it is live: a
+    // notification sent before shutdown arrives on it.
+    assert_eq!(t.server.connected_sessions(), vec![sid.clone()]);
+    assert_eq!(t.server.notify_tools_list_changed(), 1, "the GET stream is the one listener");
+    let changed = next_message(&mut g.body, "notifications/tools/list_changed").await;
+    assert_eq!(changed, json!({"jsonrpc":"2.0","method":"notifications/tools/list_changed"}));
     t.shutdown.cancel();
-    // The body ends instead of hanging forever.
+    // The body ends instead of hanging forever: `text` fails the test if it has not ended
+    // within its timeout.
     let _ = g.text().await;
 }
 
