@@ -280,7 +280,9 @@ impl SyncPool {
             return false;
         }
         st.queue.push_back(job);
-        if st.free == 0 {
+        // One free worker per queued job: two jobs queued before a woken worker took the first
+        // must not wait behind it.
+        if st.free < st.queue.len() {
             if st.sleeping > st.wakeups {
                 st.wakeups += 1;
                 st.free += 1;

@@ -309,3 +309,20 @@ async fn a_body_that_stops_arriving_is_408() {
     let text = String::from_utf8_lossy(&buf[..n]);
     assert!(text.starts_with("HTTP/1.1 408"), "{text}");
 }
+
+#[tokio::test]
+async fn an_idle_keep_alive_connection_is_closed_after_the_header_timeout() {
+    let t = start(false, |o| o.header_read_timeout = Some(Duration::from_millis(300))).await;
+    let body = r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
+    let req = format!(
+        "POST /mcp HTTP/1.1\r\nhost: localhost\r\ncontent-type: application/json\r\naccept: application/json\r\nmcp-protocol-version: 2025-11-25\r\ncontent-length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    let mut tcp = TcpStream::connect(t.addr).await.unwrap();
+    tcp.write_all(req.as_bytes()).await.unwrap();
+    let mut out = Vec::new();
+    // The answer, then (keep-alive, nothing more sent) the close.
+    tokio::time::timeout(Duration::from_secs(10), tcp.read_to_end(&mut out)).await.expect("closed while idle").unwrap();
+    let text = String::from_utf8_lossy(&out);
+    assert!(text.starts_with("HTTP/1.1 200"), "{text}");
+}
