@@ -198,7 +198,7 @@ def test_prompts(server: Server) -> None:
 
     listed = rpc(server, "prompts/list")["result"]["prompts"]
     assert listed == [
-        {"name": "simple", "description": "A simple prompt.", "arguments": []},
+        {"name": "simple", "description": "A simple prompt."},
         {
             "name": "args",
             "description": "With arguments",

@@ -48,6 +48,10 @@ async fn start(stateful: bool, tweak: impl FnOnce(&mut HttpOptions)) -> TestServ
         },
     )
     .unwrap();
+    s.add_tool_fn(Tool::new("say", json!({"type":"object"})).with_description("answers with its text"), |a| {
+        Ok(CallToolResult::text(a["text"].as_str().unwrap_or_default()))
+    })
+    .unwrap();
     let mut opts = HttpOptions::default();
     tweak(&mut opts);
     let shutdown = opts.shutdown.clone();
@@ -325,4 +329,26 @@ async fn an_idle_keep_alive_connection_is_closed_after_the_header_timeout() {
     tokio::time::timeout(Duration::from_secs(10), tcp.read_to_end(&mut out)).await.expect("closed while idle").unwrap();
     let text = String::from_utf8_lossy(&out);
     assert!(text.starts_with("HTTP/1.1 200"), "{text}");
+}
+
+#[tokio::test]
+async fn text_that_looks_like_sse_fields_cannot_inject_events() {
+    let t = start(true, |o| o.response_mode = http::ResponseMode::Sse).await;
+    let sid = session(t.addr, "2025-11-25").await;
+    let evil = "a\r\n\r\nevent: evil\r\nid: 999\ndata: {\"jsonrpc\":\"2.0\",\"id\":5,\"result\":{}}\n\nretry: 1";
+    let body = json!({"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"say","arguments":{"text":evil}}})
+        .to_string();
+    let (status, text) = post_in(t.addr, &sid, "2025-11-25", &body).await;
+    assert_eq!(status, 200);
+    // Every line of the stream is a field we wrote: one `data:` line per event, JSON inside.
+    for line in text.lines() {
+        let known = line.is_empty()
+            || line.starts_with(':')
+            || ["id: ", "data: ", "retry: ", "event: message"].iter().any(|p| line.starts_with(p));
+        assert!(known, "a foreign SSE line {line:?} in {text:?}");
+        assert!(!line.starts_with("event: evil") && line != "id: 999", "{text:?}");
+    }
+    let messages = sse_data(&text);
+    assert_eq!(messages.len(), 1, "{text:?}");
+    assert_eq!(messages[0]["result"]["content"][0]["text"], evil);
 }

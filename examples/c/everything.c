@@ -10,14 +10,15 @@
  * or statically:
  *   gcc -std=c11 -Iinclude examples/c/everything*.c target/release/libferrite.a -lpthread -ldl -lm
  *
- * Usage: everything [--stateless] [--port N [--auth]]
+ * Usage: everything [--stateless] [--port N [--auth]] [--redis URL] [--help]
  *   no --port: serves stdio; --port N: Streamable HTTP at http://127.0.0.1:N/mcp
  *   (stateful, with sessions, unless --stateless). --auth: an OAuth resource server (bearer
  *   JWTs of FERRITE_AUTH_ISSUER for the audience FERRITE_AUTH_AUDIENCE, keys from
  *   FERRITE_AUTH_JWKS_URL) with one more tool, whoami (scope mcp:whoami), answering the
  *   token's subject. The test_request_info tool answers what the transport knows about the
  *   request (ferrite_request_http_method, _http_path, _remote_addr, _header, _host_value).
- *   Any other argument: usage, exit status 2.
+ *   Any other argument, or a flag without its value: usage on stderr, exit status 2; --help:
+ *   usage on stdout, status 0.
  *   Both protocol eras are served: the handshake revisions and 2026-07-28.
  *
  * Patterns shown: synchronous handlers that fill the result before returning; slow handlers
@@ -175,7 +176,7 @@ static void join_fleet(ferrite_server *server, const char *redis) {
 
 int main(int argc, char **argv) {
     static const char USAGE[] =
-        "usage: everything [--stateless] [--port N [--auth]] [--redis URL]\n"
+        "usage: everything [--stateless] [--port N [--auth]] [--redis URL] [--help]\n"
         "  no --port: serve stdio; --port N: Streamable HTTP on 127.0.0.1:N at /mcp\n"
         "  --auth: require bearer JWTs (FERRITE_AUTH_ISSUER, FERRITE_AUTH_AUDIENCE, FERRITE_AUTH_JWKS_URL)\n"
         "  --redis URL: keep shared state in Redis, keys under FERRITE_REDIS_PREFIX (default ferrite:)\n"
@@ -184,13 +185,21 @@ int main(int argc, char **argv) {
     const char *redis = NULL;
     int port = -1; /* -1: stdio */
     for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--stateless") == 0) {
+        bool valued = strcmp(argv[i], "--redis") == 0 || strcmp(argv[i], "--port") == 0;
+        if (valued && i + 1 == argc) {
+            fprintf(stderr, "everything: %s needs a value\n%s", argv[i], USAGE);
+            return 2;
+        }
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            fputs(USAGE, stdout);
+            return 0;
+        } else if (strcmp(argv[i], "--stateless") == 0) {
             stateless = true;
         } else if (strcmp(argv[i], "--auth") == 0) {
             protect = true;
-        } else if (strcmp(argv[i], "--redis") == 0 && i + 1 < argc) {
+        } else if (strcmp(argv[i], "--redis") == 0) {
             redis = argv[++i];
-        } else if (strcmp(argv[i], "--port") == 0 && i + 1 < argc) {
+        } else if (strcmp(argv[i], "--port") == 0) {
             char *end = NULL;
             long p = strtol(argv[++i], &end, 10);
             if (*argv[i] == '\0' || *end != '\0' || p < 0 || p > 65535) {

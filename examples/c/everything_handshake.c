@@ -29,12 +29,20 @@ size_t format_i64(char *out, int64_t v) {
     return len;
 }
 
+/* The largest integer magnitude add takes or answers: 2^53 - 1, what every JSON peer
+ * (JavaScript's numbers included) reads exactly (RFC 7493). */
+#define MAX_EXACT (((int64_t)1 << 53) - 1)
+
+static bool exact(int64_t v) { return v >= -MAX_EXACT && v <= MAX_EXACT; }
+
 static uint32_t tool_add(void *user_data, ferrite_request *req) {
     (void)user_data;
     int64_t a = 0, b = 0;
-    ferrite_request_argument_i64(req, S("/a"), &a); /* the input schema guarantees integers */
-    ferrite_request_argument_i64(req, S("/b"), &b);
-    if ((b > 0 && a > INT64_MAX - b) || (b < 0 && a < INT64_MIN - b)) {
+    /* The input schema guarantees integers; one beyond 64 bits is not read, and an operand or a
+     * sum beyond MAX_EXACT is the same tool error on every surface. */
+    if (ferrite_request_argument_i64(req, S("/a"), &a) != FERRITE_RESULT_OK ||
+        ferrite_request_argument_i64(req, S("/b"), &b) != FERRITE_RESULT_OK || !exact(a) || !exact(b) ||
+        !exact(a + b)) {
         return ferrite_request_fail(req, S("integer overflow"));
     }
     /* add is the benchmark's hot path: format the sum by hand (snprintf costs more than
@@ -330,9 +338,10 @@ void register_tools(ferrite_server *server) {
              "\"required\":[\"sum\"]}}",
              tool_add, NULL);
     add_tool(server,
-             "{\"name\":\"echo\",\"description\":\"Echo the text back\",\"inputSchema\":{\"type\":\"object\","
-             "\"properties\":{\"text\":{\"type\":\"string\",\"description\":\"The text to echo back.\"}},"
-             "\"required\":[\"text\"]}}",
+             "{\"name\":\"echo\",\"description\":\"Echo the text back\",\"inputSchema\":{\"$schema\":"
+             "\"https://json-schema.org/draft/2020-12/schema\",\"description\":\"The arguments of echo.\","
+             "\"type\":\"object\",\"properties\":{\"text\":{\"type\":\"string\",\"description\":"
+             "\"The text to echo back.\"}},\"required\":[\"text\"]}}",
              tool_echo, NULL);
     add_tool(server, SIMPLE_TOOL("test_image_content", "Returns an image (PNG)"), tool_fixed,
              "{\"content\":[{\"type\":\"image\",\"data\":\"" PNG "\",\"mimeType\":\"image/png\"}]}");
@@ -384,7 +393,7 @@ void register_tools(ferrite_server *server) {
              "\"additionalProperties\":false}}",
              tool_json_schema, NULL);
     add_tool(server,
-             SIMPLE_TOOL("test_reconnection", "Closes the SSE stream mid-call (HTTP); completes at once on stdio"),
+             SIMPLE_TOOL("test_reconnection", "Closes the SSE stream mid-call (HTTP); the result arrives after the client reconnects"),
              tool_reconnection, NULL);
     add_tool(server,
              "{\"name\":\"test_slow\",\"description\":\"Waits ms milliseconds, stopping early when cancelled\","

@@ -5,7 +5,7 @@ It shows that the C ABI serves any runtime that can call C: a slice of the every
 prompt `test_prompt_with_arguments` - served over stdio.
 
     cargo build --release -p ferrite-ffi
-    python3 examples/ctypes/server.py            # serves stdio
+    python3 examples/ctypes/server.py            # serves stdio (no arguments; --help: usage)
 
 The library is found at $FERRITE_LIB, else target/release/libferrite.so (then target/debug)
 under $CARGO_TARGET_DIR or the repository root.
@@ -132,7 +132,18 @@ def tool(server, descriptor: dict):
     return register
 
 
+USAGE = "usage: server.py [--help]\n  serves stdio; takes no arguments (the library: $FERRITE_LIB, else under $CARGO_TARGET_DIR)"
+
+
 def main() -> None:
+    # Like the everything servers: --help prints the usage on stdout; any other argument is an
+    # error that prints it on stderr, status 2.
+    if sys.argv[1:] in (["--help"], ["-h"]):
+        print(USAGE)
+        return
+    if sys.argv[1:]:
+        print(f"server.py: unknown argument {sys.argv[1]!r}\n{USAGE}", file=sys.stderr)
+        sys.exit(2)
     if abi_version() != 1:
         sys.exit(f"server.py: libferrite ABI {abi_version()} is not 1")
     server = Server()

@@ -43,14 +43,15 @@ func (e setupError) Error() string { return string(e) }
 // usageError is a bad command line: reported with the usage, exit status 2.
 type usageError string
 
-func (e usageError) Error() string {
-	return string(e) + "\nusage: everything [--stateless] [--port N [--mount] [--auth]] [--redis URL]\n" +
-		"  no --port: serve stdio; --port N: Streamable HTTP on 127.0.0.1:N at /mcp\n" +
-		"  --mount: the endpoint as an http.Handler on a net/http ServeMux (GET /health, an x-user middleware)\n" +
-		"  --auth: require bearer JWTs (FERRITE_AUTH_ISSUER, FERRITE_AUTH_AUDIENCE, FERRITE_AUTH_JWKS_URL)\n" +
-		"  --redis URL: keep shared state in Redis, keys under FERRITE_REDIS_PREFIX (default ferrite:)\n" +
-		"  FERRITE_REQUEST_STATE_KEYS=current[,previous...]: the fleet's requestState keys"
-}
+func (e usageError) Error() string { return string(e) + "\n" + usage }
+
+// usage is the command line's help: on stderr after a bad command line, on stdout for --help.
+const usage = "usage: everything [--stateless] [--port N [--mount] [--auth]] [--redis URL] [--help]\n" +
+	"  no --port: serve stdio; --port N: Streamable HTTP on 127.0.0.1:N at /mcp\n" +
+	"  --mount: the endpoint as an http.Handler on a net/http ServeMux (GET /health, an x-user middleware)\n" +
+	"  --auth: require bearer JWTs (FERRITE_AUTH_ISSUER, FERRITE_AUTH_AUDIENCE, FERRITE_AUTH_JWKS_URL)\n" +
+	"  --redis URL: keep shared state in Redis, keys under FERRITE_REDIS_PREFIX (default ferrite:)\n" +
+	"  FERRITE_REQUEST_STATE_KEYS=current[,previous...]: the fleet's requestState keys"
 
 // joinFleet makes the server one instance of a fleet: the requestState keys every instance
 // shares (FERRITE_REQUEST_STATE_KEYS) and, with --redis, the shared store.

@@ -14,7 +14,8 @@
 // request info shows on any transport. --auth makes it an OAuth resource server: bearer JWTs of
 // FERRITE_AUTH_ISSUER for the audience FERRITE_AUTH_AUDIENCE, keys from FERRITE_AUTH_JWKS_URL,
 // and one more tool, whoami (scope mcp:whoami), answering the token's subject. Any other
-// argument prints the usage and exits with status 2.
+// argument, or a flag without its value, prints the usage on stderr and exits with status 2;
+// --help prints it on stdout and exits 0.
 // Both protocol eras are served: the handshake revisions and 2026-07-28 (fixtures in
 // modern.go), and tasks in both generations (fixtures in tasks.go).
 //
@@ -48,6 +49,12 @@ type obj = map[string]any
 func text(s string) obj { return obj{"content": []obj{{"type": "text", "text": s}}} }
 
 func content(items ...obj) obj { return obj{"content": items} }
+
+// maxExact is the largest integer magnitude add takes or answers: 2^53 - 1, what every JSON
+// peer (JavaScript's numbers included) reads exactly.
+const maxExact = 1<<53 - 1
+
+func exact(n int64) bool { return n >= -maxExact && n <= maxExact }
 
 func noArgs() obj { return obj{"type": "object", "additionalProperties": false} }
 
@@ -134,17 +141,22 @@ func registerTools(s *ferrite.Server) error {
 				"required": []string{"a", "b"}},
 			"outputSchema": obj{"type": "object", "properties": obj{"sum": obj{"type": "integer"}}, "required": []string{"sum"}}},
 			func(_ ferrite.Request, args json.RawMessage) (any, error) {
-				var a struct{ A, B int64 }
+				// Every surface adds the integers any JSON peer reads exactly (RFC 7493: magnitude at
+				// most 2^53 - 1); an operand or a sum beyond them is the same tool error everywhere.
+				var a struct{ A, B json.Number }
 				if err := json.Unmarshal(args, &a); err != nil {
 					return nil, err
 				}
-				sum := a.A + a.B
-				if (a.B > 0 && sum < a.A) || (a.B < 0 && sum > a.A) {
+				x, errA := strconv.ParseInt(string(a.A), 10, 64)
+				y, errB := strconv.ParseInt(string(a.B), 10, 64)
+				if errA != nil || errB != nil || !exact(x) || !exact(y) || !exact(x+y) {
 					return nil, fmt.Errorf("integer overflow")
 				}
+				sum := x + y
 				return obj{"content": []obj{{"type": "text", "text": fmt.Sprint(sum)}}, "structuredContent": obj{"sum": sum}}, nil
 			}},
-		{tool("echo", "Echo the text back", obj{"type": "object",
+		{tool("echo", "Echo the text back", obj{"$schema": "https://json-schema.org/draft/2020-12/schema",
+			"description": "The arguments of echo.", "type": "object",
 			"properties": obj{"text": obj{"type": "string", "description": "The text to echo back."}}, "required": []string{"text"}}),
 			func(_ ferrite.Request, args json.RawMessage) (any, error) {
 				var a struct{ Text string }
@@ -281,7 +293,7 @@ func registerTools(s *ferrite.Server) error {
 			func(_ ferrite.Request, args json.RawMessage) (any, error) {
 				return text("JSON Schema 2020-12 tool called with: " + string(args)), nil
 			}},
-		{tool("test_reconnection", "Closes the SSE stream mid-call (HTTP); completes at once on stdio", noArgs()),
+		{tool("test_reconnection", "Closes the SSE stream mid-call (HTTP); the result arrives after the client reconnects", noArgs()),
 			func(req ferrite.Request, _ json.RawMessage) (any, error) {
 				const done = "Reconnection test completed"
 				if !req.CloseSSEStream(200 * time.Millisecond) {
@@ -411,6 +423,9 @@ func run() error {
 	args := os.Args[1:]
 	for i := 0; i < len(args); i++ {
 		switch args[i] {
+		case "--help", "-h":
+			fmt.Println(usage)
+			return nil
 		case "--stateless":
 			stateless = true
 		case "--auth":

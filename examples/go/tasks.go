@@ -54,12 +54,14 @@ func accepted(result json.RawMessage) bool {
 func registerTasks(s *ferrite.Server) error {
 	twoFields := obj{"type": "object", "properties": obj{"name": obj{"type": "string"}, "confirm": obj{"type": "boolean"}}}
 	tools := []struct {
-		tool ferrite.Tool
+		tool any
 		f    ferrite.ToolFunc
 	}{
-		{ferrite.Tool{Name: "greet", Description: "Greets someone at once (never a task)",
-			InputSchema: obj{"type": "object", "properties": obj{"name": obj{"type": "string"}}, "required": []string{"name"}},
-			TaskSupport: ferrite.TaskForbidden},
+		// A Tool's zero TaskSupport declares nothing; greet declares "forbidden" on the wire, as
+		// on every surface, so its descriptor spells execution out.
+		{obj{"name": "greet", "description": "Greets someone at once (never a task)",
+			"inputSchema": obj{"type": "object", "properties": obj{"name": obj{"type": "string"}}, "required": []string{"name"}},
+			"execution":   obj{"taskSupport": "forbidden"}},
 			func(_ ferrite.Request, args json.RawMessage) (any, error) {
 				var a struct{ Name string }
 				if err := json.Unmarshal(args, &a); err != nil {

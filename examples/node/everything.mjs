@@ -22,7 +22,8 @@
 //     # one instance of a fleet: tasks in Redis, keys under FERRITE_REDIS_PREFIX (default
 //     # ferrite:); FERRITE_REQUEST_STATE_KEYS=current[,previous...] (64 hex or base64 each)
 //     # are the fleet's requestState keys
-// Any other argument prints a usage line on stderr and exits with status 2.
+// Any other argument, or a flag without its value, prints the usage on stderr and exits with
+// status 2; --help prints it on stdout and exits 0.
 // It imports the package from bindings-node/ (run `npm install` there first to build it).
 // Logs go to stderr (on stdio, stdout carries the protocol).
 
@@ -79,8 +80,10 @@ function registerTools(server) {
       outputSchema: { type: 'object', properties: { sum: { type: 'integer' } }, required: ['sum'] },
     },
     ({ a, b }) => {
+      // Every surface adds the integers any JSON peer reads exactly (RFC 7493: magnitude at
+      // most 2^53 - 1); an operand or a sum beyond them is the same tool error everywhere.
       const sum = a + b;
-      if (!Number.isSafeInteger(sum)) throw new Error('integer overflow');
+      if (![a, b, sum].every(Number.isSafeInteger)) throw new Error('integer overflow');
       return { content: [{ type: 'text', text: String(sum) }], structuredContent: { sum } };
     },
   );
@@ -89,6 +92,8 @@ function registerTools(server) {
     {
       description: 'Echo the text back',
       inputSchema: {
+        $schema: 'https://json-schema.org/draft/2020-12/schema',
+        description: 'The arguments of echo.',
         type: 'object',
         properties: { text: { type: 'string', description: 'The text to echo back.' } },
         required: ['text'],
@@ -458,7 +463,7 @@ export function build({ stateless = false, auth } = {}) {
 }
 
 export const USAGE =
-  'usage: everything.mjs [--port N] [--stateless] [--auth] [--mount express|hono] [--redis URL]\n  no --port: serve stdio; --port N: Streamable HTTP on 127.0.0.1:N at /mcp;\n' +
+  'usage: everything.mjs [--port N] [--stateless] [--auth] [--mount express|hono] [--redis URL] [--help]\n  no --port: serve stdio; --port N: Streamable HTTP on 127.0.0.1:N at /mcp;\n' +
   '  --mount express|hono: mounted at /mcp in an express or Hono app beside GET /health;\n' +
   '  --auth: require bearer JWTs (FERRITE_AUTH_ISSUER, FERRITE_AUTH_AUDIENCE, FERRITE_AUTH_JWKS_URL);\n' +
   '  --redis URL: keep shared state (tasks) in Redis, keys under FERRITE_REDIS_PREFIX (default ferrite:);\n' +
@@ -478,7 +483,10 @@ export function joinFleet(server, redis, env = process.env) {
   if (redis !== undefined) server.useRedis(redis, { keyPrefix: env.FERRITE_REDIS_PREFIX ?? 'ferrite:' });
 }
 
-/** The command line as `{ port, stateless, auth, mount, redis }`; throws naming what is wrong. */
+/**
+ * The command line as `{ port, stateless, auth, mount, redis }` (`{ help: true }` for `--help`);
+ * throws naming what is wrong.
+ */
 export function parseArgs(argv) {
   let port;
   let redis;
@@ -487,7 +495,9 @@ export function parseArgs(argv) {
   let mount;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
-    if (arg === '--stateless') {
+    if (arg === '--help' || arg === '-h') {
+      return { help: true };
+    } else if (arg === '--stateless') {
       stateless = true;
     } else if (arg === '--auth') {
       auth = true;
@@ -518,6 +528,10 @@ if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(realpathS
   } catch (e) {
     console.error(`everything: ${e.message}\n${USAGE}`);
     process.exit(2);
+  }
+  if (args.help) {
+    console.log(USAGE);
+    process.exit(0);
   }
   try {
     if (args.auth) auth = authFromEnv();

@@ -17,8 +17,14 @@ request needs one, and the ``whoami`` tool (scope ``mcp:whoami``) answers the to
 ``--redis URL`` makes it one instance of a fleet: tasks are kept in Redis at URL, under keys
 starting with ``FERRITE_REDIS_PREFIX`` (default ``ferrite:``); ``FERRITE_REQUEST_STATE_KEYS``
 (``current[,previous...]``, 64 hex characters or base64 each) are the fleet's requestState keys.
-Any other argument prints a usage line on stderr and exits with status 2. ``FERRITE_ADD_ASYNC=1`` registers ``add`` as an ``async def`` (for
-the benchmark's second row).
+Any other argument, or a flag without its value, prints the usage on stderr and exits with
+status 2; ``--help`` prints it on stdout and exits 0. ``FERRITE_ADD_ASYNC=1`` registers ``add``
+as an ``async def`` (for the benchmark's second row).
+
+The tools list exactly the schemas of the other surfaces (examples/SURFACE.md): text tools pass
+``structured_output=False`` (the binding would otherwise derive an ``outputSchema`` wrapping a
+``str`` return in ``{"result": ...}``, as the official SDK does), and tools with arguments give
+their ``input_schema`` (the derived one carries pydantic's titles).
 """
 
 from __future__ import annotations
@@ -63,8 +69,25 @@ def wav_base64() -> str:
     return base64.b64encode(header + bytes(data_len)).decode("ascii")
 
 
+ADD_INPUT_SCHEMA = {
+    "type": "object",
+    "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}},
+    "required": ["a", "b"],
+}
 ADD_OUTPUT_SCHEMA = {"type": "object", "properties": {"sum": {"type": "integer"}}, "required": ["sum"]}
 NO_ARGS = {"type": "object", "additionalProperties": False}
+
+# The largest integer magnitude add takes or answers: 2^53 - 1, what every JSON peer
+# (JavaScript's numbers included) reads exactly (RFC 7493).
+MAX_EXACT = 2**53 - 1
+
+
+def exact_sum(a: Any, b: Any) -> ToolResult:
+    """The sum, or the overflow error every surface answers for an operand or a sum beyond
+    MAX_EXACT."""
+    if not all(isinstance(n, int) and abs(n) <= MAX_EXACT for n in (a, b, a + b)):
+        return error("integer overflow")
+    return ToolResult([str(a + b)], structured_content={"sum": a + b})
 
 
 def build(stateless: bool, auth: Optional[Dict[str, Any]] = None) -> Server:
@@ -78,49 +101,56 @@ def build(stateless: bool, auth: Optional[Dict[str, Any]] = None) -> Server:
 
     # ----- tools (test_simple_text first: clients may call the first tool without arguments) -----
 
-    @server.tool(input_schema=NO_ARGS)
+    @server.tool(structured_output=False, input_schema=NO_ARGS)
     def test_simple_text() -> str:
         """Returns a simple text response"""
         return "This is a simple text response for testing."
 
-    def add(a: int, b: int) -> ToolResult:
+    # The arguments as the core checked them against the schema (ints, or a float for an
+    # integer beyond 64 bits), not converted by pydantic: add answers its own overflow error.
+    def add(**arguments: Any) -> ToolResult:
         """Add two integers and return their sum"""
-        s = a + b
-        return ToolResult([str(s)], structured_content={"sum": s})
+        return exact_sum(arguments["a"], arguments["b"])
 
-    async def add_async(a: int, b: int) -> ToolResult:
+    async def add_async(**arguments: Any) -> ToolResult:
         """Add two integers and return their sum"""
-        s = a + b
-        return ToolResult([str(s)], structured_content={"sum": s})
+        return exact_sum(arguments["a"], arguments["b"])
 
     use_async = os.environ.get("FERRITE_ADD_ASYNC") == "1"
-    server.add_tool(add_async if use_async else add, name="add", output_schema=ADD_OUTPUT_SCHEMA)
+    server.add_tool(
+        add_async if use_async else add, name="add", input_schema=ADD_INPUT_SCHEMA, output_schema=ADD_OUTPUT_SCHEMA
+    )
 
-    @server.tool()
+    @server.tool(
+        structured_output=False,
+        input_schema={
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "description": "The arguments of echo.",
+            "type": "object",
+            "properties": {"text": {"type": "string", "description": "The text to echo back."}},
+            "required": ["text"],
+        },
+    )
     def echo(text: str) -> str:
-        """Echo the text back
-
-        Args:
-            text: The text to echo back.
-        """
+        """Echo the text back"""
         return text
 
-    @server.tool(input_schema=NO_ARGS)
+    @server.tool(structured_output=False, input_schema=NO_ARGS)
     def test_image_content() -> ImageContent:
         """Returns an image (PNG)"""
         return ImageContent(PNG, "image/png")
 
-    @server.tool(input_schema=NO_ARGS)
+    @server.tool(structured_output=False, input_schema=NO_ARGS)
     def test_audio_content() -> AudioContent:
         """Returns audio (WAV)"""
         return AudioContent(wav_base64(), "audio/wav")
 
-    @server.tool(input_schema=NO_ARGS)
+    @server.tool(structured_output=False, input_schema=NO_ARGS)
     def test_embedded_resource() -> EmbeddedResource:
         """Returns an embedded resource"""
         return EmbeddedResource("test://embedded-resource", text="This is an embedded resource content.", mime_type="text/plain")
 
-    @server.tool(input_schema=NO_ARGS)
+    @server.tool(structured_output=False, input_schema=NO_ARGS)
     def test_multiple_content_types() -> list:
         """Returns text, an image and a resource"""
         return [
@@ -131,7 +161,7 @@ def build(stateless: bool, auth: Optional[Dict[str, Any]] = None) -> Server:
             ),
         ]
 
-    @server.tool(input_schema=NO_ARGS)
+    @server.tool(structured_output=False, input_schema=NO_ARGS)
     async def test_tool_with_logging(ctx: Context) -> str:
         """Logs three messages while it runs"""
         for i, message in enumerate(["Tool execution started", "Tool processing data", "Tool execution completed"]):
@@ -140,7 +170,7 @@ def build(stateless: bool, auth: Optional[Dict[str, Any]] = None) -> Server:
             ctx.info(message)
         return "Tool with logging executed successfully"
 
-    @server.tool(input_schema=NO_ARGS)
+    @server.tool(structured_output=False, input_schema=NO_ARGS)
     async def test_tool_with_progress(ctx: Context) -> str:
         """Reports progress 0, 50, 100 of 100"""
         for i, progress in enumerate([0, 50, 100]):
@@ -149,28 +179,34 @@ def build(stateless: bool, auth: Optional[Dict[str, Any]] = None) -> Server:
             ctx.report_progress(progress, 100)
         return "Tool with progress executed successfully"
 
-    @server.tool(input_schema=NO_ARGS)
+    @server.tool(structured_output=False, input_schema=NO_ARGS)
     def test_error_handling() -> ToolResult:
         """Always fails with isError"""
         return error("This tool intentionally returns an error for testing")
 
-    @server.tool()
+    @server.tool(
+        structured_output=False,
+        input_schema={
+            "type": "object",
+            "properties": {"prompt": {"type": "string", "description": "The prompt to send"}},
+            "required": ["prompt"],
+        },
+    )
     async def test_sampling(prompt: str, ctx: Context) -> str:
-        """Asks the client's LLM to answer a prompt
-
-        Args:
-            prompt: The prompt to send
-        """
+        """Asks the client's LLM to answer a prompt"""
         reply = await ctx.sample(prompt, max_tokens=100)
         return f"LLM response: {reply.text or ''}"
 
-    @server.tool()
+    @server.tool(
+        structured_output=False,
+        input_schema={
+            "type": "object",
+            "properties": {"message": {"type": "string", "description": "The message to show the user"}},
+            "required": ["message"],
+        },
+    )
     async def test_elicitation(message: str, ctx: Context) -> str:
-        """Asks the user for a username and an email
-
-        Args:
-            message: The message to show the user
-        """
+        """Asks the user for a username and an email"""
         schema = {
             "type": "object",
             "properties": {
@@ -213,6 +249,7 @@ def build(stateless: bool, auth: Optional[Dict[str, Any]] = None) -> Server:
         name="test_elicitation_sep1034_defaults",
         description="Elicits fields with default values (SEP-1034)",
         input_schema=NO_ARGS,
+        structured_output=False,
     )
     titled = lambda prefix, word: [  # noqa: E731
         {"const": f"{prefix}{i}", "title": f"{n} {word}"} for i, n in ((1, "First"), (2, "Second"), (3, "Third"))
@@ -260,9 +297,11 @@ def build(stateless: bool, auth: Optional[Dict[str, Any]] = None) -> Server:
         name="test_elicitation_sep1330_enums",
         description="Elicits every enum schema variant (SEP-1330)",
         input_schema=NO_ARGS,
+        structured_output=False,
     )
 
     @server.tool(
+        structured_output=False,
         input_schema={
             "$schema": "https://json-schema.org/draft/2020-12/schema",
             "type": "object",
@@ -291,7 +330,7 @@ def build(stateless: bool, auth: Optional[Dict[str, Any]] = None) -> Server:
         """A tool whose input schema uses JSON Schema 2020-12 features"""
         return f"JSON Schema 2020-12 tool called with: {json.dumps(arguments, separators=(',', ':'))}"
 
-    @server.tool(input_schema=NO_ARGS)
+    @server.tool(structured_output=False, input_schema=NO_ARGS)
     async def test_reconnection(ctx: Context) -> str:
         """Closes the SSE stream mid-call (HTTP); the result arrives after the client reconnects"""
         if ctx.close_sse_stream(retry=0.2):
@@ -301,7 +340,10 @@ def build(stateless: bool, auth: Optional[Dict[str, Any]] = None) -> Server:
     cancelled = {"count": 0}
     lock = threading.Lock()
 
-    @server.tool(input_schema={"type": "object", "properties": {"ms": {"type": "integer", "minimum": 0}}, "required": ["ms"]})
+    @server.tool(
+        structured_output=False,
+        input_schema={"type": "object", "properties": {"ms": {"type": "integer", "minimum": 0}}, "required": ["ms"]},
+    )
     async def test_slow(ms: int, ctx: Context) -> str:
         """Waits ms milliseconds, stopping early when cancelled"""
         loop = asyncio.get_running_loop()
@@ -314,7 +356,7 @@ def build(stateless: bool, auth: Optional[Dict[str, Any]] = None) -> Server:
             await asyncio.sleep(0.01)
         return f"completed after {ms} ms"
 
-    @server.tool(input_schema=NO_ARGS)
+    @server.tool(structured_output=False, input_schema=NO_ARGS)
     def test_cancellation_count() -> str:
         """How many test_slow calls observed cancellation"""
         with lock:
@@ -393,7 +435,7 @@ def build(stateless: bool, auth: Optional[Dict[str, Any]] = None) -> Server:
 
     if auth is not None:
 
-        @server.tool(input_schema=NO_ARGS)
+        @server.tool(structured_output=False, input_schema=NO_ARGS)
         def whoami(ctx: Context) -> str:
             """Answers the subject of the caller's access token (needs scope mcp:whoami)"""
             return ctx.subject or ""
@@ -404,7 +446,7 @@ def build(stateless: bool, auth: Optional[Dict[str, Any]] = None) -> Server:
 def register_request_tools(server: Server) -> None:
     """The tools of ``--mount``: what the host app attached, and the HTTP request."""
 
-    @server.tool(input_schema=NO_ARGS)
+    @server.tool(structured_output=False, input_schema=NO_ARGS)
     def test_host_value(ctx: Context) -> str:
         """Reads the user the host app's middleware attached"""
         request = ctx.request
@@ -459,7 +501,7 @@ def serve_mounted(server: Server, port: int) -> None:
 
 
 USAGE = (
-    "usage: everything.py [--port N [--mount]] [--stateless] [--auth] [--redis URL]\n"
+    "usage: everything.py [--port N [--mount]] [--stateless] [--auth] [--redis URL] [--help]\n"
     "  no --port: serve stdio; --port N: Streamable HTTP on 127.0.0.1:N at /mcp;\n"
     "  --mount: server.asgi_app() in a Starlette app under uvicorn (GET /health, an x-user middleware);\n"
     "  --auth: require bearer JWTs (FERRITE_AUTH_ISSUER, FERRITE_AUTH_AUDIENCE, FERRITE_AUTH_JWKS_URL);\n"
@@ -474,6 +516,7 @@ class Args(NamedTuple):
     auth: bool
     mount: bool
     redis: Optional[str] = None
+    help: bool = False
 
 
 def join_fleet(server: Server, redis: Optional[str]) -> None:
@@ -511,6 +554,8 @@ def parse_args(argv: List[str]) -> Args:
     stateless = auth = mount = False
     it = iter(argv)
     for arg in it:
+        if arg in ("--help", "-h"):
+            return Args(None, False, False, False, help=True)
         if arg == "--stateless":
             stateless = True
         elif arg == "--auth":
@@ -541,6 +586,9 @@ def main() -> None:
     except ValueError as e:
         print(f"everything: {e}\n{USAGE}", file=sys.stderr)
         sys.exit(2)
+    if args.help:
+        print(USAGE)
+        return
     try:
         auth = auth_from_env() if args.auth else None
     except ValueError as e:

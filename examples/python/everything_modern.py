@@ -82,7 +82,7 @@ class Round:
 
 
 def register_mrtr_tools(server: Server) -> None:
-    @server.tool(input_schema=NO_ARGS)
+    @server.tool(structured_output=False, input_schema=NO_ARGS)
     def test_input_required_result_elicitation(ctx: Context) -> Reply:
         """Asks for the user's name, then greets them (MRTR)"""
         r = ctx.input_response_as("user_name", ElicitResult)
@@ -90,7 +90,7 @@ def register_mrtr_tools(server: Server) -> None:
             return InputRequired().ask("user_name", ask_name())
         return f"Hello, {accepted(r, 'name')}!"
 
-    @server.tool(input_schema=NO_ARGS)
+    @server.tool(structured_output=False, input_schema=NO_ARGS)
     async def test_input_required_result_sampling(ctx: Context) -> Reply:
         """Asks the client's LLM a question (MRTR)"""
         r = ctx.input_response_as("capital_question", SamplingResult)
@@ -98,7 +98,7 @@ def register_mrtr_tools(server: Server) -> None:
             return InputRequired().ask("capital_question", ask_capital())
         return f"The model answered: {r.text or ''}"
 
-    @server.tool(input_schema=NO_ARGS)
+    @server.tool(structured_output=False, input_schema=NO_ARGS)
     def test_input_required_result_list_roots(ctx: Context) -> Reply:
         """Asks for the client's roots (MRTR)"""
         r = ctx.input_response_as("client_roots", RootsResult)
@@ -106,7 +106,7 @@ def register_mrtr_tools(server: Server) -> None:
             return InputRequired().ask("client_roots", InputRequest.list_roots())
         return f"Roots: {roots(r)}"
 
-    @server.tool(input_schema=NO_ARGS)
+    @server.tool(structured_output=False, input_schema=NO_ARGS)
     def test_input_required_result_request_state(ctx: Context) -> Reply:
         """Asks for a confirmation and carries state (MRTR)"""
         expected = "awaiting-confirmation"
@@ -117,7 +117,7 @@ def register_mrtr_tools(server: Server) -> None:
             return f"state-ok: confirmed={accepted(r, 'ok')}"
         return InputRequired({"confirm": ask_confirm()}, state=expected)
 
-    @server.tool(input_schema=NO_ARGS)
+    @server.tool(structured_output=False, input_schema=NO_ARGS)
     def test_input_required_result_multiple_inputs(ctx: Context) -> Reply:
         """Asks for a name, a greeting and the roots at once (MRTR)"""
         name = ctx.input_response_as("user_name", ElicitResult)
@@ -133,7 +133,7 @@ def register_mrtr_tools(server: Server) -> None:
             .with_state("multiple-inputs")
         )
 
-    @server.tool(input_schema=NO_ARGS)
+    @server.tool(structured_output=False, input_schema=NO_ARGS)
     def test_input_required_result_multi_round(ctx: Context) -> Reply:
         """Asks two questions in two rounds (MRTR)"""
         step1 = InputRequest.elicit("Step 1: What is your name?", form("name"))
@@ -149,7 +149,7 @@ def register_mrtr_tools(server: Server) -> None:
             return InputRequired().ask("step2", step2).with_state(state)
         return f"{state.name or ''} likes {accepted(r, 'color')}"
 
-    @server.tool(input_schema=NO_ARGS)
+    @server.tool(structured_output=False, input_schema=NO_ARGS)
     def test_input_required_result_tampered_state(ctx: Context) -> Reply:
         """Carries sealed state; an altered one is refused (MRTR)"""
         r = ctx.input_response_as("confirm", ElicitResult)
@@ -157,7 +157,7 @@ def register_mrtr_tools(server: Server) -> None:
             return "state verified"
         return InputRequired().ask("confirm", ask_confirm()).with_state("tamper-check")
 
-    @server.tool(input_schema=NO_ARGS)
+    @server.tool(structured_output=False, input_schema=NO_ARGS)
     def test_input_required_result_capabilities(ctx: Context) -> Reply:
         """Asks only with what the client declared: elicitation, sampling, roots (MRTR)"""
         if ctx.is_resubmission:
@@ -173,7 +173,7 @@ def register_mrtr_tools(server: Server) -> None:
             return "the client declared no capability to ask with"
         return ir
 
-    @server.tool(input_schema=NO_ARGS, required_capabilities={"elicitation": {}})
+    @server.tool(structured_output=False, input_schema=NO_ARGS, required_capabilities={"elicitation": {}})
     async def test_streaming_elicitation(ctx: Context) -> Reply:
         """Needs elicitation; asks the MRTR way, never with a request"""
         r = ctx.input_response_as("user_name", ElicitResult)
@@ -183,12 +183,12 @@ def register_mrtr_tools(server: Server) -> None:
 
 
 def register_other_tools(server: Server) -> None:
-    @server.tool(input_schema=NO_ARGS, required_capabilities={"sampling": {}})
+    @server.tool(structured_output=False, input_schema=NO_ARGS, required_capabilities={"sampling": {}})
     def test_missing_capability() -> str:
         """Needs the client's sampling capability"""
         return "the client declared sampling"
 
-    @server.tool(input_schema=NO_ARGS)
+    @server.tool(structured_output=False, input_schema=NO_ARGS)
     def test_logging_tool(ctx: Context) -> str:
         """Logs two messages (sent only when the request asked for a log level)"""
         ctx.info("Logging tool started")
@@ -219,7 +219,7 @@ def register_other_tools(server: Server) -> None:
         with lock:
             return next(versions)
 
-    @server.tool(input_schema=NO_ARGS)
+    @server.tool(structured_output=False, input_schema=NO_ARGS)
     def test_trigger_tool_change() -> str:
         """Replaces test_dynamic_tool and announces the tools list changed"""
         version = next_version()
@@ -227,7 +227,7 @@ def register_other_tools(server: Server) -> None:
         reached = server.notify_tools_list_changed()
         return f"tools list changed (version {version}, {reached} listeners)"
 
-    @server.tool(input_schema=NO_ARGS)
+    @server.tool(structured_output=False, input_schema=NO_ARGS)
     def test_trigger_prompt_change() -> str:
         """Replaces test_dynamic_prompt and announces the prompts list changed"""
         version = next_version()
@@ -238,6 +238,7 @@ def register_other_tools(server: Server) -> None:
     # With a fleet the update reaches the uri's subscribers on every instance; the text counts the
     # listeners reached on this one.
     @server.tool(
+        structured_output=False,
         input_schema={
             "type": "object",
             "properties": {"uri": {"type": "string", "description": "The resource that changed"}},
@@ -250,6 +251,7 @@ def register_other_tools(server: Server) -> None:
         return f"resource {uri} updated ({reached} listeners)"
 
     @server.tool(
+        structured_output=False,
         input_schema={
             "type": "object",
             "properties": {"region": {"type": "string", "description": "A region name", "x-mcp-header": "Region"}},

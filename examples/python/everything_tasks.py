@@ -46,6 +46,7 @@ async def pause(ctx: Context, seconds: float) -> None:
 
 def register(server: Server) -> None:
     @server.tool(
+        structured_output=False,
         input_schema={"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]},
         task_support="forbidden",
     )
@@ -54,6 +55,7 @@ def register(server: Server) -> None:
         return f"Hello, {name}!"
 
     @server.tool(
+        structured_output=False,
         input_schema={
             "type": "object",
             "properties": {"seconds": {"type": "number", "minimum": 0}, "label": {"type": "string"}},
@@ -65,19 +67,23 @@ def register(server: Server) -> None:
         await pause(ctx, min(seconds, 3600))
         return f"{label}: computed for {seconds} s"
 
-    @server.tool(input_schema=NO_ARGS, task_support="required")
+    @server.tool(structured_output=False, input_schema=NO_ARGS, task_support="required")
     async def failing_job(ctx: Context) -> ToolResult:
         """Fails as a tool (isError) after a second; only as a task"""
         await pause(ctx, 1)
         return error("failing_job failed, as it always does")
 
-    @server.tool(input_schema=NO_ARGS, task_support="required")
+    @server.tool(structured_output=False, input_schema=NO_ARGS, task_support="required")
     async def protocol_error_job(ctx: Context) -> str:
         """Fails with a JSON-RPC error after 300 ms; only as a task"""
         await pause(ctx, 0.3)
         raise InternalError("protocol_error_job failed with a protocol error")
 
-    @server.tool(task_support="required")
+    @server.tool(
+        structured_output=False,
+        input_schema={"type": "object", "properties": {"filename": {"type": "string"}}, "required": ["filename"]},
+        task_support="required",
+    )
     async def confirm_delete(filename: str, ctx: Context) -> str:
         """Asks the user to confirm deleting a file; only as a task"""
         # Asked in the task (not as an MRTR reply): the call becomes a task at once and waits
@@ -85,7 +91,7 @@ def register(server: Server) -> None:
         answer = await ctx.elicit(f"Delete {filename}?", CONFIRM_FORM)
         return f"Deleted {filename}" if answer.action == "accept" else f"Kept {filename}"
 
-    @server.tool(input_schema=NO_ARGS, task_support="required")
+    @server.tool(structured_output=False, input_schema=NO_ARGS, task_support="required")
     async def multi_input(ctx: Context) -> str:
         """Asks two questions at once; only as a task"""
         first, second = await asyncio.gather(
@@ -93,7 +99,7 @@ def register(server: Server) -> None:
         )
         return f"first accepted: {str(first.action == 'accept').lower()}, second accepted: {str(second.action == 'accept').lower()}"
 
-    @server.tool(input_schema=NO_ARGS, task_support="required")
+    @server.tool(structured_output=False, input_schema=NO_ARGS, task_support="required")
     async def test_tool_with_task(ctx: Context) -> Union[str, InputRequired]:
         """Asks for a name (before the task exists), then greets as a task"""
         answer = ctx.input_response_as("user_name", ElicitResult)

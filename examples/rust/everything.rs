@@ -11,7 +11,8 @@
 //! as an OAuth resource server: tokens are JWTs of `FERRITE_AUTH_ISSUER` for the audience
 //! `FERRITE_AUTH_AUDIENCE` (the server's URL), keys from `FERRITE_AUTH_JWKS_URL`; every MCP
 //! request needs one, and the `whoami` tool (scope `mcp:whoami`) answers the token's subject.
-//! Both eras are served: the
+//! Any other argument, or a flag without its value, prints the usage on stderr and exits with
+//! status 2; `--help` prints it on stdout and exits 0. Both eras are served: the
 //! handshake revisions and 2026-07-28 (fixtures in `everything/modern.rs`), and tasks of both
 //! generations (`everything/tasks.rs`).
 
@@ -39,6 +40,10 @@ use ferrite_core::{
 };
 use serde_json::{json, Map, Value};
 
+/// The largest integer magnitude `add` takes or answers: 2^53 - 1, what every JSON peer
+/// (JavaScript's numbers included) reads exactly.
+const MAX_EXACT: i64 = (1 << 53) - 1;
+
 /// A 1x1 PNG.
 const PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
 
@@ -63,7 +68,9 @@ fn wav_base64() -> String {
     base64::engine::general_purpose::STANDARD.encode(b)
 }
 
-/// `echo`'s arguments; the typed layer derives its input schema from this struct.
+// The typed layer derives echo's input schema from this struct (the doc comment becomes the
+// schema's description): every surface lists exactly that schema.
+/// The arguments of echo.
 #[derive(serde::Deserialize, schemars::JsonSchema)]
 struct EchoArgs {
     /// The text to echo back.
@@ -100,9 +107,13 @@ fn register_tools(server: &Server) -> Result<(), Box<dyn std::error::Error>> {
         .with_description("Add two integers and return their sum")
         .with_output_schema(json!({"type":"object","properties":{"sum":{"type":"integer"}},"required":["sum"]})),
         |args: Value, _ctx: RequestContext| async move {
-            let a = args.get("a").and_then(Value::as_i64).unwrap_or_default();
-            let b = args.get("b").and_then(Value::as_i64).unwrap_or_default();
-            let sum = a.checked_add(b).ok_or_else(|| HandlerError::failed("integer overflow"))?;
+            // Every surface adds the integers any JSON peer reads exactly (RFC 7493: magnitude
+            // at most 2^53 - 1); an operand or a sum beyond them is the same tool error everywhere.
+            let in_range = |n: &i64| (-MAX_EXACT..=MAX_EXACT).contains(n);
+            let exact = |v: Option<&Value>| v.and_then(Value::as_i64).filter(in_range);
+            let overflow = || HandlerError::failed("integer overflow");
+            let (a, b) = (exact(args.get("a")).ok_or_else(overflow)?, exact(args.get("b")).ok_or_else(overflow)?);
+            let sum = Some(a + b).filter(in_range).ok_or_else(overflow)?;
             Ok(CallToolResult {
                 content: vec![Content::text(sum.to_string())],
                 structured_content: Some(json!({ "sum": sum })),
@@ -364,7 +375,9 @@ fn register_resources(server: &Server) -> Result<(), Box<dyn std::error::Error>>
             .with_mime_type("application/json"),
         |uri: String, vars: TemplateVariables, _ctx: RequestContext| async move {
             let id = vars.get("id").cloned().unwrap_or_default();
-            let text = json!({"id": id, "templateTest": true, "data": format!("Data for ID: {id}")}).to_string();
+            // The keys in the order examples/SURFACE.md gives (a `json!` map would sort them).
+            let text =
+                format!(r#"{{"id":{},"templateTest":true,"data":{}}}"#, json!(id), json!(format!("Data for ID: {id}")));
             Ok(ReadResourceResult {
                 contents: vec![ResourceContents::text(uri, Some("application/json"), text)],
                 meta: None,
@@ -478,7 +491,11 @@ fn build(
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args = match cli::parse_args() {
-        Ok(a) => a,
+        Ok(Some(a)) => a,
+        Ok(None) => {
+            println!("{}", cli::USAGE);
+            return Ok(());
+        }
         Err(e) => {
             eprintln!("everything: {e}\n{}", cli::USAGE);
             std::process::exit(2);

@@ -371,7 +371,8 @@ class _Registration(_ServerBase):
                 "name": prompt_name,
                 "title": title,
                 "description": description if description is not None else doc,
-                "arguments": arguments,
+                # A prompt without arguments lists none (no "arguments": []), as on every surface.
+                "arguments": arguments or None,
                 "icons": _plain(icons),
                 "_meta": meta,
             }

@@ -112,8 +112,8 @@ pub struct JwtConfig {
     pub cache_capacity: Option<u64>,
 }
 
-/// RFC 7662 token introspection.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+/// RFC 7662 token introspection. Its `Debug` output leaves the client secret out.
+#[derive(Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct IntrospectionConfig {
     /// The introspection endpoint.
@@ -131,6 +131,18 @@ pub struct IntrospectionConfig {
     /// How many answers are kept (default 10000; 0 turns the cache off).
     #[serde(default, alias = "cacheCapacity", skip_serializing_if = "Option::is_none")]
     pub cache_capacity: Option<u64>,
+}
+
+impl std::fmt::Debug for IntrospectionConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("IntrospectionConfig")
+            .field("url", &self.url)
+            .field("client_id", &self.client_id)
+            .field("client_secret", &"<redacted>")
+            .field("cache_secs", &self.cache_secs)
+            .field("cache_capacity", &self.cache_capacity)
+            .finish()
+    }
 }
 
 impl AuthConfig {
@@ -296,6 +308,18 @@ mod tests {
             "toolScopes": {"whoami": ["mcp:whoami"]},
             "jwt": {"issuer": "https://as.example.com", "jwksUrl": "https://as.example.com/jwks"}
         })
+    }
+
+    #[test]
+    fn debug_output_leaves_the_introspection_secret_out() {
+        let c = IntrospectionConfig {
+            url: "https://as.example.com/introspect".into(),
+            client_id: "rs".into(),
+            client_secret: "hunter2-secret".into(),
+            ..Default::default()
+        };
+        let shown = format!("{c:?}");
+        assert!(!shown.contains("hunter2-secret") && shown.contains("client_secret: \"<redacted>\""), "{shown}");
     }
 
     #[test]

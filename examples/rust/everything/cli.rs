@@ -20,7 +20,7 @@ pub fn auth_from_env() -> Result<ResourceServer, String> {
 }
 
 pub const USAGE: &str =
-    "usage: everything [--port N [--mount]] [--stateless] [--legacy-sse] [--auth] [--task-ttl-ms N] [--redis URL]\n  \
+    "usage: everything [--port N [--mount]] [--stateless] [--legacy-sse] [--auth] [--task-ttl-ms N] [--redis URL] [--help]\n  \
     no --port: serve stdio; --port N: Streamable HTTP on 127.0.0.1:N at /mcp;\n  \
     --mount: the endpoint mounted in an axum app (GET /health, an x-user middleware);\n  \
     --auth: require bearer JWTs (FERRITE_AUTH_ISSUER, FERRITE_AUTH_AUDIENCE, FERRITE_AUTH_JWKS_URL);\n  \
@@ -39,7 +39,8 @@ pub struct Args {
     pub redis: Option<String>,
 }
 
-pub fn parse_args() -> Result<Args, String> {
+/// The command line; `None` for `--help` (the usage goes to stdout, status 0).
+pub fn parse_args() -> Result<Option<Args>, String> {
     let mut args = Args {
         port: None,
         stateless: false,
@@ -52,6 +53,7 @@ pub fn parse_args() -> Result<Args, String> {
     let mut it = std::env::args().skip(1);
     while let Some(a) = it.next() {
         match a.as_str() {
+            "--help" | "-h" => return Ok(None),
             "--stateless" => args.stateless = true,
             "--legacy-sse" => args.legacy_sse = true,
             "--mount" => args.mount = true,
@@ -75,5 +77,5 @@ pub fn parse_args() -> Result<Args, String> {
     if args.auth && args.port.is_none() {
         return Err("--auth needs --port (tokens travel in HTTP headers)".to_owned());
     }
-    Ok(args)
+    Ok(Some(args))
 }

@@ -42,6 +42,21 @@ pub struct RedisStore {
     round_trips: std::sync::Arc<AtomicU64>,
 }
 
+/// `url` with the password of its userinfo (`redis://user:secret@host`) replaced by `***`,
+/// for messages that may be logged.
+pub(crate) fn redact_url(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else { return url.to_owned() };
+    let authority_end = rest.find('/').unwrap_or(rest.len());
+    match rest[..authority_end].rsplit_once('@') {
+        Some((userinfo, host)) => {
+            let user = userinfo.split_once(':').map_or(userinfo, |(u, _)| u);
+            let masked = if userinfo.contains(':') { format!("{user}:***") } else { "***".to_owned() };
+            format!("{scheme}://{masked}@{host}{}", &rest[authority_end..])
+        }
+        None => url.to_owned(),
+    }
+}
+
 impl std::fmt::Debug for RedisStore {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("RedisStore").field("prefix", &self.prefix).finish_non_exhaustive()
@@ -57,8 +72,8 @@ impl RedisStore {
         if tokio::runtime::Handle::try_current().is_err() {
             return Err(StoreError::Unavailable("opening a Redis store needs a tokio runtime".to_owned()));
         }
-        let client =
-            redis::Client::open(url).map_err(|e| StoreError::Unavailable(format!("redis URL {url:?}: {e}")))?;
+        let client = redis::Client::open(url)
+            .map_err(|e| StoreError::Unavailable(format!("redis URL {:?}: {e}", redact_url(url))))?;
         let config = ConnectionManagerConfig::new()
             .set_response_timeout(Some(RESPONSE_TIMEOUT))
             .set_connection_timeout(Some(CONNECT_TIMEOUT))
@@ -125,5 +140,19 @@ impl crate::Server {
             events: std::sync::Arc::new(RedisEventLog::new(&redis, EVENTS_PER_STREAM, EVENTS_TTL)),
         });
         Ok(redis)
+    }
+}
+
+#[cfg(test)]
+mod redaction_tests {
+    use super::redact_url;
+
+    #[test]
+    fn passwords_in_redis_urls_are_masked() {
+        assert_eq!(redact_url("redis://:hunter2@db:6379/0"), "redis://:***@db:6379/0");
+        assert_eq!(redact_url("redis://app:hunter2@db/1"), "redis://app:***@db/1");
+        assert_eq!(redact_url("redis://hunter2@db"), "redis://***@db");
+        assert_eq!(redact_url("redis://db:6379"), "redis://db:6379");
+        assert_eq!(redact_url("not a url"), "not a url");
     }
 }
