@@ -18,6 +18,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::security::{check_host_entry, check_origin_entry, HostPolicy};
+use super::sse::InMemoryEventStore;
 use super::{HttpOptions, ResponseMode};
 
 /// A bad HTTP option: which one (its snake_case key) and why.
@@ -118,6 +119,14 @@ pub struct HttpConfig {
     /// Keep SSE events for `Last-Event-ID` resumption (default true).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub resumable: Option<bool>,
+    /// Events the in-memory event store keeps per stream for resumption, oldest dropped
+    /// first (default 1024; at least 1). A shared (Redis) event log has its own bound.
+    #[serde(default, alias = "maxEventsPerStream", skip_serializing_if = "Option::is_none")]
+    pub max_events_per_stream: Option<u64>,
+    /// Streams the in-memory event store keeps events of, least recent dropped first
+    /// (default 4096; at least 1).
+    #[serde(default, alias = "maxEventStreams", skip_serializing_if = "Option::is_none")]
+    pub max_event_streams: Option<u64>,
     /// The reconnection delay advertised in SSE `retry`, milliseconds (default 1000).
     #[serde(default, alias = "sseRetryMs", skip_serializing_if = "Option::is_none")]
     pub sse_retry_ms: Option<u64>,
@@ -260,10 +269,26 @@ impl HttpConfig {
         if let Some(origins) = &self.allowed_origins {
             o.host_policy.allowed_origins = Some(allow_list("allowed_origins", origins, check_origin_entry)?);
         }
+        let at_least_one = |key: &str, n: Option<u64>| -> Result<Option<usize>, HttpConfigError> {
+            match n {
+                None => Ok(None),
+                Some(0) => Err(HttpConfigError::new(key, "must be at least 1, not 0")),
+                Some(n) => Ok(Some(usize::try_from(n).unwrap_or(usize::MAX))),
+            }
+        };
+        let per_stream = at_least_one("max_events_per_stream", self.max_events_per_stream)?;
+        let streams = at_least_one("max_event_streams", self.max_event_streams)?;
         match self.resumable {
             Some(false) => o.event_store = None,
             Some(true) if o.event_store.is_none() => o.event_store = HttpOptions::default().event_store,
             _ => {}
+        }
+        if (per_stream.is_some() || streams.is_some()) && o.event_store.is_some() {
+            let store = InMemoryEventStore::new(
+                per_stream.unwrap_or(InMemoryEventStore::DEFAULT_EVENTS_PER_STREAM),
+                streams.unwrap_or(InMemoryEventStore::DEFAULT_STREAMS),
+            );
+            o.event_store = Some(std::sync::Arc::new(store));
         }
         *options = o;
         Ok(())
@@ -339,6 +364,36 @@ mod tests {
         let o = HttpConfig::from_value(json!({"session_idle_timeout_ms": 0, "sse_keep_alive_ms": 0})).unwrap();
         let o = o.to_options().unwrap();
         assert_eq!((o.session_idle_timeout, o.sse_keep_alive), (None, None));
+    }
+
+    #[test]
+    fn the_hardening_limits_read_and_apply() {
+        let c = HttpConfig::from_value(json!({
+            "maxSessions": 0, "header_read_timeout_ms": 0, "bodyReadTimeoutMs": 5,
+            "max_events_per_stream": 2, "maxEventStreams": 3
+        }))
+        .unwrap();
+        let o = c.to_options().unwrap();
+        assert_eq!((o.max_sessions, o.header_read_timeout), (None, None));
+        assert_eq!(o.body_read_timeout, Some(Duration::from_millis(5)));
+        let d = HttpOptions::default();
+        assert_eq!(
+            (d.max_sessions, d.header_read_timeout, d.body_read_timeout),
+            (Some(10_000), Some(Duration::from_secs(30)), Some(Duration::from_secs(30)))
+        );
+        // The store built from the two bounds keeps two events of a stream.
+        let store = o.event_store.unwrap();
+        for n in 0..5 {
+            store.append("s", &format!("e{n}"));
+        }
+        assert_eq!(store.replay_after("s", 0).map(|v| v.len()), Some(2));
+        let e = HttpConfig::from_value(json!({"max_event_streams": 0})).unwrap().to_options().unwrap_err();
+        assert_eq!(e.option, "max_event_streams");
+        let o = HttpConfig::from_value(json!({"resumable": false, "max_events_per_stream": 2}))
+            .unwrap()
+            .to_options()
+            .unwrap();
+        assert!(o.event_store.is_none(), "not resumable: no store, whatever its bounds");
     }
 
     #[test]

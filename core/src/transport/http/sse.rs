@@ -73,6 +73,11 @@ struct StoredStream {
 }
 
 impl InMemoryEventStore {
+    /// Events kept per stream by default.
+    pub const DEFAULT_EVENTS_PER_STREAM: usize = 1024;
+    /// Streams kept by default.
+    pub const DEFAULT_STREAMS: usize = 4096;
+
     /// A store keeping at most `max_events_per_stream` events of each of the
     /// `max_streams` most recent streams.
     pub fn new(max_events_per_stream: usize, max_streams: usize) -> Self {
@@ -86,7 +91,7 @@ impl InMemoryEventStore {
 
 impl Default for InMemoryEventStore {
     fn default() -> Self {
-        Self::new(1024, 4096)
+        Self::new(Self::DEFAULT_EVENTS_PER_STREAM, Self::DEFAULT_STREAMS)
     }
 }
 
