@@ -343,3 +343,31 @@ test('listen(): request info redacts credential headers in util.inspect and JSON
     await server.close();
   }
 });
+
+/** POST `body` with node:http (which, unlike fetch, lets a test set Host and Origin); the status. */
+async function rawStatus(base, body, headers) {
+  const text = JSON.stringify(body);
+  const req = request(`${base}/mcp`, { method: 'POST', headers: { ...HEADERS, 'content-length': Buffer.byteLength(text), ...headers } });
+  req.end(text);
+  const [res] = await once(req, 'response');
+  res.resume();
+  await once(res, 'end');
+  return res.statusCode;
+}
+
+test('a mounted endpoint checks Host and Origin as the listener does (express and hono)', async () => {
+  for (const kind of ['express', 'hono']) {
+    const { server } = mcpServer();
+    const http = kind === 'express'
+      ? expressApp(server.nodeHandler()).listen(0, '127.0.0.1')
+      : serve({ fetch: honoApp(server).fetch, port: 0, hostname: '127.0.0.1' });
+    const base = await listen(http);
+    try {
+      assert.equal(await rawStatus(base, call('whoami'), { host: 'evil.example' }), 403, `${kind}: foreign Host`);
+      assert.equal(await rawStatus(base, call('whoami'), { origin: 'http://evil.example' }), 403, `${kind}: foreign Origin`);
+      assert.equal(await rawStatus(base, call('whoami'), { origin: 'http://localhost:5173' }), 200, `${kind}: local Origin`);
+    } finally {
+      await stop(http, server);
+    }
+  }
+});

@@ -305,6 +305,18 @@ def test_an_oversized_body_is_413_through_asgi() -> None:
         server.close()
 
 
+def test_a_mounted_endpoint_checks_host_and_origin_as_the_listener_does() -> None:
+    server = Server("guarded", "1")
+    try:
+        with serving(server.asgi_app()) as port:
+            body = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}
+            assert request(port, "POST", "/mcp", body, {"host": "evil.example"})[0] == 403
+            assert request(port, "POST", "/mcp", body, {"origin": "http://evil.example"})[0] == 403
+            assert request(port, "POST", "/mcp", body, {"origin": "http://localhost:5173"})[0] == 200
+    finally:
+        server.close()
+
+
 def test_asgi_app_options_are_the_cores() -> None:
     server = Server("opts", "1")
     try:

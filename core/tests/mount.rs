@@ -112,6 +112,27 @@ async fn mounted_in_an_axum_app_beside_its_routes_with_its_middleware() {
 }
 
 #[tokio::test]
+async fn a_mounted_endpoint_checks_host_and_origin_as_the_listener_does() {
+    let (tx, _rx) = mpsc::unbounded_channel();
+    let app = Router::new().nest("/api", router(&server(tx), HttpOptions::default()));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move {
+        axum::serve(listener, app.into_make_service_with_connect_info::<SocketAddr>()).await.unwrap();
+    });
+    let foreign_host =
+        request_at(addr, "/api/mcp", "POST", &[JSON, ACCEPT, ("host", "evil.example")], &call("whoami")).await;
+    assert_eq!(foreign_host.status, 403);
+    let foreign_origin =
+        request_at(addr, "/api/mcp", "POST", &[JSON, ACCEPT, ("origin", "http://evil.example")], &call("whoami")).await;
+    assert_eq!(foreign_origin.status, 403);
+    let local_origin =
+        request_at(addr, "/api/mcp", "POST", &[JSON, ACCEPT, ("origin", "http://localhost:3000")], &call("whoami"))
+            .await;
+    assert_eq!(local_origin.status, 200);
+}
+
+#[tokio::test]
 async fn ferrites_own_listener_gives_the_remote_address() {
     let (tx, _rx) = mpsc::unbounded_channel();
     let bound =
