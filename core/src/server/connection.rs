@@ -296,11 +296,16 @@ impl ConnectionState {
         Ok(())
     }
 
-    /// Register an in-flight request and return its cancellation token.
-    pub(crate) fn begin_request(&self, id: &RequestId) -> CancellationToken {
+    /// Register an in-flight request unless `max` already run here (then `None`), under the
+    /// one lock that registration takes anyway.
+    pub(crate) fn begin_request_within(&self, id: &RequestId, max: usize) -> Option<CancellationToken> {
+        let mut in_flight = lock(&self.in_flight);
+        if in_flight.len() >= max {
+            return None;
+        }
         let token = CancellationToken::new();
-        lock(&self.in_flight).insert(id.clone(), token.clone());
-        token
+        in_flight.insert(id.clone(), token.clone());
+        Some(token)
     }
 
     /// Forget an in-flight request.
@@ -369,8 +374,8 @@ mod tests {
         let a = ConnectionState::new("a");
         let b = ConnectionState::new("b");
         let id = RequestId::Number(1);
-        let ta = a.begin_request(&id);
-        let tb = b.begin_request(&id);
+        let ta = a.begin_request_within(&id, usize::MAX).unwrap();
+        let tb = b.begin_request_within(&id, usize::MAX).unwrap();
         assert!(a.cancel_request(&id));
         assert!(ta.is_cancelled());
         assert!(!tb.is_cancelled());

@@ -312,11 +312,14 @@ impl Server {
         info: &RequestInfo,
         setup: Setup,
     ) -> Option<OutboundResponse> {
-        let _admitted = match self.inner.limits.admit(conn.in_flight_count()) {
+        let limits = &self.inner.limits;
+        let _admitted = match limits.admit() {
             Ok(guard) => guard,
             Err(e) => return Some(OutboundResponse::error(Some(id), e)),
         };
-        let cancel = conn.begin_request(&id);
+        let Some(cancel) = conn.begin_request_within(&id, limits.max_in_flight_per_connection()) else {
+            return Some(OutboundResponse::error(Some(id), limits.connection_full()));
+        };
         let progress_token =
             meta.as_ref().and_then(|m| m.progress_token.clone()).filter(|t| t.is_string() || t.is_number());
         let ctx = RequestContext {

@@ -149,23 +149,26 @@ impl LiveLimits {
         self.max_batch_len.load(Ordering::Relaxed)
     }
 
-    /// Admit one more request on a connection running `on_connection` already: a guard that
-    /// counts it until dropped, or the error for the limit it would cross.
-    pub(crate) fn admit(&self, on_connection: usize) -> Result<InFlight<'_>, ErrorObject> {
-        let per = self.max_in_flight_per_connection.load(Ordering::Relaxed);
-        if on_connection >= per {
-            return Err(over_limit(
-                "max_in_flight_per_connection",
-                per,
-                "too many requests running on this connection",
-            ));
-        }
+    /// Admit one more request server-wide: a guard that counts it until dropped, or the
+    /// error for `max_in_flight`.
+    pub(crate) fn admit(&self) -> Result<InFlight<'_>, ErrorObject> {
         let max = self.max_in_flight.load(Ordering::Relaxed);
         if self.in_flight.fetch_add(1, Ordering::AcqRel) >= max {
             self.in_flight.fetch_sub(1, Ordering::AcqRel);
             return Err(over_limit("max_in_flight", max, "too many requests running in this server"));
         }
         Ok(InFlight(&self.in_flight))
+    }
+
+    /// The per-connection bound (checked where the connection registers the request).
+    pub(crate) fn max_in_flight_per_connection(&self) -> usize {
+        self.max_in_flight_per_connection.load(Ordering::Relaxed)
+    }
+
+    /// The error for one request more than `max_in_flight_per_connection` on a connection.
+    pub(crate) fn connection_full(&self) -> ErrorObject {
+        let per = self.max_in_flight_per_connection();
+        over_limit("max_in_flight_per_connection", per, "too many requests running on this connection")
     }
 
     /// Requests running now, server-wide.
@@ -201,18 +204,17 @@ mod tests {
     }
 
     #[test]
-    fn admission_counts_per_connection_and_server_wide() {
+    fn admission_counts_server_wide_and_uncounts_on_drop() {
         let live = LiveLimits::default();
         live.set(Limits { max_in_flight: 2, max_in_flight_per_connection: 1, ..Limits::default() });
-        let e = live.admit(1).err().unwrap();
-        assert_eq!(e.data.unwrap()["limit"], "max_in_flight_per_connection");
-        let a = live.admit(0).unwrap();
-        let b = live.admit(0).unwrap();
-        let e = live.admit(0).err().unwrap();
+        assert_eq!(live.connection_full().data.unwrap(), json!({"limit": "max_in_flight_per_connection", "value": 1}));
+        let a = live.admit().unwrap();
+        let b = live.admit().unwrap();
+        let e = live.admit().err().unwrap();
         assert_eq!(e.data.unwrap()["limit"], "max_in_flight");
         drop(a);
         assert_eq!(live.in_flight(), 1);
-        let _c = live.admit(0).unwrap();
+        let _c = live.admit().unwrap();
         drop(b);
         assert_eq!(live.in_flight(), 1);
     }
