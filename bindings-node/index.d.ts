@@ -141,6 +141,17 @@ export declare class NativeServer {
   /** Round trips to Redis so far; `null` without `useRedis`. */
   redisRoundTrips(): number | null
   /**
+   * Change the limits named in `limitsJson` (an object of `maxBatchLen`,
+   * `maxInFlightPerConnection`, `maxInFlight`; snake_case is read too; `null` keeps a
+   * value); returns the limits now in force, camelCase. A bad one throws a `TypeError`
+   * with the core's message, changing nothing.
+   */
+  setLimits(limitsJson: string): string
+  /** The limits in force, every key, camelCase. */
+  limits(): string
+  /** Requests running now in the whole server (what `maxInFlight` bounds). */
+  inFlight(): number
+  /**
    * Serve Streamable HTTP. `optionsJson` is the core's `HttpConfig` (camelCase or
    * snake_case keys; see the README's table); a bad option throws a `TypeError` naming it.
    * `onListening(addressJson)` is called once bound with `{host, port, path}`; the returned

@@ -887,9 +887,11 @@ ferrite_result ferrite_http_exchange_cancel(const struct ferrite_http_exchange *
 void ferrite_http_exchange_free(struct ferrite_http_exchange *exchange);
 
 // Create options with every default (the core's `HttpConfig` defaults): path `/mcp`, response
-// mode auto, 4 MiB body limit, sessions end after 30 minutes idle, loopback hosts and
-// origins only (DNS-rebinding protection), resumable SSE streams, `retry` hint 1 s, an SSE
-// keep-alive comment every 15 s, legacy HTTP+SSE off. Free with `ferrite_http_options_free`.
+// mode auto, 4 MiB body limit, sessions end after 30 minutes idle, at most 10000 sessions,
+// 30 s to read a request's head and 30 s its body, loopback hosts and origins only
+// (DNS-rebinding protection), resumable SSE streams (the last 1024 events of each of at most
+// 4096 streams kept in memory), `retry` hint 1 s, an SSE keep-alive comment every 15 s, legacy
+// HTTP+SSE off. Free with `ferrite_http_options_free`.
 //
 // # Safety
 // `out` is valid for a write.
@@ -904,9 +906,16 @@ void ferrite_http_options_free(struct ferrite_http_options *options);
 // Set any options at once from `json`, a JSON object of the core's `HttpConfig` keys
 // (snake_case; camelCase is read too): `host`, `port`, `path`, `response_mode` (`"auto"`,
 // `"json"`, `"sse"`), `max_body_bytes`, `session_idle_timeout_ms` (0: never),
-// `allowed_hosts`, `allowed_origins`, `allow_any_host`, `resumable`, `sse_retry_ms`,
-// `sse_keep_alive_ms` (0: never), `stream_buffer`, `legacy_sse`, `legacy_sse_path`,
-// `legacy_messages_path`, and whatever the core adds later. Keys not given keep their
+// `max_sessions` (default 10000; 0: unbounded; a new session past it evicts the longest idle
+// one, and when every session is busy the `initialize` gets 503 with `Retry-After`),
+// `header_read_timeout_ms` (default 30000; 0: never: a connection whose request head has not
+// arrived this long after it opened or went idle is closed), `body_read_timeout_ms` (default
+// 30000; 0: never: a request whose body has not arrived this long after its head gets 408),
+// `allowed_hosts`, `allowed_origins`, `allow_any_host`, `resumable`, `max_events_per_stream`
+// (default 1024: events the in-memory event store keeps per stream for resumption, oldest
+// dropped first), `max_event_streams` (default 4096: streams it keeps events of, least recent
+// dropped first), `sse_retry_ms`, `sse_keep_alive_ms` (0: never), `stream_buffer`,
+// `legacy_sse`, `legacy_sse_path`, `legacy_messages_path`, and whatever the core adds later. Keys not given keep their
 // current value; `null` puts a key back to its default. The setters below are shorthands
 // for one key each.
 //
@@ -2018,6 +2027,39 @@ ferrite_result ferrite_server_use_redis(const struct ferrite_server *server,
                                         size_t url_len,
                                         const char *key_prefix,
                                         size_t key_prefix_len);
+
+// Change the dispatch limits named in `json`, a JSON object of the core's `Limits` keys
+// (snake_case; camelCase is read too), each a whole number at least 1; keys left out (or
+// `null`) keep their value. They take effect at once, for requests that arrive afterwards.
+//
+// - `max_batch_len` (default 100): messages in one JSON-RPC batch (2025-03-26); a longer
+//   batch is refused whole with -32600 and `data: {"limit": "max_batch_len", "value": N}`.
+// - `max_in_flight_per_connection` (default 256): requests running at once on one connection
+//   (the stdio process, an HTTP session, a `ferrite_connection`, the in-process connection of
+//   `ferrite_server_handle_raw`); one more is answered -32603 with
+//   `data: {"limit": "max_in_flight_per_connection", "value": N}`.
+// - `max_in_flight` (default 10000): requests running at once in the whole server; one more is
+//   answered -32603 with `data: {"limit": "max_in_flight", "value": N}`.
+//
+// Text that is not JSON is `FERRITE_RESULT_INVALID_JSON`; an unknown key, a value of the
+// wrong type, 0, or a non-object is `FERRITE_RESULT_INVALID_ARGUMENT` with the core's message
+// (`invalid limit max_in_flight: must be at least 1`) in `ferrite_last_error`, and nothing
+// changes.
+//
+// # Safety
+// `server` is a live server; `json` points to `json_len` readable bytes.
+ferrite_result ferrite_server_set_limits(const struct ferrite_server *server,
+                                         const char *json,
+                                         size_t json_len);
+
+// The dispatch limits in force, as a JSON object with every key (snake_case):
+// `{"max_batch_len": 100, "max_in_flight_per_connection": 256, "max_in_flight": 10000}` at
+// first. In a new buffer at `*out` (free it with `ferrite_string_free`); `*out_len` (if not
+// NULL) is its length.
+//
+// # Safety
+// `server` is a live server; `out` is valid for a write; `out_len` is NULL or valid.
+ferrite_result ferrite_server_limits(const struct ferrite_server *server, char **out, size_t *out_len);
 
 // Send a notification (`method`, `params_json` or NULL) to every connected client;
 // `*reached` (if not NULL) is how many connections it went to.

@@ -20,6 +20,16 @@ type HTTPOptions struct {
 	MaxBodyBytes *uint64 `json:"max_body_bytes"`
 	// SessionIdleTimeoutMs ends sessions idle this long (30 minutes; 0: never).
 	SessionIdleTimeoutMs *uint64 `json:"session_idle_timeout_ms"`
+	// MaxSessions is the most sessions held at once (10000; 0: unbounded): a new one evicts
+	// the longest idle session that is not busy (its client gets 404 and initializes again),
+	// or gets 503 with Retry-After when every session is busy.
+	MaxSessions *uint64 `json:"max_sessions"`
+	// HeaderReadTimeoutMs closes a connection whose request head has not arrived this long
+	// after it opened or went idle (30000; 0: never).
+	HeaderReadTimeoutMs *uint64 `json:"header_read_timeout_ms"`
+	// BodyReadTimeoutMs answers 408 to a request whose body has not arrived this long after
+	// its head (30000; 0: never).
+	BodyReadTimeoutMs *uint64 `json:"body_read_timeout_ms"`
 	// AllowedHosts are the accepted Host names, without port (the loopback names; not empty).
 	AllowedHosts []string `json:"allowed_hosts"`
 	// AllowedOrigins are the accepted Origins, scheme://host (http and https on the loopback
@@ -30,6 +40,12 @@ type HTTPOptions struct {
 	AllowAnyHost *bool `json:"allow_any_host"`
 	// Resumable keeps SSE events for Last-Event-ID resumption (true).
 	Resumable *bool `json:"resumable"`
+	// MaxEventsPerStream is how many events the in-memory event store keeps per stream for
+	// resumption, oldest dropped first (1024; at least 1).
+	MaxEventsPerStream *uint64 `json:"max_events_per_stream"`
+	// MaxEventStreams is how many streams the in-memory event store keeps events of, least
+	// recent dropped first (4096; at least 1).
+	MaxEventStreams *uint64 `json:"max_event_streams"`
 	// SSERetryMs is the reconnection delay advertised in SSE retry fields (1000).
 	SSERetryMs *uint64 `json:"sse_retry_ms"`
 	// SSEKeepAliveMs sends an SSE comment on a stream idle this long (15000; 0: never).

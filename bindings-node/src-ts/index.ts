@@ -60,6 +60,7 @@ export { Server } from './server.js';
 export type { FetchInit, MountOptions, NodeHandler, NodeHandlerOptions } from './mount.js';
 export type { RedisOptions } from './fleet.js';
 export type {
+  Limits,
   ListenAddress,
   ListenOptions,
   MethodHandler,

@@ -25,10 +25,11 @@ export interface FetchInit {
 
 /**
  * The options of the mounted endpoint: the core's HTTP options as `listen` takes them (the
- * host app listens, so `host` and `port` mean nothing here). One endpoint per server: every
+ * host app listens and reads request heads, so `host`, `port` and `headerReadTimeoutMs` mean
+ * nothing here). One endpoint per server: every
  * `nodeHandler()` and `fetch()` of a server share its sessions and options.
  */
-export type MountOptions = Omit<ListenOptions, 'host' | 'port'>;
+export type MountOptions = Omit<ListenOptions, 'host' | 'port' | 'headerReadTimeoutMs'>;
 
 /** The options of `nodeHandler()`: the endpoint's, and where host values come from. */
 export interface NodeHandlerOptions extends MountOptions {

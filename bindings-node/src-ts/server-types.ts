@@ -87,6 +87,36 @@ export interface ServerOptions {
    * a value that is not a non-negative integer is a `TypeError`.
    */
   tasks?: TaskOptions;
+  /**
+   * Bound what peers can make the server run (see `Limits`; each field defaults to the
+   * core's). A bad value is a `TypeError` naming it.
+   */
+  limits?: Limits;
+}
+
+/**
+ * The dispatch limits: the core's `Limits`, camelCase. Each is a whole number at least 1; in
+ * `setLimits` a field left out keeps its value, and `server.limits` has every field. A bad
+ * value is a `TypeError` with the core's message (`invalid limit maxInFlight: must be at
+ * least 1`), the same text on every surface but for the key's spelling.
+ */
+export interface Limits {
+  /**
+   * Messages in one JSON-RPC batch (2025-03-26; default 100); a longer batch is refused whole
+   * with -32600 and `data: { limit: 'max_batch_len', value }`.
+   */
+  maxBatchLen?: number;
+  /**
+   * Requests running at once on one connection (the stdio process, an HTTP session, a
+   * `connection()`, `handleRaw`'s; default 256); one more is answered -32603 with
+   * `data: { limit: 'max_in_flight_per_connection', value }`.
+   */
+  maxInFlightPerConnection?: number;
+  /**
+   * Requests running at once in the whole server (default 10,000); one more is answered
+   * -32603 with `data: { limit: 'max_in_flight', value }`.
+   */
+  maxInFlight?: number;
 }
 
 export interface ToolConfig<S extends ArgsSchema> {
@@ -170,6 +200,20 @@ export interface ListenOptions {
   /** Idle sessions end after this many milliseconds; 0 never. Default 30 minutes. */
   sessionIdleTimeoutMs?: number;
   /**
+   * The most sessions held at once (default 10,000; 0 unbounded): a new one evicts the
+   * longest idle session that is not busy (its client gets 404 and initializes again), or
+   * gets 503 with `Retry-After` when every one is busy.
+   */
+  maxSessions?: number;
+  /**
+   * Close a connection whose request head has not arrived this many milliseconds after it
+   * opened or went idle (default 30000; 0 never). `listen()` only: a mounted endpoint's host
+   * server reads the head.
+   */
+  headerReadTimeoutMs?: number;
+  /** Answer 408 to a request whose body has not arrived this many milliseconds after its head (default 30000; 0 never). */
+  bodyReadTimeoutMs?: number;
+  /**
    * DNS-rebinding protection: the accepted `Host` names (no port, any port is accepted;
    * IPv6 in brackets, like `[::1]`). Replaces the default `localhost`, `127.0.0.1`, `[::1]`;
    * other hosts get 403.
@@ -184,6 +228,10 @@ export interface ListenOptions {
   allowAnyHost?: boolean;
   /** Keep SSE events so a client can resume with `Last-Event-ID` (stateful servers). Default true. */
   resumable?: boolean;
+  /** Events the in-memory event store keeps per stream for resumption, oldest dropped first (default 1024; at least 1). */
+  maxEventsPerStream?: number;
+  /** Streams the in-memory event store keeps events of, least recent dropped first (default 4096; at least 1). */
+  maxEventStreams?: number;
   /** The reconnection delay advertised to clients in SSE `retry` fields, in ms. Default 1000. */
   sseRetryMs?: number;
   /** An SSE comment on a stream idle this many milliseconds (default 15000; 0 never). */

@@ -30,6 +30,7 @@ import type { FetchInit, MountOptions, NodeHandler, NodeHandlerOptions } from '.
 import * as register from './registration.js';
 import { NotificationObservers, type NotificationHandler } from './observers.js';
 import type {
+  Limits,
   ListenOptions,
   MethodHandler,
   PromptConfig,
@@ -48,6 +49,7 @@ import type { ListenAddress } from './transports.js';
 export type { ListenAddress } from './transports.js';
 export type { FetchInit, MountOptions, NodeHandler, NodeHandlerOptions } from './mount.js';
 export type {
+  Limits,
   ListenOptions,
   MethodHandler,
   PromptConfig,
@@ -110,6 +112,7 @@ export class Server implements AsyncDisposable {
     if (options.requireInitialized) n.requireInitialized();
     if (options.validateInput === false) n.setInputValidation(false);
     if (options.validateOutput !== false) n.enableOutputValidation();
+    if (options.limits !== undefined) this.setLimits(options.limits);
     n.setCancelCallback((slot) => {
       const controller = this.#watched.get(slot);
       if (controller !== undefined) controller.abort(new RequestCancelledError());
@@ -249,6 +252,26 @@ export class Server implements AsyncDisposable {
   /** The id of the current sealing key (not secret). */
   get requestStateKeyId(): string {
     return this.#native.requestStateKeyId();
+  }
+
+  // ----- limits -----
+
+  /**
+   * Change the dispatch limits named in `limits` (`maxBatchLen`, `maxInFlightPerConnection`,
+   * `maxInFlight`; see `Limits`); the others keep their value. They apply at once. Returns the
+   * limits now in force. A bad value throws a `TypeError` with the core's message, changing
+   * nothing.
+   */
+  setLimits(limits: Limits): Required<Limits> {
+    return JSON.parse(this.#native.setLimits(JSON.stringify(limits ?? null))) as Required<Limits>;
+  }
+  /** The dispatch limits in force (every field). */
+  get limits(): Required<Limits> {
+    return JSON.parse(this.#native.limits()) as Required<Limits>;
+  }
+  /** Requests running now in the whole server (what `maxInFlight` bounds). */
+  get inFlight(): number {
+    return this.#native.inFlight();
   }
 
   // ----- a fleet (fleet.ts) -----

@@ -8,6 +8,7 @@
 //! | `SkillError::Io` (reading a skill directory) | `Error` | `ERR_FERRITE_IO` |
 //! | every other `SkillError`, a bad sealing key, cache hint, state lifetime, input request | `TypeError` | `ERR_INVALID_ARG_VALUE` |
 //! | `AuthConfigError` (a bad `auth` option; its key camelCase, see `auth.rs`) | `TypeError` | `ERR_INVALID_ARG_VALUE` |
+//! | `LimitsError` (a bad limit; its key camelCase, see `limits.rs`) | `TypeError` | `ERR_INVALID_ARG_VALUE` |
 //!
 //! The error is thrown on the JS side by the native call itself (`napi_throw_type_error`),
 //! and the call returns `PendingException`, which napi leaves pending.

@@ -9,7 +9,7 @@
 //!   (notifications, `ping`, the out-of-band end of a URL elicitation, the listening
 //!   connections), [`listen`] (Streamable HTTP), [`context`] (the request context, by slot)
 //!   [`modern`] (2026-07-28 settings: sealing keys, extensions, cache hints, custom methods, skills)
-//!   and [`fleet`] (the shared state of a fleet in Redis).
+//!   [`fleet`] (the shared state of a fleet in Redis) and [`limits`] (the dispatch limits).
 //!   `listen` hands the options object to the core's `HttpConfig` unchanged.
 //! - [`mount`]: the Streamable HTTP endpoint driven by a JS HTTP server (`fetch`,
 //!   `nodeHandler`): an exchange over the core's `HttpService::host_request`, body pushed and
@@ -38,6 +38,7 @@ mod envelope;
 mod errors;
 mod fleet;
 mod handlers;
+mod limits;
 mod listen;
 mod listeners;
 mod modern;

@@ -8,7 +8,9 @@ import { Server } from '../lib/index.mjs';
 import { StdioClient } from './helpers.mjs';
 
 test('2,000 concurrent in-process calls, sync and async, each get their own answer', async () => {
-  const s = new Server({ name: 'c', version: '1' });
+  // All 2,000 run at once on the in-process connection: past the default
+  // maxInFlightPerConnection (256), so it is raised for this test.
+  const s = new Server({ name: 'c', version: '1', limits: { maxInFlightPerConnection: 2000 } });
   const schema = { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] };
   s.tool('double', { inputSchema: schema }, ({ n }) => String(n * 2));
   s.tool('slow_double', { inputSchema: schema }, async ({ n }) => {

@@ -1,7 +1,8 @@
 //! The server object Python's `ferrite_mcp.Server` is built on: the core's `Server` and the
 //! tokio runtime it runs on (the adapters from Python callables to the core's handlers are in
 //! `adapters.rs`, the 2026-07-28 settings' conversions in `modern.rs`, how a transport is
-//! served in `server/serving.rs`, the shared state of a fleet in `server/fleet.rs`).
+//! served in `server/serving.rs`, the shared state of a fleet in `server/fleet.rs`, the dispatch
+//! limits in `server/limits.rs`).
 //!
 //! One runtime per server object, shut down by `close()` (or when the object is collected).
 //! Every entry point that waits on the runtime releases the GIL first (`py.detach`), so a
@@ -32,6 +33,7 @@ use crate::context::Shared;
 use crate::{errors, tasks};
 
 mod fleet;
+mod limits;
 mod serving;
 mod settings;
 

@@ -1,6 +1,7 @@
 //! The stdio transport over in-memory pipes: concurrency, ordering, cancellation while a
 //! handler runs, server-to-client requests, oversized lines, and shutdown.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use ferrite_core::transport::stdio::{serve, StdioOptions};
@@ -334,4 +335,42 @@ async fn a_listen_stream_over_stdio_ends_on_cancel_and_gracefully_at_eof() {
     assert_eq!(last["result"]["_meta"]["io.modelcontextprotocol/subscriptionId"], "l2");
     let server_task = c.server.take().unwrap();
     tokio::time::timeout(Duration::from_secs(5), server_task).await.expect("stops at EOF").unwrap().unwrap();
+}
+
+#[tokio::test]
+async fn at_the_connection_limit_stdio_stops_reading_instead_of_refusing() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let s = server();
+    s.set_limits(ferrite_core::Limits { max_in_flight_per_connection: 2, ..Default::default() });
+    let (now, peak) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
+    let (n2, p2) = (now.clone(), peak.clone());
+    s.add_tool(
+        Tool::new("nap", json!({"type":"object"})).with_description("naps 30 ms"),
+        move |_a: Value, _ctx: RequestContext| {
+            let (now, peak) = (n2.clone(), p2.clone());
+            async move {
+                let running = now.fetch_add(1, Ordering::SeqCst) + 1;
+                peak.fetch_max(running, Ordering::SeqCst);
+                tokio::time::sleep(Duration::from_millis(30)).await;
+                now.fetch_sub(1, Ordering::SeqCst);
+                Ok(CallToolResult::text("rested"))
+            }
+        },
+    )
+    .unwrap();
+    let mut c = Client::start(s, StdioOptions::default());
+    c.handshake(json!({})).await;
+    for id in 1..=6 {
+        c.send(json!({"jsonrpc":"2.0","id":id,"method":"tools/call","params":{"name":"nap","arguments":{}}})).await;
+    }
+    let mut ids = Vec::new();
+    for _ in 1..=6 {
+        let r = c.recv().await;
+        assert_eq!(r["result"]["content"][0]["text"], "rested", "{r}");
+        ids.push(r["id"].as_i64().unwrap());
+    }
+    ids.sort();
+    assert_eq!(ids, [1, 2, 3, 4, 5, 6], "every call answered, none refused");
+    assert_eq!(peak.load(Ordering::SeqCst), 2, "never more than the limit at once");
+    c.finish().await;
 }

@@ -20,8 +20,9 @@ fn lib_dir() -> PathBuf {
 }
 
 /// Compile the C test program (`tests/c/abi_test.c`, `abi_handlers.c`, `abi_checks.c`,
-/// `abi_modern.c`, `abi_http.c`, `abi_parity.c`, `abi_auth.c`, `abi_mount.c`, `abi_tasks.c` and
-/// `abi_elicit.c`, with `abi_frames.c`, the helpers the last two share) once per test run.
+/// `abi_modern.c`, `abi_http.c`, `abi_parity.c`, `abi_auth.c`, `abi_mount.c`, `abi_tasks.c`,
+/// `abi_elicit.c` and `abi_limits.c`, with `abi_frames.c`, the helpers the last three share) once
+/// per test run.
 fn abi_test_binary() -> &'static PathBuf {
     static BIN: OnceLock<PathBuf> = OnceLock::new();
     BIN.get_or_init(|| {
@@ -44,6 +45,7 @@ fn abi_test_binary() -> &'static PathBuf {
             .arg(repo_root().join("tests/c/abi_mount.c"))
             .arg(repo_root().join("tests/c/abi_tasks.c"))
             .arg(repo_root().join("tests/c/abi_elicit.c"))
+            .arg(repo_root().join("tests/c/abi_limits.c"))
             .arg(repo_root().join("tests/c/abi_frames.c"))
             .arg("-o")
             .arg(&bin)

@@ -8,8 +8,9 @@
  * request state keys, extensions, cache hints, skills), abi_http.c (Streamable HTTP, 2026-07-28
  * included), abi_parity.c (the version, the defaults, the request context and server API items
  * every surface has, host connections, the HTTP options' core errors), abi_auth.c, abi_mount.c,
- * abi_tasks.c and abi_elicit.c; the abi-test server's handlers are in abi_handlers.c. Built and
- * run by ffi/tests/c_programs.rs (and under valgrind by tests/c/run.sh).
+ * abi_tasks.c, abi_elicit.c and abi_limits.c (the dispatch limits); the abi-test server's
+ * handlers are in abi_handlers.c. Built and run by ffi/tests/c_programs.rs (and under valgrind
+ * by tests/c/run.sh).
  *
  *   abi_test          run every check, print "ok"/"not ok" lines and a summary; exit 1 on failure
  *   abi_test serve    register the same handlers and serve stdio (for the stdio test)
@@ -166,6 +167,7 @@ int main(int argc, char **argv) {
     check_mount();
     check_tasks();
     check_elicit();
+    check_limits();
     printf("%d checks, %d failed\n", checks, failures);
     return failures == 0 ? 0 : 1;
 }

@@ -1,9 +1,10 @@
 /*
  * What the translation units of the abi_test program share: the header, the check counters
  * and macros. abi_test.c defines the counters, the shared helpers and main(); abi_checks.c,
- * abi_modern.c, abi_http.c, abi_parity.c, abi_auth.c, abi_mount.c, abi_tasks.c and abi_elicit.c
- * add checks of their own (see each declaration). The abi-test server those from abi_test.c
- * share (its handlers in abi_handlers.c, the request macros) is declared in abi_server.h.
+ * abi_modern.c, abi_http.c, abi_parity.c, abi_auth.c, abi_mount.c, abi_tasks.c, abi_elicit.c
+ * and abi_limits.c add checks of their own (see each declaration). The abi-test server those
+ * from abi_test.c share (its handlers in abi_handlers.c, the request macros) is declared in
+ * abi_server.h.
  */
 #ifndef ABI_TEST_H
 #define ABI_TEST_H
@@ -85,6 +86,11 @@ void check_tasks(void);
  * elicitation (the request and its answer, the completion notification from a request and from
  * the server, the -32042 failure and its bad-JSON codes). */
 void check_elicit(void);
+
+/* abi_limits.c: the dispatch limits (ferrite_server_set_limits and ferrite_server_limits, their
+ * core errors, a call past max_in_flight_per_connection or max_in_flight, a batch past
+ * max_batch_len) and the HTTP session cap (max_sessions 1 over HTTP: the first session evicted). */
+void check_limits(void);
 
 /* abi_test.c: one HTTP/1.1 exchange on a fresh loopback connection (the whole response, malloc'd,
  * or NULL), and a response header's value (lower-case name). */

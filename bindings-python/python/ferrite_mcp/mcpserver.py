@@ -16,7 +16,7 @@ Everything else is the ``Server`` API (which already uses the official names: ``
 
 from __future__ import annotations
 
-from typing import Any, List, Optional
+from typing import Any, Dict, List, Optional
 
 from .errors import ConfigError
 from .server import Lifespan, Server
@@ -32,8 +32,8 @@ class MCPServer(Server):
     """A :class:`~ferrite_mcp.Server` built with the official SDK's ``MCPServer``
     constructor: ``MCPServer(name=None, title=None, description=None, instructions=None,
     website_url=None, icons=None, version="", *, lifespan=None, ...)``. The name defaults
-    to ``"mcp-server"``. ``stateless``, ``logging``, ``worker_threads`` and the ``task_*``
-    settings are Ferrite's own
+    to ``"mcp-server"``. ``stateless``, ``logging``, ``worker_threads``, the ``task_*``
+    settings and ``limits`` are Ferrite's own
     (keyword-only, as in ``Server``). ``token_verifier`` and ``auth`` are the official
     SDK's (see :mod:`ferrite_mcp.auth`); ``auth_server_provider`` is refused, since Ferrite
     is a resource server only."""
@@ -58,6 +58,7 @@ class MCPServer(Server):
         task_ttl: Optional[float] = None,
         task_max_ttl: Optional[float] = None,
         task_poll_interval: Optional[float] = None,
+        limits: Optional[Dict[str, int]] = None,
         **ignored: Any,
     ) -> None:
         unknown = sorted(set(ignored) - set(_IGNORED))
@@ -85,6 +86,7 @@ class MCPServer(Server):
             task_ttl=task_ttl,
             task_max_ttl=task_max_ttl,
             task_poll_interval=task_poll_interval,
+            limits=limits,
         )
 
 

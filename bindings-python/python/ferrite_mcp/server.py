@@ -73,6 +73,9 @@ class Server(_Registration, _Modern, _Fleet):
     seconds), ``task_max_ttl`` (the longest a 2025-11-25 client may ask for; default 3600) and
     ``task_poll_interval`` (the interval suggested to clients; default 1) are in seconds; the
     core keeps tasks in memory (at most 100,000), or in Redis after ``use_redis`` (a fleet).
+
+    ``limits`` (a dict, the keys of :meth:`set_limits`) bounds what peers can make the server
+    run: ``max_batch_len``, ``max_in_flight_per_connection``, ``max_in_flight``.
     """
 
     def __init__(
@@ -94,6 +97,7 @@ class Server(_Registration, _Modern, _Fleet):
         task_ttl: Optional[float] = None,
         task_max_ttl: Optional[float] = None,
         task_poll_interval: Optional[float] = None,
+        limits: Optional[Dict[str, int]] = None,
     ) -> None:
         from .auth import _settings
         from .registration import _plain
@@ -129,6 +133,8 @@ class Server(_Registration, _Modern, _Fleet):
         self._lifespan_depth = 0
         if not logging:
             self._core.disable_logging()
+        if limits is not None:
+            self._core.set_limits(limits)
         _LIVE.add(self)
         if verifier_is_async:  # an `async def` verifier runs on the event loop, as handlers do
             self._registered(True)
@@ -193,6 +199,34 @@ class Server(_Registration, _Modern, _Fleet):
     def set_page_size(self, size: int) -> None:
         """At most ``size`` items per ``*/list`` page (0: everything in one page)."""
         self._core.set_page_size(size)
+
+    def set_limits(self, **limits: int) -> Dict[str, int]:
+        """Change the dispatch limits given (the core's ``Limits``; the others keep their
+        value) and return the limits now in force. They apply at once:
+
+        - ``max_batch_len`` (default 100): messages in one JSON-RPC batch (2025-03-26); a
+          longer batch is refused whole with -32600 and ``data: {"limit": "max_batch_len",
+          "value": N}``;
+        - ``max_in_flight_per_connection`` (default 256): requests running at once on one
+          connection (the stdio process, an HTTP session, a connection of :meth:`connect`,
+          ``handle_raw``'s); one more is answered -32603 with ``data.limit`` naming it;
+        - ``max_in_flight`` (default 10,000): requests running at once in the whole server;
+          one more is answered -32603 with ``data.limit`` naming it.
+
+        Each is a whole number at least 1; a bad value or an unknown key raises
+        ``ConfigError`` with the core's message (``invalid limit max_in_flight: must be at
+        least 1``) and changes nothing."""
+        return self._core.set_limits(limits)
+
+    @property
+    def limits(self) -> Dict[str, int]:
+        """The dispatch limits in force (every key of :meth:`set_limits`)."""
+        return self._core.limits
+
+    @property
+    def in_flight(self) -> int:
+        """Requests running now in the whole server (what ``max_in_flight`` bounds)."""
+        return self._core.in_flight
 
     def require_initialized(self) -> None:
         """Refuse requests other than ``ping`` until the client sent ``initialized``."""
@@ -347,10 +381,15 @@ class Server(_Registration, _Modern, _Fleet):
         max_body_bytes: Optional[int] = None,
         session_idle_timeout: Optional[float] = None,
         session_idle_timeout_ms: Optional[int] = None,
+        max_sessions: Optional[int] = None,
+        header_read_timeout_ms: Optional[int] = None,
+        body_read_timeout_ms: Optional[int] = None,
         allowed_hosts: Optional[List[str]] = None,
         allowed_origins: Optional[List[str]] = None,
         allow_any_host: Optional[bool] = None,
         resumable: Optional[bool] = None,
+        max_events_per_stream: Optional[int] = None,
+        max_event_streams: Optional[int] = None,
         sse_retry_ms: Optional[int] = None,
         sse_keep_alive_ms: Optional[int] = None,
         stream_buffer: Optional[int] = None,
@@ -375,8 +414,14 @@ class Server(_Registration, _Modern, _Fleet):
         names, each left out by default (the core's default then applies): ``host`` (an IP
         address), ``port``, ``path`` (default ``/mcp``), ``response_mode`` (``"auto"``,
         ``"json"``, ``"sse"``), ``max_body_bytes`` (default 4 MiB), ``session_idle_timeout_ms``
-        (default 30 minutes; 0: never), ``allowed_hosts``, ``allowed_origins``,
-        ``allow_any_host``, ``resumable``, ``sse_retry_ms``, ``sse_keep_alive_ms`` (0: never),
+        (default 30 minutes; 0: never), ``max_sessions`` (default 10,000; 0: unbounded; a new
+        session past it evicts the longest idle one, or gets 503 with ``Retry-After`` when
+        every one is busy), ``header_read_timeout_ms`` (default 30,000; 0: never: a connection
+        whose request head has not arrived in time is closed), ``body_read_timeout_ms``
+        (default 30,000; 0: never: a body not arrived in time gets 408), ``allowed_hosts``, ``allowed_origins``,
+        ``allow_any_host``, ``resumable``, ``max_events_per_stream`` (default 1024) and
+        ``max_event_streams`` (default 4096), the in-memory event store's bounds,
+        ``sse_retry_ms``, ``sse_keep_alive_ms`` (0: never),
         ``stream_buffer``, ``legacy_sse``, ``legacy_sse_path``, ``legacy_messages_path``. The
         official SDK's spellings are accepted too: ``json_response=True`` (``response_mode=
         "json"``), ``session_idle_timeout`` (seconds; 0: never), ``streamable_http_path``
@@ -395,10 +440,15 @@ class Server(_Registration, _Modern, _Fleet):
             max_body_bytes=max_body_bytes,
             session_idle_timeout=session_idle_timeout,
             session_idle_timeout_ms=session_idle_timeout_ms,
+            max_sessions=max_sessions,
+            header_read_timeout_ms=header_read_timeout_ms,
+            body_read_timeout_ms=body_read_timeout_ms,
             allowed_hosts=allowed_hosts,
             allowed_origins=allowed_origins,
             allow_any_host=allow_any_host,
             resumable=resumable,
+            max_events_per_stream=max_events_per_stream,
+            max_event_streams=max_event_streams,
             sse_retry_ms=sse_retry_ms,
             sse_keep_alive_ms=sse_keep_alive_ms,
             stream_buffer=stream_buffer,
@@ -485,11 +535,20 @@ class Server(_Registration, _Modern, _Fleet):
         raises ``ConfigError`` here. Handlers see the HTTP request as ``ctx.request``."""
         from .asgi import AsgiApp
 
-        for refused in ("host", "port", "legacy_sse", "legacy_sse_path", "legacy_messages_path", "streamable_http_path"):
+        for refused in (
+            "host",
+            "port",
+            "header_read_timeout_ms",
+            "legacy_sse",
+            "legacy_sse_path",
+            "legacy_messages_path",
+            "streamable_http_path",
+        ):
             if refused in http_options:
                 why = {
                     "host": "the ASGI server listens",
                     "port": "the ASGI server listens",
+                    "header_read_timeout_ms": "the ASGI server reads the request head",
                     "streamable_http_path": "pass path=",
                 }.get(refused, "the ASGI app serves Streamable HTTP only")
                 raise ConfigError(f"invalid HTTP option {refused}: not an asgi_app option ({why})")

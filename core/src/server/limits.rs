@@ -21,8 +21,10 @@ pub struct Limits {
     /// Messages in one JSON-RPC batch (2025-03-26); a longer batch is refused whole with
     /// -32600. Default 100.
     pub max_batch_len: usize,
-    /// Requests running at once on one connection (a stdio process, an HTTP session, a C or
-    /// in-process connection); one more gets -32603 with `data.limit`. Default 256.
+    /// Requests running at once on one connection (an HTTP session, a C or in-process
+    /// connection); one more gets -32603 with `data.limit`. Over stdio the transport stops
+    /// reading at this many instead (back-pressure: its one client is slowed, not refused).
+    /// Default 256.
     pub max_in_flight_per_connection: usize,
     /// Requests running at once in the whole server (every connection, both eras, tasks'
     /// first run included); one more gets -32603 with `data.limit`. Default 10,000.

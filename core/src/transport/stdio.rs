@@ -10,7 +10,8 @@
 //! correlated with the client's answers on the loop. The process speaks one protocol era,
 //! fixed by its first request. At EOF the loop stops reading, fails outstanding
 //! server-to-client requests, ends listen streams gracefully, lets in-flight requests
-//! finish, and returns.
+//! finish, and returns. With `max_in_flight_per_connection` requests waiting, the loop reads
+//! nothing more until one ends (back-pressure rather than refusals).
 
 use std::io;
 use std::sync::Arc;
@@ -204,6 +205,16 @@ where
             // Frames from handlers and tasks go out first, in the order they were sent.
             while let Ok(frame) = rx.try_recv() {
                 out.write(&frame).await?;
+            }
+            // Back-pressure: with `max_in_flight_per_connection` requests waiting, read no more
+            // until one ends (one client on one pipe: slowing it beats refusing its requests).
+            if tasks.len() >= server.limits().max_in_flight_per_connection {
+                out.flush().await?;
+                tokio::select! {
+                    _ = tasks.join_next() => {}
+                    Some(frame) = rx.recv() => out.write(&frame).await?,
+                }
+                continue;
             }
             let line = if input.has_line() && !options.shutdown.is_cancelled() {
                 // A whole line is buffered: take it without waiting on anything.

@@ -101,9 +101,11 @@ fn key(name: &str, value: impl Into<Value>) -> Value {
 }
 
 /// Create options with every default (the core's `HttpConfig` defaults): path `/mcp`, response
-/// mode auto, 4 MiB body limit, sessions end after 30 minutes idle, loopback hosts and
-/// origins only (DNS-rebinding protection), resumable SSE streams, `retry` hint 1 s, an SSE
-/// keep-alive comment every 15 s, legacy HTTP+SSE off. Free with `ferrite_http_options_free`.
+/// mode auto, 4 MiB body limit, sessions end after 30 minutes idle, at most 10000 sessions,
+/// 30 s to read a request's head and 30 s its body, loopback hosts and origins only
+/// (DNS-rebinding protection), resumable SSE streams (the last 1024 events of each of at most
+/// 4096 streams kept in memory), `retry` hint 1 s, an SSE keep-alive comment every 15 s, legacy
+/// HTTP+SSE off. Free with `ferrite_http_options_free`.
 ///
 /// # Safety
 /// `out` is valid for a write.
@@ -139,9 +141,16 @@ pub unsafe extern "C" fn ferrite_http_options_free(options: *mut ferrite_http_op
 /// Set any options at once from `json`, a JSON object of the core's `HttpConfig` keys
 /// (snake_case; camelCase is read too): `host`, `port`, `path`, `response_mode` (`"auto"`,
 /// `"json"`, `"sse"`), `max_body_bytes`, `session_idle_timeout_ms` (0: never),
-/// `allowed_hosts`, `allowed_origins`, `allow_any_host`, `resumable`, `sse_retry_ms`,
-/// `sse_keep_alive_ms` (0: never), `stream_buffer`, `legacy_sse`, `legacy_sse_path`,
-/// `legacy_messages_path`, and whatever the core adds later. Keys not given keep their
+/// `max_sessions` (default 10000; 0: unbounded; a new session past it evicts the longest idle
+/// one, and when every session is busy the `initialize` gets 503 with `Retry-After`),
+/// `header_read_timeout_ms` (default 30000; 0: never: a connection whose request head has not
+/// arrived this long after it opened or went idle is closed), `body_read_timeout_ms` (default
+/// 30000; 0: never: a request whose body has not arrived this long after its head gets 408),
+/// `allowed_hosts`, `allowed_origins`, `allow_any_host`, `resumable`, `max_events_per_stream`
+/// (default 1024: events the in-memory event store keeps per stream for resumption, oldest
+/// dropped first), `max_event_streams` (default 4096: streams it keeps events of, least recent
+/// dropped first), `sse_retry_ms`, `sse_keep_alive_ms` (0: never), `stream_buffer`,
+/// `legacy_sse`, `legacy_sse_path`, `legacy_messages_path`, and whatever the core adds later. Keys not given keep their
 /// current value; `null` puts a key back to its default. The setters below are shorthands
 /// for one key each.
 ///

@@ -10,10 +10,12 @@
 //!
 //! This module holds the handle's life and the ways in (in-process text, stdio); `options`
 //! holds the server's settings (capabilities, validation, pagination, the tool listing),
-//! `tasks` how it runs tasks, and `notify` what the server sends on its own (broadcasts,
+//! `limits` what peers can make it run (batch length, requests in flight), `tasks` how it
+//! runs tasks, and `notify` what the server sends on its own (broadcasts,
 //! `ping`, the end of a URL elicitation).
 
 mod fleet;
+mod limits;
 mod notify;
 mod options;
 mod tasks;
@@ -277,6 +279,7 @@ unsafe fn new_server(
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .thread_name("ferrite-worker")
+        .on_thread_start(block_sigpipe)
         .build()
         .map_err(|e| Error::new(ferrite_result::Io, format!("cannot start the server's threads: {e}")))?;
     let server = Box::new(ferrite_server {
@@ -289,6 +292,23 @@ unsafe fn new_server(
     // SAFETY: `out` is non-NULL and valid for a write per this function's contract.
     unsafe { out.write(Box::into_raw(server)) };
     Ok(())
+}
+
+/// Block SIGPIPE on the calling thread (each worker thread, as it starts). A C or Go host does
+/// not ignore SIGPIPE as Rust, Python and Node programs do, so a write to a peer that has gone
+/// (an HTTP client that closed its socket, a stdio client that closed its end of the pipe) would
+/// kill the host's process; blocked, the write fails with EPIPE and only that peer is dropped.
+/// The host's own threads and its signal dispositions are left as they are.
+fn block_sigpipe() {
+    // SAFETY: `set` is a local sigset_t initialised by sigemptyset before use; sigaddset and
+    // pthread_sigmask only read and write it and this thread's signal mask; a NULL old-set
+    // pointer is allowed.
+    unsafe {
+        let mut set: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut set);
+        libc::sigaddset(&mut set, libc::SIGPIPE);
+        libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut());
+    }
 }
 
 /// Stop the server: stop serving (a `ferrite_server_serve_stdio`, `ferrite_server_serve_http`
