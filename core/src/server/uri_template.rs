@@ -5,7 +5,7 @@
 //! matcher for the expression kinds resource templates use: `{var}`, `{+var}`, `{#var}`,
 //! `{/var}`, `{.var}`, `{?a,b}` and `{&a}`.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 
 #[derive(Debug, Clone, PartialEq)]
 enum Part {
@@ -91,12 +91,153 @@ impl UriTemplate {
     }
 
     /// Match `uri`, returning the captured variables (percent-decoded).
+    ///
+    /// Positions are found first, each (part, offset) state tried at most once, and within a
+    /// budget of [`MATCH_BUDGET`] steps (a URI that would need more, against adjacent
+    /// variables, does not match); values are decoded only along the match. So a peer's URI
+    /// costs time linear in its length for the templates servers declare, never quadratic.
     pub fn match_uri(&self, uri: &str) -> Option<BTreeMap<String, String>> {
+        let mut m = Matcher { parts: &self.parts, input: uri, failed: HashSet::new(), steps: 0, spans: Vec::new() };
+        if !m.solve(0, 0) {
+            return None;
+        }
         let mut out = BTreeMap::new();
-        if match_parts(&self.parts, uri, &mut out) {
-            Some(out)
-        } else {
-            None
+        for span in m.spans {
+            match span {
+                Span::Values { part, start, end } => {
+                    let Some(Part::Expr { vars, .. }) = self.parts.get(part) else { continue };
+                    let value = &uri[start..end];
+                    if vars.len() == 1 {
+                        out.insert(vars[0].clone(), percent_decode(value));
+                    } else {
+                        for (n, v) in vars.iter().zip(value.split(',')) {
+                            out.insert(n.clone(), percent_decode(v));
+                        }
+                    }
+                }
+                Span::Query { part, start, end } => {
+                    let Some(Part::Expr { vars, .. }) = self.parts.get(part) else { continue };
+                    for pair in uri[start..end].split('&') {
+                        if let Some((k, v)) = pair.split_once('=') {
+                            if vars.iter().any(|n| n == k) {
+                                out.insert(k.to_owned(), percent_decode(v));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        Some(out)
+    }
+}
+
+/// The most matching steps one URI may take (each a candidate position tried once).
+pub const MATCH_BUDGET: usize = 1_000_000;
+
+/// Where a part's values lie in the URI, found by [`Matcher::solve`].
+enum Span {
+    /// A simple or prefixed expression's value (comma-separated for several variables).
+    Values { part: usize, start: usize, end: usize },
+    /// A query expression's `name=value` pairs.
+    Query { part: usize, start: usize, end: usize },
+}
+
+struct Matcher<'a> {
+    parts: &'a [Part],
+    input: &'a str,
+    /// (part, offset) states known not to match.
+    failed: HashSet<(usize, usize)>,
+    steps: usize,
+    /// The spans of the match being tried, in order.
+    spans: Vec<Span>,
+}
+
+impl Matcher<'_> {
+    /// Whether parts `pi..` match the input from byte `pos`; on success `spans` holds the
+    /// values of the match.
+    fn solve(&mut self, pi: usize, pos: usize) -> bool {
+        if self.failed.contains(&(pi, pos)) {
+            return false;
+        }
+        self.steps += 1;
+        if self.steps > MATCH_BUDGET {
+            return false;
+        }
+        let ok = self.try_part(pi, pos);
+        if !ok {
+            self.failed.insert((pi, pos));
+        }
+        ok
+    }
+
+    fn try_part(&mut self, pi: usize, pos: usize) -> bool {
+        let input = self.input;
+        let Some(part) = self.parts.get(pi) else {
+            return pos == input.len();
+        };
+        let here = &input[pos..];
+        match part {
+            Part::Literal(lit) => here.starts_with(lit.as_str()) && self.solve(pi + 1, pos + lit.len()),
+            Part::Expr { op: op @ (Some('?') | Some('&')), .. } => {
+                // Query expressions: the query up to a fragment, read as name=value pairs.
+                let lead = if *op == Some('?') { '?' } else { '&' };
+                let Some(body) = here.strip_prefix(lead) else {
+                    // All query variables are optional.
+                    return self.solve(pi + 1, pos);
+                };
+                let start = pos + 1;
+                let end = start + body.find('#').unwrap_or(body.len());
+                self.spans.push(Span::Query { part: pi, start, end });
+                if self.solve(pi + 1, end) {
+                    return true;
+                }
+                self.spans.pop();
+                false
+            }
+            Part::Expr { op, vars } => {
+                let start = match op {
+                    Some(p @ ('#' | '/' | '.' | ';')) => match here.strip_prefix(*p) {
+                        Some(_) => pos + 1,
+                        None => return false,
+                    },
+                    _ => pos,
+                };
+                let body = &input[start..];
+                let stops = stop_chars(*op);
+                let limit = body.find(|c| stops.contains(&c)).unwrap_or(body.len());
+                // The literal that must follow, when one does: only ends where it starts.
+                let next_lit = match self.parts.get(pi + 1) {
+                    Some(Part::Literal(l)) if !l.is_empty() => Some(l.as_str()),
+                    _ => None,
+                };
+                // Longest capture first, then shorter ones (backtracking).
+                let ends: Vec<usize> =
+                    body[..limit].char_indices().map(|(i, _)| i).skip(1).chain(std::iter::once(limit)).collect();
+                // Commas in body[..end], kept as `end` moves down (several variables split on
+                // them).
+                let mut commas = body[..limit].matches(',').count();
+                let mut previous = limit;
+                for &end in ends.iter().rev() {
+                    commas -= body[end..previous].matches(',').count();
+                    previous = end;
+                    self.steps += 1;
+                    if self.steps > MATCH_BUDGET {
+                        return false;
+                    }
+                    if end == 0 || next_lit.is_some_and(|l| !body[end..].starts_with(l)) {
+                        continue;
+                    }
+                    if vars.len() > 1 && commas + 1 != vars.len() {
+                        continue;
+                    }
+                    self.spans.push(Span::Values { part: pi, start, end: start + end });
+                    if self.solve(pi + 1, start + end) {
+                        return true;
+                    }
+                    self.spans.pop();
+                }
+                false
+            }
         }
     }
 }
@@ -109,87 +250,6 @@ fn stop_chars(op: Option<char>) -> &'static [char] {
         Some('.') => &['.', '/', '?', '#'],
         Some('?') | Some('&') | Some(';') => &['&', '#', ';'],
         _ => &[],
-    }
-}
-
-fn match_parts(parts: &[Part], input: &str, out: &mut BTreeMap<String, String>) -> bool {
-    let Some((first, rest)) = parts.split_first() else {
-        return input.is_empty();
-    };
-    match first {
-        Part::Literal(lit) => input.strip_prefix(lit.as_str()).is_some_and(|tail| match_parts(rest, tail, out)),
-        Part::Expr { op, vars } => match op {
-            Some('?') | Some('&') => {
-                // Query expressions: take the query up to a fragment, read name=value pairs.
-                let lead = if *op == Some('?') { '?' } else { '&' };
-                let Some(body) = input.strip_prefix(lead) else {
-                    // All query variables are optional.
-                    return match_parts(rest, input, out);
-                };
-                let end = body.find('#').unwrap_or(body.len());
-                let (query, tail) = body.split_at(end);
-                let mut found = BTreeMap::new();
-                for pair in query.split('&') {
-                    if let Some((k, v)) = pair.split_once('=') {
-                        if vars.iter().any(|n| n == k) {
-                            found.insert(k.to_owned(), percent_decode(v));
-                        }
-                    }
-                }
-                let mut trial = out.clone();
-                trial.extend(found);
-                if match_parts(rest, tail, &mut trial) {
-                    *out = trial;
-                    true
-                } else {
-                    false
-                }
-            }
-            _ => {
-                let prefix = match op {
-                    Some('#') => Some('#'),
-                    Some('/') => Some('/'),
-                    Some('.') => Some('.'),
-                    Some(';') => Some(';'),
-                    _ => None,
-                };
-                let body = match prefix {
-                    Some(p) => match input.strip_prefix(p) {
-                        Some(b) => b,
-                        None => return false,
-                    },
-                    None => input,
-                };
-                let stops = stop_chars(*op);
-                let limit = body.find(|c| stops.contains(&c)).unwrap_or(body.len());
-                // Try the longest capture first, then shorter ones (backtracking).
-                let candidates: Vec<usize> =
-                    body[..limit].char_indices().map(|(i, _)| i).skip(1).chain(std::iter::once(limit)).collect();
-                for &end in candidates.iter().rev() {
-                    let value = &body[..end];
-                    if value.is_empty() {
-                        continue;
-                    }
-                    let mut trial = out.clone();
-                    if vars.len() == 1 {
-                        trial.insert(vars[0].clone(), percent_decode(value));
-                    } else {
-                        let pieces: Vec<&str> = value.split(',').collect();
-                        if pieces.len() != vars.len() {
-                            continue;
-                        }
-                        for (n, v) in vars.iter().zip(pieces) {
-                            trial.insert(n.clone(), percent_decode(v));
-                        }
-                    }
-                    if match_parts(rest, &body[end..], &mut trial) {
-                        *out = trial;
-                        return true;
-                    }
-                }
-                false
-            }
-        },
     }
 }
 
@@ -249,6 +309,25 @@ mod tests {
             Some(vec![("limit".into(), "5".into()), ("q".into(), "rust".into())])
         );
         assert_eq!(m("search://items{?q}", "search://items"), Some(vec![]));
+    }
+
+    #[test]
+    fn long_uris_match_in_linear_time_and_adjacent_variables_within_the_budget() {
+        // The fuzzer's finds: a long value against one variable (quadratic before: minutes for
+        // this one), and adjacent variables (exponential before). The fuzz seeds
+        // `regression-*` (scripts/fuzz.sh, 10 s per input) pin the time; this pins the answers.
+        let long = format!("test://template/{}", "a".repeat(200_000));
+        assert_eq!(m("test://template/{id}/data", &long), None);
+        let with_data = format!("{long}/data");
+        assert_eq!(m("test://template/{id}/data", &with_data).map(|v| v[0].1.len()), Some(200_000));
+        let adjacent = format!("x://{}", "b".repeat(5_000));
+        let found = m("x://{a}{b}{c}{d}/end", &adjacent);
+        assert_eq!(found, None);
+        assert_eq!(
+            m("x://{a}{b}", "x://xy"),
+            Some(vec![("a".into(), "x".into()), ("b".into(), "y".into())]),
+            "still a match where one exists (longest first)"
+        );
     }
 
     #[test]

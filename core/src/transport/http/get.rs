@@ -90,8 +90,11 @@ pub(super) async fn handle_get(State(st): State<Arc<HttpState>>, req: Request<Bo
     open_get_stream(&st, &session, hub, tx, rx, Vec::new())
 }
 
-/// Make `hub` the session's GET stream (409 when one is open), replay `missed` on it, and
-/// attach it as a listener of the server's notifications.
+/// Make `hub` the session's GET stream, replay `missed` on it, and attach it as a listener of
+/// the server's notifications. A GET stream still open here is ended first: the newest GET
+/// wins. A client reconnects when it lost its stream, and its old connection may not look gone
+/// yet (a peer that closed is only noticed at the next write, the keep-alive at the latest),
+/// so refusing the new one would lock the client out until then.
 fn open_get_stream(
     st: &Arc<HttpState>,
     session: &Arc<Session>,
@@ -101,8 +104,8 @@ fn open_get_stream(
     missed: Vec<(u64, String)>,
 ) -> Response {
     let mut slot = session.get_stream.lock().unwrap_or_else(|p| p.into_inner());
-    if slot.as_ref().and_then(|w| w.upgrade()).is_some_and(|h| !h.is_finished()) {
-        return reject(StatusCode::CONFLICT, "Conflict: this session already has a GET stream open");
+    if let Some(old) = slot.as_ref().and_then(|w| w.upgrade()).filter(|h| !h.is_finished()) {
+        old.close();
     }
     session.track_stream(&hub);
     *slot = Some(Arc::downgrade(&hub));
