@@ -1,0 +1,131 @@
+#!/usr/bin/env bash
+# Fuzz every parser a peer reaches (the cargo-fuzz targets in fuzz/), each for a bounded time:
+#
+#   scripts/fuzz.sh [--seconds N] [target...]
+#
+# N defaults to $FERRITE_FUZZ_SECONDS, else 20; no target names means all of them. Installs
+# cargo-fuzz (pinned) when missing, builds every target once on nightly with a sanitizer (see
+# below) and debug assertions, then runs each from a scratch copy of its seeds
+# (fuzz/seeds/<target>/, which libFuzzer runs first, so every committed crash input is a
+# regression test). Prints executions, exec/s and coverage per target; exits non-zero if any
+# target crashed, leaked, went past 2 GB or spent over 10 s on one input, with the path of
+# the input that did it.
+#
+# Fuzz builds use nightly and sanitizer flags, so they get their own target directory
+# ($FERRITE_FUZZ_TARGET_DIR, default ~/.cache/ferrite/fuzz-target). FERRITE_FUZZ_SANITIZER
+# picks cargo fuzz's sanitizer (default address; `none` builds faster and runs faster, but
+# misses memory errors in the C ABI's unsafe code).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+
+CARGO_FUZZ_VERSION=0.13.1
+ALL_TARGETS=(jsonrpc classifier mirrored_headers uri_template request_state last_event_id schema_args http_front ffi_json)
+
+seconds=${FERRITE_FUZZ_SECONDS:-20}
+targets=()
+while (($#)); do
+  case $1 in
+    --seconds)
+      seconds=${2:?--seconds needs a number}
+      shift 2
+      ;;
+    --seconds=*)
+      seconds=${1#--seconds=}
+      shift
+      ;;
+    -h | --help)
+      sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'
+      exit 0
+      ;;
+    -*)
+      echo "fuzz.sh: unknown option $1" >&2
+      exit 2
+      ;;
+    *)
+      targets+=("$1")
+      shift
+      ;;
+  esac
+done
+((${#targets[@]})) || targets=("${ALL_TARGETS[@]}")
+for t in "${targets[@]}"; do
+  [[ -f fuzz/fuzz_targets/$t.rs ]] || {
+    echo "fuzz.sh: no target $t (have: ${ALL_TARGETS[*]})" >&2
+    exit 2
+  }
+done
+[[ $seconds =~ ^[0-9]+$ ]] || {
+  echo "fuzz.sh: --seconds takes a whole number, not $seconds" >&2
+  exit 2
+}
+
+export CARGO_TARGET_DIR="${FERRITE_FUZZ_TARGET_DIR:-$HOME/.cache/ferrite/fuzz-target}"
+export CARGO_INCREMENTAL=0
+export CARGO_TERM_COLOR=never
+tools="$HOME/.cache/ferrite/cargo-fuzz"
+export PATH="$tools/bin:$PATH"
+
+if ! cargo +nightly --version >/dev/null 2>&1; then
+  echo "fuzz.sh: installing the nightly toolchain (libFuzzer needs -Zsanitizer)"
+  rustup toolchain install nightly --profile minimal || exit 1
+fi
+if [[ "$(cargo fuzz --version 2>/dev/null)" != "cargo-fuzz $CARGO_FUZZ_VERSION" ]]; then
+  echo "fuzz.sh: installing cargo-fuzz $CARGO_FUZZ_VERSION into $tools"
+  CARGO_TARGET_DIR="$CARGO_TARGET_DIR/cargo-install" \
+    cargo install cargo-fuzz --version "$CARGO_FUZZ_VERSION" --locked --root "$tools" || exit 1
+fi
+
+start=$SECONDS
+sanitizer=${FERRITE_FUZZ_SANITIZER:-address}
+echo "fuzz.sh: building ${#ALL_TARGETS[@]} targets (nightly, sanitizer $sanitizer, debug assertions)"
+cargo +nightly fuzz build -O --debug-assertions --sanitizer "$sanitizer" || exit 1
+echo "fuzz.sh: built in $((SECONDS - start)) s"
+bin="$CARGO_TARGET_DIR/x86_64-unknown-linux-gnu/release"
+
+scratch=$(mktemp -d "${TMPDIR:-/tmp}/ferrite-fuzz.XXXXXX")
+trap 'rm -rf "$scratch"' EXIT
+artifacts="$root/fuzz/artifacts"
+# As cargo fuzz runs them; leaks fail a run.
+export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_odr_violation=0:detect_leaks=1}"
+
+failed=()
+rows=()
+for t in "${targets[@]}"; do
+  corpus="$scratch/$t"
+  mkdir -p "$corpus" "$artifacts/$t"
+  cp fuzz/seeds/"$t"/* "$corpus"/ 2>/dev/null
+  log="$scratch/$t.log"
+  echo
+  echo "==== fuzz $t: ${seconds} s from $(find "$corpus" -type f | wc -l) seeds"
+  "$bin/$t" -max_total_time="$seconds" -rss_limit_mb=2048 -max_len=65536 -timeout=10 \
+    -print_final_stats=1 -artifact_prefix="$artifacts/$t/" "$corpus" >"$log" 2>&1
+  rc=$?
+  last=$(grep -E '^#[0-9]+' "$log" | tail -1)
+  runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
+  rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log")
+  rss=$(sed -n 's/^stat::peak_rss_mb: *//p' "$log")
+  cov=$(sed -n 's/.* cov: \([0-9]*\).*/\1/p' <<<"$last")
+  ft=$(sed -n 's/.* ft: \([0-9]*\).*/\1/p' <<<"$last")
+  corp=$(sed -n 's/.* corp: \([0-9]*\)\/.*/\1/p' <<<"$last")
+  if ((rc != 0)); then
+    failed+=("$t")
+    crash=$(sed -n 's/.*Test unit written to \(.*\)$/\1/p' "$log" | tail -1)
+    grep -E -m1 -A12 'panicked at|ERROR: (libFuzzer|AddressSanitizer|LeakSanitizer)' "$log"
+    echo "==== fuzz $t: FAILED (exit $rc); input: ${crash:-none written}; log kept at fuzz/artifacts/$t/last.log"
+    cp "$log" "$artifacts/$t/last.log"
+  else
+    echo "==== fuzz $t: ok, ${runs:-?} runs, ${rate:-?} exec/s, cov ${cov:-?}, ft ${ft:-?}, corpus ${corp:-?}, peak rss ${rss:-?} MB"
+  fi
+  rows+=("$(printf '%-17s %8s s %12s %8s %7s %7s %s' "$t" "$seconds" "${runs:-?}" "${rate:-?}" "${cov:-?}" "${ft:-?}" \
+    "$( ((rc == 0)) && echo ok || echo FAILED)")")
+done
+
+echo
+printf '%-17s %10s %12s %8s %7s %7s %s\n' target time executions exec/s cov ft result
+printf '%s\n' "${rows[@]}"
+echo "fuzz.sh: $((SECONDS - start)) s in all (build included)"
+if ((${#failed[@]})); then
+  echo "fuzz.sh: FAILED: ${failed[*]} (inputs under fuzz/artifacts/<target>/)"
+  exit 1
+fi
