@@ -1,6 +1,6 @@
 /* The C everything server's shared header: what its files (everything.c: the command line and
  * the transports; everything_handshake.c and everything_modern.c: the fixtures of each protocol
- * era; everything_tasks.c: the task fixtures; everything_fleet.c: the fleet fixture;
+ * era; everything_tasks.c: the task fixtures; everything_fleet.c: the fleet fixture; everything_faults.c: the fault tools;
  * everything_helpers.c: small helpers) use from one another. */
 #ifndef FERRITE_EVERYTHING_H
 #define FERRITE_EVERYTHING_H
@@ -55,6 +55,17 @@ uint32_t tool_fixed(void *user_data, ferrite_request *req);
 void register_tools(ferrite_server *server);
 void register_resources(ferrite_server *server);
 void register_prompts(ferrite_server *server);
+/* Counts a cancellation that test_slow or test_fault_hang observed (test_cancellation_count). */
+void count_cancellation(void);
+
+#define CANCELLATION_COUNT_DESCRIPTION "How many test_slow and test_fault_hang calls observed cancellation"
+
+/* everything_faults.c: the fault tools, listed after test_cancellation_count */
+#define FAULT_CRASH_DESCRIPTION "Fails the worst way the language allows inside the handler"
+#define FAULT_REJECT_DESCRIPTION "Fails asynchronously, after the handler has returned"
+#define FAULT_BAD_RESULT_DESCRIPTION "Returns a result that is not a valid tool result"
+#define FAULT_HANG_DESCRIPTION "Never returns unless the request is cancelled"
+void register_faults(ferrite_server *server);
 
 /* everything_modern.c */
 void register_modern(ferrite_server *server);

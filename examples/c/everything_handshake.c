@@ -263,8 +263,13 @@ static uint32_t tool_json_schema(void *user_data, ferrite_request *req) {
     return rc;
 }
 
-/* test_slow polls cancellation every 10 ms on its own thread; the count is shared. */
+/* test_slow polls cancellation every 10 ms on its own thread; the count is shared with
+ * test_fault_hang (everything_faults.c). */
 static atomic_ullong cancellations;
+
+void count_cancellation(void) {
+    atomic_fetch_add(&cancellations, 1);
+}
 
 typedef struct {
     ferrite_request *req;
@@ -285,7 +290,7 @@ static void *slow_thread(void *arg) {
         bool cancelled = false;
         ferrite_request_is_cancelled(job.req, &cancelled);
         if (cancelled) {
-            atomic_fetch_add(&cancellations, 1);
+            count_cancellation();
             complete_text_z(job.req, "cancelled");
             return NULL;
         }
@@ -400,8 +405,9 @@ void register_tools(ferrite_server *server) {
              "\"inputSchema\":{\"type\":\"object\",\"properties\":{\"ms\":{\"type\":\"integer\",\"minimum\":0}},"
              "\"required\":[\"ms\"]}}",
              tool_slow, NULL);
-    add_tool(server, SIMPLE_TOOL("test_cancellation_count", "How many test_slow calls observed cancellation"),
+    add_tool(server, SIMPLE_TOOL("test_cancellation_count", CANCELLATION_COUNT_DESCRIPTION),
              tool_cancellation_count, NULL);
+    register_faults(server);
 }
 
 /* ------------------------------------------------------------------ resources */

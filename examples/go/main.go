@@ -17,7 +17,8 @@
 // argument, or a flag without its value, prints the usage on stderr and exits with status 2;
 // --help prints it on stdout and exits 0.
 // Both protocol eras are served: the handshake revisions and 2026-07-28 (fixtures in
-// modern.go), and tasks in both generations (fixtures in tasks.go).
+// modern.go), and tasks in both generations (fixtures in tasks.go); the fault tools are in
+// faults.go.
 //
 // With another cargo target directory, point cgo at it:
 // CGO_LDFLAGS="-L$DIR/release -Wl,-rpath,$DIR/release" go run ./examples/go
@@ -324,11 +325,12 @@ func registerTools(s *ferrite.Server) error {
 					req.Complete(text(fmt.Sprintf("completed after %d ms", a.Ms)))
 				})
 			}},
-		{tool("test_cancellation_count", "How many test_slow calls observed cancellation", noArgs()),
+		{tool("test_cancellation_count", "How many test_slow and test_fault_hang calls observed cancellation", noArgs()),
 			func(ferrite.Request, json.RawMessage) (any, error) {
 				return text(fmt.Sprint(cancellations.Load())), nil
 			}},
 	}
+	tools = append(tools, faultTools(&cancellations)...)
 	for _, t := range tools {
 		if err := s.AddTool(t.descriptor, t.f); err != nil {
 			return fmt.Errorf("tool %v: %w", t.descriptor["name"], err)

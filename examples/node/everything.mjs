@@ -2,7 +2,7 @@
 // over stdio or Streamable HTTP, plus the `add` and `echo` tools the benchmarks call. Both
 // protocol eras are served: the handshake revisions and 2026-07-28 (its fixtures are in
 // everything_modern.mjs), and both generations of tasks (the task fixtures are in
-// everything_tasks.mjs).
+// everything_tasks.mjs); the fault tools are in everything_faults.mjs.
 //
 //   node examples/node/everything.mjs             # stateful, stdio
 //   node examples/node/everything.mjs --stateless # stateless
@@ -32,6 +32,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { pathToFileURL } from 'node:url';
 
 import { Server } from '../../bindings-node/lib/index.mjs';
+import * as faults from './everything_faults.mjs';
 import * as modern from './everything_modern.mjs';
 import * as tasks from './everything_tasks.mjs';
 import { addHostValueTool, serveExpress, serveHono } from './mounted.mjs';
@@ -339,9 +340,12 @@ function registerTools(server) {
   );
   server.tool(
     'test_cancellation_count',
-    { description: 'How many test_slow calls observed cancellation', inputSchema: NO_ARGS },
+    { description: 'How many test_slow and test_fault_hang calls observed cancellation', inputSchema: NO_ARGS },
     () => String(cancelled),
   );
+  faults.register(server, () => {
+    cancelled += 1;
+  });
 }
 
 function registerResources(server) {

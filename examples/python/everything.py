@@ -1,7 +1,8 @@
 """The Python everything server: the whole conformance fixture surface (see
 ``examples/SURFACE.md``), plus the ``add`` and ``echo`` tools the benchmarks call. Both eras
 are served: the handshake revisions and 2026-07-28 (fixtures in ``everything_modern.py``), and
-tasks in both generations (the task fixtures in ``everything_tasks.py``).
+tasks in both generations (the task fixtures in ``everything_tasks.py``); the fault tools are in
+``everything_faults.py``.
 
 Run it with ``python examples/python/everything.py`` (stdio; needs ``pip install
 ./bindings-python``); ``--port N`` serves Streamable HTTP on 127.0.0.1:N at ``/mcp``;
@@ -52,6 +53,7 @@ from ferrite_mcp import (
     error,
 )
 
+import everything_faults
 import everything_modern
 import everything_tasks
 
@@ -358,9 +360,15 @@ def build(stateless: bool, auth: Optional[Dict[str, Any]] = None) -> Server:
 
     @server.tool(structured_output=False, input_schema=NO_ARGS)
     def test_cancellation_count() -> str:
-        """How many test_slow calls observed cancellation"""
+        """How many test_slow and test_fault_hang calls observed cancellation"""
         with lock:
             return str(cancelled["count"])
+
+    def count_cancellation() -> None:
+        with lock:
+            cancelled["count"] += 1
+
+    everything_faults.register(server, count_cancellation)
 
     # ----- resources -----
 

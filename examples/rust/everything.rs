@@ -14,10 +14,12 @@
 //! Any other argument, or a flag without its value, prints the usage on stderr and exits with
 //! status 2; `--help` prints it on stdout and exits 0. Both eras are served: the
 //! handshake revisions and 2026-07-28 (fixtures in `everything/modern.rs`), and tasks of both
-//! generations (`everything/tasks.rs`).
+//! generations (`everything/tasks.rs`); the fault tools are in `everything/faults.rs`.
 
 #[path = "everything/cli.rs"]
 mod cli;
+#[path = "everything/faults.rs"]
+mod faults;
 #[path = "everything/modern.rs"]
 mod modern;
 #[path = "everything/mounted.rs"]
@@ -341,10 +343,16 @@ fn register_tools(server: &Server) -> Result<(), Box<dyn std::error::Error>> {
             }
         },
     )?;
+    let count = cancelled.clone();
     server.add_tool_fn(
-        tool("test_cancellation_count", "How many test_slow calls observed cancellation", no_args()),
-        move |_| Ok(CallToolResult::text(cancelled.load(Ordering::SeqCst).to_string())),
+        tool(
+            "test_cancellation_count",
+            "How many test_slow and test_fault_hang calls observed cancellation",
+            no_args(),
+        ),
+        move |_| Ok(CallToolResult::text(count.load(Ordering::SeqCst).to_string())),
     )?;
+    faults::register(server, cancelled)?;
     Ok(())
 }
 
