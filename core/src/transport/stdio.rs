@@ -211,6 +211,8 @@ where
             if tasks.len() >= server.limits().max_in_flight_per_connection {
                 out.flush().await?;
                 tokio::select! {
+                    biased;
+                    _ = options.shutdown.cancelled() => return Ok(()),
                     _ = tasks.join_next() => {}
                     Some(frame) = rx.recv() => out.write(&frame).await?,
                 }
