@@ -378,7 +378,8 @@ async fn the_get_stream_delivers_updates_for_subscribed_uris_only() {
     // reconnecting is not locked out while its old connection does not look gone yet).
     let mut g = request(t.addr, "GET", &[("accept", "text/event-stream"), ("mcp-session-id", &sid)], "").await;
     assert_eq!(g.status, 200);
-    let _ = first.text().await; // ends, or the 10 s guard in `text` fails the test
+    // The first stream ends (or the 10 s guard in `text` fails the test).
+    let _ = first.text().await;
     // Wait until the listener is registered.
     for _ in 0..50 {
         if t.server.connected_sessions().contains(&sid) {
