@@ -10,9 +10,9 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 
-use crate::naming::snake_case;
+use crate::naming::{read_options, OptionsError};
 use crate::protocol::ErrorObject;
 
 /// The bounds, with their defaults.
@@ -64,19 +64,11 @@ impl Limits {
     /// `null` is the same as leaving a key out). Nothing changes when one is bad.
     pub fn with_json(self, value: Value) -> Result<Limits, LimitsError> {
         let bad = |option: &str, message: String| LimitsError { option: option.to_owned(), message };
-        let Value::Object(map) = value else {
-            return Err(bad("limits", "expected an object of limits".to_owned()));
-        };
-        let map: Map<String, Value> = map.into_iter().filter(|(_, v)| !v.is_null()).collect();
-        for (key, v) in &map {
-            let one = Value::Object(Map::from_iter([(key.clone(), v.clone())]));
-            if let Err(e) = serde_json::from_value::<LimitsConfig>(one) {
-                let text = e.to_string();
-                let message = if text.starts_with("unknown field") { "unknown limit".to_owned() } else { text };
-                return Err(bad(&snake_case(key), message));
-            }
-        }
-        let c: LimitsConfig = serde_json::from_value(Value::Object(map)).map_err(|e| bad("limits", e.to_string()))?;
+        let c: LimitsConfig = read_options(value, "unknown limit").map_err(|e| match e {
+            OptionsError::Key(key, why) => bad(&key, why),
+            OptionsError::NotObject => bad("limits", "expected an object of limits".to_owned()),
+            OptionsError::Whole(why) => bad("limits", why),
+        })?;
         let at_least_one = |key: &str, n: Option<u64>, current: usize| -> Result<usize, LimitsError> {
             match n {
                 None => Ok(current),

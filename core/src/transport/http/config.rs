@@ -15,7 +15,7 @@ use std::net::{IpAddr, SocketAddr};
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::security::{check_host_entry, check_origin_entry, HostPolicy};
 use super::sse::InMemoryEventStore;
@@ -155,20 +155,12 @@ impl HttpConfig {
     /// Read options from a JSON object (snake_case or camelCase keys). A `null` value is the
     /// same as leaving the key out.
     pub fn from_value(value: Value) -> Result<HttpConfig, HttpConfigError> {
-        let Value::Object(map) = value else {
-            return Err(HttpConfigError::new("options", "expected an object of options"));
-        };
-        let map: Map<String, Value> = map.into_iter().filter(|(_, v)| !v.is_null()).collect();
-        // The options one at a time first, so an error names the option it is about.
-        for (key, value) in &map {
-            let one = Value::Object(Map::from_iter([(key.clone(), value.clone())]));
-            if let Err(e) = serde_json::from_value::<HttpConfig>(one) {
-                let text = e.to_string();
-                let message = if text.starts_with("unknown field") { "unknown option".to_owned() } else { text };
-                return Err(HttpConfigError { option: snake_case(key), message });
-            }
-        }
-        serde_json::from_value(Value::Object(map)).map_err(|e| HttpConfigError::new("options", e.to_string()))
+        use crate::naming::{read_options, OptionsError};
+        read_options(value, "unknown option").map_err(|e| match e {
+            OptionsError::Key(option, message) => HttpConfigError { option, message },
+            OptionsError::NotObject => HttpConfigError::new("options", "expected an object of options"),
+            OptionsError::Whole(why) => HttpConfigError::new("options", why),
+        })
     }
 
     /// Read options from JSON text.

@@ -23,6 +23,7 @@ mod legacy;
 mod listener;
 mod peer;
 mod post;
+mod responses;
 pub mod security;
 pub mod session;
 pub mod sse;
@@ -36,7 +37,7 @@ use std::time::Duration;
 use axum::body::Body;
 use axum::extract::{ConnectInfo, State};
 use axum::http::request::Parts;
-use axum::http::{header, HeaderMap, HeaderValue, Request, StatusCode};
+use axum::http::{header, HeaderMap, Request, StatusCode};
 use axum::response::Response;
 use axum::routing::{post, MethodRouter};
 use axum::Router;
@@ -46,12 +47,14 @@ use tokio_util::sync::CancellationToken;
 
 pub use self::config::{HttpConfig, HttpConfigError};
 pub use self::host::{BodyClosed, HostBodyWriter, HostHead, HostResponse, HostResponseBody};
-use self::peer::SseBody;
+use self::responses::{
+    accepted, error_response, json_response, method_not_allowed, reject, sessions_full, sse_response, store_unavailable,
+};
 use self::security::HostPolicy;
 use self::session::{Lookup, Session, SessionManager};
 use self::sse::{EventStore, InMemoryEventStore, Resume};
 use crate::auth::Identity;
-use crate::protocol::{ErrorObject, OutboundResponse, ProtocolVersion, RequestId};
+use crate::protocol::{ErrorObject, ProtocolVersion};
 use crate::server::{RemoteAddr, RequestInfo, Server};
 
 /// The header carrying the session id.
@@ -426,72 +429,6 @@ impl HttpServer {
         let sessions = state.sessions.clone();
         listener::serve(self.listener, app, settings, shutdown, move || sessions.terminate_all()).await
     }
-}
-
-// ----- responses -----
-
-fn error_response(status: StatusCode, id: Option<RequestId>, error: ErrorObject) -> Response {
-    let body = OutboundResponse::error(id, error).to_json_string();
-    let mut r = Response::new(Body::from(body));
-    *r.status_mut() = status;
-    r.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
-    r
-}
-
-/// The shared store is down: 503, with the JSON-RPC error every surface gives for it.
-fn store_unavailable(why: &str) -> Response {
-    error_response(StatusCode::SERVICE_UNAVAILABLE, None, ErrorObject::store_unavailable(why))
-}
-
-/// No slot for a session (every one of `max_sessions` is busy): 503, retry in a second.
-fn sessions_full(e: &session::CreateError) -> Response {
-    let mut r = error_response(
-        StatusCode::SERVICE_UNAVAILABLE,
-        None,
-        ErrorObject::internal(format!("Service Unavailable: {e}")),
-    );
-    r.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
-    r
-}
-
-fn reject(status: StatusCode, message: &str) -> Response {
-    error_response(status, None, ErrorObject::invalid_request(message))
-}
-
-fn json_response(body: String, session: Option<&str>) -> Response {
-    let mut r = Response::new(Body::from(body));
-    r.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
-    add_session_header(&mut r, session);
-    r
-}
-
-fn sse_response(body: SseBody, session: Option<&str>) -> Response {
-    let mut r = Response::new(Body::from_stream(body));
-    let h = r.headers_mut();
-    h.insert(header::CONTENT_TYPE, HeaderValue::from_static("text/event-stream"));
-    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
-    // Reverse proxies (nginx) must not buffer an event stream.
-    h.insert("x-accel-buffering", HeaderValue::from_static("no"));
-    add_session_header(&mut r, session);
-    r
-}
-
-fn add_session_header(r: &mut Response, session: Option<&str>) {
-    if let Some(id) = session.and_then(|s| HeaderValue::from_str(s).ok()) {
-        r.headers_mut().insert(SESSION_HEADER, id);
-    }
-}
-
-fn accepted() -> Response {
-    let mut r = Response::new(Body::empty());
-    *r.status_mut() = StatusCode::ACCEPTED;
-    r
-}
-
-fn method_not_allowed(why: &str) -> Response {
-    let mut r = reject(StatusCode::METHOD_NOT_ALLOWED, &format!("Method Not Allowed: {why}; use POST"));
-    r.headers_mut().insert(header::ALLOW, HeaderValue::from_static("POST"));
-    r
 }
 
 /// Whether a GET or DELETE speaks 2026-07-28 (which has neither).
