@@ -14,12 +14,8 @@
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
-target="${CARGO_TARGET_DIR:-$root/target}"
-bin="$target/release/ferrite-examples"
-py_venv="${FERRITE_PY_VENV:-$HOME/.cache/ferrite/venv-py}"
 cd "$root"
 
-servers="rust=$target/debug/examples/everything;c=$bin/everything-c;go=$bin/everything-go"
-servers="$servers;python=$py_venv/bin/python $root/examples/python/everything.py"
-servers="$servers;node=node $root/examples/node/everything.mjs"
-FERRITE_FAULT_SERVERS="${FERRITE_FAULT_SERVERS:-$servers}" exec python3 "$here/faults.py"
+# shellcheck source=../lib/everything-servers.sh
+. "$root/tests/lib/everything-servers.sh"
+FERRITE_FAULT_SERVERS="${FERRITE_FAULT_SERVERS:-$(everything_servers)}" exec python3 "$here/faults.py"

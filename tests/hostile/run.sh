@@ -12,7 +12,6 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
 target="${CARGO_TARGET_DIR:-$root/target}"
 bin="$target/release/ferrite-examples"
-py_venv="${FERRITE_PY_VENV:-$HOME/.cache/ferrite/venv-py}"
 cd "$root"
 
 asan="$bin/everything-c-asan"
@@ -22,8 +21,7 @@ gcc -std=c11 -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -Wall -
 export ASAN_OPTIONS="detect_leaks=0:abort_on_error=1"
 export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1"
 
-servers="rust=$target/debug/examples/everything"
-servers="$servers;c=$bin/everything-c;c-asan=$asan;go=$bin/everything-go"
-servers="$servers;python=$py_venv/bin/python $root/examples/python/everything.py"
-servers="$servers;node=node $root/examples/node/everything.mjs"
+# shellcheck source=../lib/everything-servers.sh
+. "$root/tests/lib/everything-servers.sh"
+servers="$(everything_servers);c-asan=$asan"
 FERRITE_HOSTILE_SERVERS="${FERRITE_HOSTILE_SERVERS:-$servers}" python3 "$here/hostile.py"

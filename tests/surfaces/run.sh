@@ -17,14 +17,10 @@ set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
-target="${CARGO_TARGET_DIR:-$root/target}"
-bin="$target/release/ferrite-examples"
-py_venv="${FERRITE_PY_VENV:-$HOME/.cache/ferrite/venv-py}"
 
-default="rust=$target/debug/examples/everything;c=$bin/everything-c;go=$bin/everything-go"
-default="$default;python=$py_venv/bin/python $root/examples/python/everything.py"
-default="$default;node=node $root/examples/node/everything.mjs"
-export FERRITE_STDIO_SERVERS="${FERRITE_STDIO_SERVERS:-$default}"
+# shellcheck source=../lib/everything-servers.sh
+. "$root/tests/lib/everything-servers.sh"
+export FERRITE_STDIO_SERVERS="${FERRITE_STDIO_SERVERS:-$(everything_servers)}"
 
 python="$("$root/tests/interop/python/setup.sh" | tail -n 1)"
 cd "$root"
