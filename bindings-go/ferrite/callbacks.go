@@ -26,13 +26,14 @@ func goFinalizer(p unsafe.Pointer) {
 }
 
 // recovered, deferred by each handler callback, settles the request of a handler that
-// panicked with the JSON-RPC error -32603 naming the panic (what the core does with a Rust
-// handler's panic; in a task, the task ends failed with it), so the process keeps serving. A
-// handler that panics after starting a goroutine holding the request must not let that
-// goroutine use it: the request is settled here.
+// panicked as a failure with the panic's own message, what the core does with a Rust
+// handler's panic: a tool execution error (isError) for a tool, -32603 for other handlers,
+// a failed task in a task. So the process keeps serving. A handler that panics after
+// starting a goroutine holding the request must not let that goroutine use it: the request
+// is settled here.
 func recovered(req Request, status *C.uint32_t) {
 	if p := recover(); p != nil {
-		req.FailRPC(-32603, fmt.Sprintf("the handler panicked: %v", p), nil)
+		req.Fail(fmt.Sprint(p))
 		*status = C.FERRITE_RESULT_OK
 	}
 }

@@ -179,6 +179,15 @@ export function encodeError(e: unknown): string {
   }
 }
 
+/**
+ * @internal The envelope of a handler's return value that cannot become its result (a value
+ * `JSON.stringify` refuses, a shape its kind does not take): the core answers -32603 "the
+ * handler's result is not valid: ...", as on every surface. Never throws.
+ */
+export function encodeInvalid(e: unknown): string {
+  return JSON.stringify({ invalid: errorMessage(e) });
+}
+
 interface ClientRequestEnvelope {
   ok?: JsonValue;
   error?: { kind: ClientRequestErrorKind; message: string; code?: number; data?: JsonValue };

@@ -10,7 +10,7 @@
  */
 
 import { Context, type CancelWatcher } from './context.js';
-import { InvalidArgumentsError, InvalidParamsError, encodeError } from './errors.js';
+import { InvalidArgumentsError, InvalidParamsError, encodeError, encodeInvalid } from './errors.js';
 import type {
   ClientCapabilities,
   CompletionReference,
@@ -132,7 +132,7 @@ function adapt<A>(
   };
 }
 
-/** A success (or input-required) envelope, or the error envelope of a value that cannot be encoded. */
+/** A success (or input-required) envelope, or the invalid-result envelope of a value that cannot be encoded. */
 function encodeOk<A>(encode: (value: unknown, args: A) => unknown, value: unknown, args: A, mrtr: boolean): string {
   try {
     if (value instanceof InputRequired) {
@@ -141,7 +141,7 @@ function encodeOk<A>(encode: (value: unknown, args: A) => unknown, value: unknow
     }
     return '{"ok":' + JSON.stringify(encode(value, args)) + '}';
   } catch (e) {
-    return encodeError(e);
+    return encodeInvalid(e);
   }
 }
 

@@ -1,8 +1,10 @@
 //! The JSON envelope every value crossing from JS to Rust travels in.
 //!
-//! A JS handler answers `{"ok": <result>}` or `{"error": {"message", "code"?, "data"?}}`; the
-//! JS layer builds it, so a thrown `McpError` (a protocol error with a JSON-RPC code) stays
-//! distinguishable from an ordinary failure. A tool, prompt or resource handler that returned
+//! A JS handler answers `{"ok": <result>}`, `{"error": {"message", "code"?, "data"?}}` or,
+//! when what it returned cannot become its result (a value `JSON.stringify` refuses, a shape
+//! its kind does not take), `{"invalid": "<why>"}`; the JS layer builds it, so a thrown
+//! `McpError` (a protocol error with a JSON-RPC code) stays distinguishable from an ordinary
+//! failure, and both from an invalid result (the core's `-32603`). A tool, prompt or resource handler that returned
 //! an `InputRequired` answers `{"inputRequired": {"inputRequests": [[key, request], ...],
 //! "requestState"?}}`: each request is the core's own serialization (made by
 //! `mrtrInputRequest`), decoded here back into the core's `InputRequest` and assembled into
@@ -31,6 +33,8 @@ enum Envelope<T> {
     Ok(T),
     #[serde(rename = "error")]
     Error(JsFailure),
+    #[serde(rename = "invalid")]
+    Invalid(String),
 }
 
 impl From<JsFailure> for HandlerError {
@@ -54,7 +58,8 @@ pub(crate) fn decode<T: DeserializeOwned>(text: &str, what: &str) -> Result<T, H
     match serde_json::from_str::<Envelope<T>>(text) {
         Ok(Envelope::Ok(v)) => Ok(v),
         Ok(Envelope::Error(f)) => Err(f.into()),
-        Err(e) => Err(HandlerError::failed(format!("the {what} handler returned an invalid value: {e}"))),
+        Ok(Envelope::Invalid(why)) => Err(HandlerError::invalid_result(why)),
+        Err(e) => Err(HandlerError::invalid_result(format_args!("a {what} result: {e}"))),
     }
 }
 
@@ -94,7 +99,7 @@ enum InputRequiredEnvelope {
 /// The core's `InputRequired` from a JS `InputRequired`'s envelope.
 fn input_required(text: &str, what: &str) -> Result<InputRequired, HandlerError> {
     let invalid = |e: &dyn std::fmt::Display| {
-        HandlerError::failed(format!("the {what} handler returned an invalid InputRequired: {e}"))
+        HandlerError::invalid_result(format_args!("the {what} handler's InputRequired: {e}"))
     };
     let InputRequiredEnvelope::InputRequired(js) =
         serde_json::from_str::<InputRequiredEnvelope>(text).map_err(|e| invalid(&e))?;
@@ -122,7 +127,7 @@ pub(crate) fn decode_reply<T: DeserializeOwned>(text: &str, what: &str) -> Resul
         return decode::<T>(text, what).map(Reply::Complete);
     }
     let v: Value = decode(text, what)?;
-    Reply::from_value(v).map_err(|e| HandlerError::failed(format!("the {what} handler returned an invalid value: {e}")))
+    Reply::from_value(v).map_err(|e| HandlerError::invalid_result(format_args!("a {what} result: {e}")))
 }
 
 /// `{"ok": value}`.
@@ -191,9 +196,23 @@ mod tests {
     }
 
     #[test]
-    fn malformed_result_names_the_handler_kind() {
+    fn a_malformed_result_is_an_invalid_result_naming_the_handler_kind() {
         let e = decode::<CallToolResult>(r#"{"ok":{"content":"not a list"}}"#, "tool").unwrap_err();
-        assert!(matches!(e, HandlerError::Failed(m) if m.starts_with("the tool handler returned an invalid value")));
+        assert!(
+            matches!(&e, HandlerError::Rpc(o) if o.code == -32603
+                && o.message.starts_with("the handler's result is not valid: a tool result: invalid type")),
+            "{e:?}"
+        );
+    }
+
+    #[test]
+    fn an_invalid_envelope_is_the_cores_invalid_result() {
+        let e = decode::<CallToolResult>(r#"{"invalid":"Do not know how to serialize a BigInt"}"#, "tool").unwrap_err();
+        assert!(
+            matches!(&e, HandlerError::Rpc(o) if o.code == -32603
+                && o.message == "the handler's result is not valid: Do not know how to serialize a BigInt"),
+            "{e:?}"
+        );
     }
 
     #[test]
@@ -209,9 +228,13 @@ mod tests {
     }
 
     #[test]
-    fn an_empty_js_input_required_is_a_handler_failure() {
+    fn an_empty_js_input_required_is_an_invalid_result() {
         let e = decode_reply::<CallToolResult>(r#"{"inputRequired":{"inputRequests":[]}}"#, "tool").unwrap_err();
-        assert!(matches!(e, HandlerError::Failed(m) if m.contains("asks for nothing")));
+        assert!(
+            matches!(&e, HandlerError::Rpc(o) if o.code == -32603 && o.message
+                == "the handler's result is not valid: the tool handler's InputRequired: it asks for nothing and carries no state"),
+            "{e:?}"
+        );
     }
 
     #[test]

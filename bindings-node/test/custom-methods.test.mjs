@@ -52,8 +52,8 @@ test('a thrown McpError is sent with its code and data; a non-object result is a
   const refused = await modern(s, 'com.example/refuse');
   assert.deepEqual(refused.error, { code: -32001, message: 'refused here', data: { why: 'test' } });
   const list = await modern(s, 'com.example/list');
-  assert.ok(list.error, JSON.stringify(list));
-  assert.match(list.error.message, /must return an object/);
+  assert.equal(list.error?.code, -32603, JSON.stringify(list));
+  assert.match(list.error.message, /^the handler's result is not valid: .*must return an object/);
   await s.close();
 });
 

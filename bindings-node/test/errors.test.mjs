@@ -61,13 +61,13 @@ test('McpError becomes the JSON-RPC error with its code, message and data', asyn
   assert.deepEqual(p.error, { code: -32602, message: 'bad input' });
 });
 
-test('a return value of the wrong shape is an isError result that says so', async () => {
-  const r = await callTool(server(), 'bad_return');
-  assert.equal(r.isError, true);
-  assert.match(r.content[0].text, /must return a string, a CallToolResult .* or an InputRequired/);
-  const b = await callTool(server(), 'bigint');
-  assert.equal(b.isError, true);
-  assert.match(b.content[0].text, /BigInt/);
+test("a return value of the wrong shape, or one JSON cannot carry, is the core's invalid result (-32603)", async () => {
+  // A server bug, not a tool execution error: the same answer as on every surface.
+  const r = await rpc(server(), 'tools/call', { name: 'bad_return', arguments: {} });
+  assert.equal(r.error.code, -32603, JSON.stringify(r));
+  assert.match(r.error.message, /^the handler's result is not valid: .*must return a string, a CallToolResult .* or an InputRequired/);
+  const b = await rpc(server(), 'tools/call', { name: 'bigint', arguments: {} });
+  assert.deepEqual(b.error, { code: -32603, message: "the handler's result is not valid: Do not know how to serialize a BigInt" });
 });
 
 test('resource and prompt failures are JSON-RPC errors', async () => {

@@ -150,12 +150,17 @@ test('on a handshake-era in-process request there is no channel to ask with: the
   await s.close();
 });
 
-test('an InputRequired that asks for nothing is a failed call; from a completion handler it is refused', async () => {
+test("an InputRequired that asks for nothing, or one from a completion handler, is the core's invalid result (-32603)", async () => {
   const s = server();
-  const r = await callTool(s, 'asks_nothing', {});
-  assert.equal(r.isError, true);
-  assert.match(textOf(r), /at least one input request or a request state/);
+  const r = await rpc(s, 'tools/call', { name: 'asks_nothing', arguments: {} });
+  assert.deepEqual(r.error, {
+    code: -32603,
+    message: "the handler's result is not valid: an InputRequired needs at least one input request or a request state",
+  });
   const c = await modern(s, 'completion/complete', { ref: { type: 'ref/prompt', name: 'greet_prompt' }, argument: { name: 'x', value: '' } });
-  assert.match(c.error.message, /only tool, prompt and resource handlers may return an InputRequired/);
+  assert.deepEqual(c.error, {
+    code: -32603,
+    message: "the handler's result is not valid: only tool, prompt and resource handlers may return an InputRequired",
+  });
   await s.close();
 });

@@ -227,7 +227,7 @@ impl Completion {
 impl Completion {
     /// Complete with the handler wrapper's result (JSON, or a core `InputRequired`).
     fn resolve(&self, py: Python<'_>, result: &Bound<'_, PyAny>) {
-        let outcome = Returned::from_py(result).map_err(|e| errors::to_handler_error(py, &e));
+        let outcome = Returned::from_py(result).map_err(|e| errors::invalid_result(py, &e));
         self.send(outcome);
     }
 
@@ -384,11 +384,11 @@ fn call_sync(
     ctx: Option<RequestContext>,
     shared: &Arc<Shared>,
 ) -> Outcome {
-    let result = (|| {
+    let out = (|| {
         let arg = input.to_py(py)?;
         let ctx = context_arg(py, h, ctx, shared)?;
-        let out = h.callable.bind(py).call1((arg, ctx))?;
-        Returned::from_py(&out)
-    })();
-    result.map_err(|e| errors::to_handler_error(py, &e))
+        h.callable.bind(py).call1((arg, ctx))
+    })()
+    .map_err(|e| errors::to_handler_error(py, &e))?;
+    Returned::from_py(&out).map_err(|e| errors::invalid_result(py, &e))
 }

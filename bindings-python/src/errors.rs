@@ -131,6 +131,11 @@ pub fn rpc_err(py: Python<'_>, name: &str, obj: &ErrorObject) -> PyErr {
 
 /// A handler's exception as the core's error.
 pub fn to_handler_error(py: Python<'_>, err: &PyErr) -> HandlerError {
+    if let Ok(cls) = class(py, "_InvalidResult") {
+        if err.is_instance(py, &cls) {
+            return invalid_result(py, err);
+        }
+    }
     if let Ok(cls) = class(py, "McpError") {
         if err.is_instance(py, &cls) {
             if let Some(obj) = rpc_object(py, err) {
@@ -139,6 +144,12 @@ pub fn to_handler_error(py: Python<'_>, err: &PyErr) -> HandlerError {
         }
     }
     HandlerError::Failed(message_of(py, err))
+}
+
+/// A handler's return value that cannot become its result (the package's conversion raised
+/// `_InvalidResult`, or the value is not JSON): the core's invalid result, `-32603`.
+pub fn invalid_result(py: Python<'_>, err: &PyErr) -> HandlerError {
+    HandlerError::invalid_result(message_of(py, err))
 }
 
 /// The `(code, message, data)` an `McpError` carries.

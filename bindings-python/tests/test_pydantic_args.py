@@ -206,17 +206,19 @@ def test_a_model_dataclass_or_typeddict_return_is_the_structured_content(server:
     assert call_tool(server, "movie")["structuredContent"] == {"title": "Alien", "year": 1979}
 
 
-def test_a_return_value_that_does_not_match_its_annotation_is_a_tool_error(server: Server) -> None:
+def test_a_return_value_that_does_not_match_its_annotation_is_an_invalid_result(server: Server) -> None:
+    # A server bug, as structuredContent that violates a Rust tool's outputSchema: -32603.
     @server.tool()
     def liar() -> int:
         return "three"  # type: ignore[return-value]
 
-    bad = call_tool(server, "liar")
-    assert bad["isError"] is True
-    assert text_of(bad) == (
+    err = rpc(server, "tools/call", {"name": "liar", "arguments": {}})["error"]
+    assert err == {
+        "code": -32603,
+        "message": "the handler's result is not valid: "
         "the tool returned a value that does not match its return annotation: "
-        "result: Input should be a valid integer, unable to parse string as an integer"
-    )
+        "result: Input should be a valid integer, unable to parse string as an integer",
+    }
 
 
 def test_structured_output_false_and_true(server: Server) -> None:

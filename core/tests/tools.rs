@@ -111,9 +111,25 @@ async fn handler_failure_is_an_is_error_result() {
 async fn a_panicking_handler_is_an_is_error_result_and_the_server_survives() {
     let h = Harness::new(server());
     let r = h.ok("tools/call", json!({"name":"panics"})).await;
-    assert_eq!(r["isError"], true);
-    assert!(r["content"][0]["text"].as_str().unwrap().contains("boom"));
+    // The panic's own message, nothing added: what a Python raise, a JS throw and a Go
+    // panic give on their surfaces.
+    assert_eq!(r, json!({"content":[{"type":"text","text":"boom"}],"isError":true}));
     h.ok("tools/call", json!({"name":"add","arguments":{"a":1,"b":1}})).await;
+}
+
+#[tokio::test]
+async fn structured_content_that_is_not_an_object_is_an_invalid_result() {
+    let s = stateful("bad");
+    s.add_tool_fn(Tool::new("scalar", json!({"type":"object"})).with_description("scalar"), |_| {
+        Ok(CallToolResult::structured(json!("not an object")))
+    })
+    .unwrap();
+    let h = Harness::new(s);
+    let r = h.call("tools/call", json!({"name":"scalar"})).await;
+    assert_eq!(
+        r["error"],
+        json!({"code":-32603,"message":"the handler's result is not valid: structuredContent must be a JSON object"})
+    );
 }
 
 #[tokio::test]

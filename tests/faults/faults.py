@@ -9,8 +9,9 @@ cancelled. Per server and transport this test shows that:
 - each fault, called ROUNDS times (FERRITE_FAULT_ROUNDS, 300 by default) between `add` calls
   whose sums are checked, answers the same exact JSON-RPC error or `isError` result every
   time, and the server keeps serving;
-- each fault is answered alike on every surface and transport, except the divergences listed
-  in KNOWN_DIVERGENCES, which must be exactly as listed;
+- each fault is answered alike on every surface and transport (a crash is an `isError` result
+  with the handler's own message, a result that is not valid is -32603), except where the
+  language supplies the words (KNOWN_DIVERGENCES, which must be exactly as listed);
 - `test_fault_hang` followed by `notifications/cancelled` gets no answer (drained with a
   ping) and its handler ends: `test_cancellation_count` rises by one per cancelled call;
 - after all that, the process's open file descriptors are back to their count after the
@@ -87,37 +88,32 @@ RSS_BOUND_KB = int(os.environ.get("FERRITE_FAULT_RSS_BOUND_KB", str(4096 + 14 * 
 SSE_SETTLE = float(os.environ.get("FERRITE_FAULT_SSE_SETTLE", "45"))
 
 
-# Known divergences: per fault tool, the surfaces whose answer is not yet the common one, each
-# with its exact answer (result or error, as `outcome` renders it) and why. A listed surface
-# must give exactly this answer over both transports, so a change shows up here and the table
-# is updated; the surfaces not listed for a tool must all answer as the first of them run.
-# Unifying these is core and binding work (issue 15).
+# Where the language supplies the words: per fault tool, the surfaces whose answer carries
+# text of their own language, each with its exact answer (result or error, as `outcome`
+# renders it) and why. The shape (an `isError` result, or -32603 with the core's "the
+# handler's result is not valid: " prefix) is the core's and the same everywhere; a listed
+# surface must give exactly this answer over both transports; the surfaces not listed for a
+# tool must all answer as the first of them run.
 def _is_error(text: str) -> dict:
     return {"result": {"content": [{"type": "text", "text": text}], "isError": True}}
 
 
-def _internal(message: str) -> dict:
-    return {"error": {"code": -32603, "message": message}}
+def _invalid(detail: str) -> dict:
+    return {"error": {"code": -32603, "message": f"the handler's result is not valid: {detail}"}}
 
 
-_CRASHED = "test_fault_crash: the handler crashed"
 _NOT_JSON = "the result is not a valid CallToolResult: EOF while parsing a list at line 1 column 13"
-_NOTE = "not yet unified: see issue 15 note"
+_WORDS = "the reason is the language's own"
 KNOWN_DIVERGENCES: dict[str, dict[str, tuple[dict, str]]] = {
     "test_fault_crash": {
-        "rust": (_is_error(f"tool test_fault_crash failed: {_CRASHED}"), f"a 'tool X failed:' prefix; {_NOTE}"),
-        "c": (_is_error("the handler failed: the handler failed"), f"a C failure code has no message; {_NOTE}"),
-        "go": (_internal(f"the handler panicked: {_CRASHED}"), f"a recovered Go panic is -32603; {_NOTE}"),
+        "c": (_is_error("the handler failed"), "a C status code carries no message: the code's own, FERRITE_RESULT_HANDLER_FAILED"),
     },
     "test_fault_bad_result": {
-        "rust": (
-            {"result": {"content": [{"type": "text", "text": "not a valid tool result"}], "structuredContent": "not an object"}},
-            f"the Rust result type takes a non-object structuredContent; {_NOTE}",
-        ),
-        "c": (_internal(f"the handler's completion was rejected: {_NOT_JSON}"), f"the C ABI's check, -32603; {_NOTE}"),
-        "go": (_internal(f"the handler's completion was rejected: {_NOT_JSON}"), f"the C ABI's check, -32603; {_NOTE}"),
-        "python": (_is_error("a value of type NotJson cannot be sent as JSON"), f"conversion error as isError; {_NOTE}"),
-        "node": (_is_error("Do not know how to serialize a BigInt"), f"JSON.stringify's error as isError; {_NOTE}"),
+        "rust": (_invalid("structuredContent must be a JSON object"), f"the core's check; {_WORDS}"),
+        "c": (_invalid(_NOT_JSON), f"the C ABI's parse of the completion; {_WORDS}"),
+        "go": (_invalid(_NOT_JSON), f"the C ABI's parse of the completion; {_WORDS}"),
+        "python": (_invalid("a value of type NotJson cannot be sent as JSON"), f"the package's JSON conversion; {_WORDS}"),
+        "node": (_invalid("Do not know how to serialize a BigInt"), f"JSON.stringify's error; {_WORDS}"),
     },
 }
 

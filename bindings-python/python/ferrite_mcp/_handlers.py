@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, Optional, Tuple
 
 from . import _ferrite
 from .context import Context
+from .errors import _InvalidResult
 from .mrtr import InputRequired
 from .schema import Arguments
 
@@ -88,7 +89,10 @@ def _returned(to_result: Callable[[Any], Any]) -> Callable[[Any], Any]:
     def convert(value: Any) -> Any:
         if isinstance(value, InputRequired):
             return value._to_core()
-        return to_result(value)
+        try:
+            return to_result(value)
+        except Exception as e:  # the conversion of what the handler returned, whatever failed
+            raise _InvalidResult(str(e)) from e
 
     return convert
 

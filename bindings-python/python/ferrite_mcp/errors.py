@@ -63,6 +63,12 @@ class ServerClosedError(FerriteError, RuntimeError):
     """The server was closed; it can no longer handle requests."""
 
 
+class _InvalidResult(FerriteError):
+    """Internal: a handler's return value that cannot become its result (a value that is not
+    JSON, a shape its kind does not take). The core answers it as an invalid result,
+    ``-32603`` "the handler's result is not valid: ...", as on every surface."""
+
+
 class ToolError(FerriteError):
     """Raise from a tool to fail the call with ``isError: true`` and this message."""
 

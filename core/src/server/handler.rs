@@ -41,6 +41,22 @@ impl HandlerError {
     pub fn failed(message: impl Into<String>) -> Self {
         HandlerError::Failed(message.into())
     }
+
+    /// A handler that panicked (a Python exception, a JS throw and a Go panic come here
+    /// too): a failure whose message is the panic's own, with nothing added, so a tool's
+    /// `isError` text is what the handler said on every surface.
+    pub fn panicked(payload: &(dyn std::any::Any + Send)) -> Self {
+        HandlerError::Failed(super::dispatch::panic_message(payload))
+    }
+
+    /// A handler that returned something that is not a valid result of its kind (a
+    /// `structuredContent` that is not an object, a value the language cannot encode as
+    /// JSON, a C completion that does not parse): a server bug rather than a tool execution
+    /// error, so `-32603` with the message `the handler's result is not valid: {detail}`
+    /// for every kind of handler and from every surface.
+    pub fn invalid_result(detail: impl std::fmt::Display) -> Self {
+        HandlerError::Rpc(ErrorObject::internal(format!("the handler's result is not valid: {detail}")))
+    }
 }
 
 impl From<String> for HandlerError {
@@ -76,6 +92,9 @@ impl HandlerError {
         }
     }
 }
+
+/// Why a tool result whose `structuredContent` is not an object is invalid.
+pub(crate) const NOT_AN_OBJECT: &str = "structuredContent must be a JSON object";
 
 /// The result type of handlers.
 pub type HandlerResult<T> = Result<T, HandlerError>;

@@ -11,7 +11,7 @@ use serde_json::{Map, Value};
 
 use super::connection::Era;
 use super::dispatch::{empty_result, missing_capability, params_map, required_str, to_raw, Outcome};
-use super::handler::HandlerError;
+use super::handler::{HandlerError, NOT_AN_OBJECT};
 use super::pagination;
 use super::registry::ToolEntry;
 use super::reply::{Finished, RoundInput};
@@ -280,6 +280,9 @@ impl Server {
         mut result: CallToolResult,
     ) -> Outcome {
         let name = &entry.tool.name;
+        if !result.structured_is_object() {
+            return Err(HandlerError::invalid_result(NOT_AN_OBJECT).into_rpc());
+        }
         if self.inner.flags.validate_output.load(Ordering::Relaxed) && !result.is_error() {
             if let Some(schema) = &entry.output {
                 let sc = result.structured_content.as_ref().ok_or_else(|| {

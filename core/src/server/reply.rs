@@ -19,7 +19,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use super::context::{ContextInner, MrtrInput};
-use super::dispatch::{missing_capability, panic_message};
+use super::dispatch::missing_capability;
 use super::handler::{BoxFuture, HandlerError, HandlerResult};
 use super::{RequestContext, Server};
 use crate::protocol::model::{InputRequest, InputRequired, Reply, ResultType};
@@ -117,7 +117,7 @@ impl Server {
         for _ in 0..MAX_INPUT_ROUNDS {
             let reply = match AssertUnwindSafe(call(ctx.clone())).catch_unwind().await {
                 Ok(r) => r?,
-                Err(p) => return Err(HandlerError::Failed(format!("{} failed: {}", what(), panic_message(&*p)))),
+                Err(p) => return Err(HandlerError::panicked(&*p)),
             };
             let mut ir = match reply {
                 Reply::Complete(t) => return Ok(Finished::Complete(t)),

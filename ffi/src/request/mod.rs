@@ -306,6 +306,8 @@ where
                 (None, Some(ferrite_result::Ok)) => {
                     Err(internal("the handler returned FERRITE_RESULT_OK without completing the request".to_owned()))
                 }
+                // A failure code carries no message of its own: the code's, once.
+                (None, Some(ferrite_result::HandlerFailed)) => Err(HandlerError::failed("the handler failed")),
                 (None, other) => {
                     let what = match other {
                         Some(code) => code.message().to_string_lossy().into_owned(),
@@ -356,7 +358,7 @@ unsafe fn finish(
     // A bad result still settles the request (as an internal error), so the handle never leaks.
     let (outcome, err) = match outcome(req) {
         Ok(o) => (o, None),
-        Err(e) => (Err(internal(format!("the handler's completion was rejected: {}", e.detail))), Some(e)),
+        Err(e) => (Err(HandlerError::invalid_result(&e.detail)), Some(e)),
     };
     let release = req.settle(outcome)?;
     drop(release); // may free `req`: not used after this line

@@ -158,6 +158,11 @@ impl CallToolResult {
     pub fn is_error(&self) -> bool {
         self.is_error == Some(true)
     }
+    /// Whether `structuredContent` is absent or a JSON object, the only shapes the schema
+    /// allows (the core answers any other as an invalid result, -32603).
+    pub fn structured_is_object(&self) -> bool {
+        self.structured_content.as_ref().is_none_or(Value::is_object)
+    }
 }
 
 impl ForVersion for CallToolResult {

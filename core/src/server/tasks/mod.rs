@@ -35,7 +35,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::context::{ContextInner, Peer, PeerError};
 use super::dispatch::{missing_capability, panic_message, Outcome};
-use super::handler::{BoxFuture, HandlerError, HandlerResult};
+use super::handler::{BoxFuture, HandlerError, HandlerResult, NOT_AN_OBJECT};
 use super::registry::ToolEntry;
 use super::reply::{Finished, RoundInput};
 use super::{lock, read, RequestContext, Server, WeakServer};
@@ -291,9 +291,7 @@ impl Server {
         if generation == Generation::Extension {
             let window = self.task_engine().options().promote_after;
             if let Ok(early) = tokio::time::timeout(window, &mut first).await {
-                let reply = early.unwrap_or_else(|p| {
-                    Err(HandlerError::Failed(format!("tool {name} failed: {}", panic_message(&*p))))
-                });
+                let reply = early.unwrap_or_else(|p| Err(HandlerError::panicked(&*p)));
                 match (reply, entry.task_support) {
                     (Ok(Reply::InputRequired(ir)), _) => {
                         // Input before the task exists: an ordinary MRTR round.
@@ -349,17 +347,11 @@ impl Server {
         live.started_signal.notify_waiters();
         let server = self.clone();
         let overdue = ttl;
-        let tool_name = name.clone();
         tokio::spawn(async move {
             let first = Mutex::new(Some(first));
             let call = move |c: RequestContext| -> BoxFuture<'static, HandlerResult<Reply<CallToolResult>>> {
                 if let Some(f) = lock(&first).take() {
-                    let what = format!("tool {}", tool_name);
-                    return Box::pin(f.map(move |r| {
-                        r.unwrap_or_else(|p| {
-                            Err(HandlerError::Failed(format!("{what} failed: {}", panic_message(&*p))))
-                        })
-                    }));
+                    return Box::pin(f.map(|r| r.unwrap_or_else(|p| Err(HandlerError::panicked(&*p)))));
                 }
                 match input.take() {
                     Ok(a) => handler.call(a, c),
@@ -440,6 +432,9 @@ impl Server {
         ended: Result<Finished<CallToolResult>, HandlerError>,
     ) -> (TaskOutcome, TaskStatus) {
         match ended {
+            Ok(Finished::Complete(r)) if !r.structured_is_object() => {
+                (TaskOutcome::Error(HandlerError::invalid_result(NOT_AN_OBJECT).into_rpc()), TaskStatus::Failed)
+            }
             Ok(Finished::Complete(mut r)) => {
                 r.strip_for(ctx.protocol_version());
                 let is_error = r.is_error();
