@@ -3,18 +3,25 @@
 #
 #   scripts/fuzz.sh [--seconds N] [target...]
 #
-# N defaults to $FERRITE_FUZZ_SECONDS, else 20; no target names means all of them. Installs
-# cargo-fuzz (pinned) when missing, builds every target once on nightly with a sanitizer (see
-# below) and debug assertions, then runs each from a scratch copy of its seeds
+# N defaults to $FERRITE_FUZZ_SECONDS, else 20; no target names means all of them. Builds every
+# target once (see below) with debug assertions, then runs each from a scratch copy of its seeds
 # (fuzz/seeds/<target>/, which libFuzzer runs first, so every committed crash input is a
 # regression test). Prints executions, exec/s and coverage per target; exits non-zero if any
 # target crashed, leaked, went past 2 GB or spent over 10 s on one input, with the path of
 # the input that did it.
 #
-# Fuzz builds use nightly and sanitizer flags, so they get their own target directory
-# ($FERRITE_FUZZ_TARGET_DIR, default ~/.cache/ferrite/fuzz-target). FERRITE_FUZZ_SANITIZER
-# picks cargo fuzz's sanitizer (default address; `none` builds faster and runs faster, but
-# misses memory errors in the C ABI's unsafe code).
+# Two builds, picked by FERRITE_FUZZ_SANITIZER:
+# - `address` (the measured runs of HARDENING.md): cargo fuzz (pinned, installed by the script)
+#   on nightly with AddressSanitizer, one codegen unit per crate as cargo fuzz does in release:
+#   catches memory errors in the C ABI's unsafe code; a cold build takes about 10 minutes.
+# - `none` (the default; the test suite's bounded step): the same libFuzzer targets and
+#   coverage instrumentation (cargo fuzz's `-Cpasses=sancov-module` flags, given here to cargo
+#   directly), on the stable toolchain, no sanitizer, 16 codegen units: nothing to install, a
+#   cold build of about 4 minutes. Rust's own checks (bounds, overflow with debug assertions,
+#   panics) still fail a run.
+# Fuzz builds carry instrumentation flags, so they get their own target directory
+# ($FERRITE_FUZZ_TARGET_DIR, default ~/.cache/ferrite/fuzz-target; each build its own
+# subdirectory of it).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -35,7 +42,7 @@ while (($#)); do
       shift
       ;;
     -h | --help)
-      sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'
+      sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'
       exit 0
       ;;
     -*)
@@ -60,28 +67,48 @@ done
   exit 2
 }
 
-export CARGO_TARGET_DIR="${FERRITE_FUZZ_TARGET_DIR:-$HOME/.cache/ferrite/fuzz-target}"
+sanitizer=${FERRITE_FUZZ_SANITIZER:-none}
+triple=x86_64-unknown-linux-gnu
 export CARGO_INCREMENTAL=0
 export CARGO_TERM_COLOR=never
-tools="$HOME/.cache/ferrite/cargo-fuzz"
-export PATH="$tools/bin:$PATH"
-
-if ! cargo +nightly --version >/dev/null 2>&1; then
-  echo "fuzz.sh: installing the nightly toolchain (libFuzzer needs -Zsanitizer)"
-  rustup toolchain install nightly --profile minimal || exit 1
-fi
-if [[ "$(cargo fuzz --version 2>/dev/null)" != "cargo-fuzz $CARGO_FUZZ_VERSION" ]]; then
-  echo "fuzz.sh: installing cargo-fuzz $CARGO_FUZZ_VERSION into $tools"
-  CARGO_TARGET_DIR="$CARGO_TARGET_DIR/cargo-install" \
-    cargo install cargo-fuzz --version "$CARGO_FUZZ_VERSION" --locked --root "$tools" || exit 1
-fi
-
 start=$SECONDS
-sanitizer=${FERRITE_FUZZ_SANITIZER:-address}
-echo "fuzz.sh: building ${#ALL_TARGETS[@]} targets (nightly, sanitizer $sanitizer, debug assertions)"
-cargo +nightly fuzz build -O --debug-assertions --sanitizer "$sanitizer" || exit 1
+case $sanitizer in
+  none)
+    export CARGO_TARGET_DIR="${FERRITE_FUZZ_TARGET_DIR:-$HOME/.cache/ferrite/fuzz-target}/stable"
+    echo "fuzz.sh: building ${#ALL_TARGETS[@]} targets (stable, libFuzzer coverage, no sanitizer, debug assertions)"
+    # cargo fuzz's instrumentation for a release build: sancov counters, the PC table and
+    # comparison tracing that libFuzzer reads, stack depth on Linux, and `cfg(fuzzing)`.
+    # `--target` keeps the flags off build scripts and proc macros.
+    RUSTFLAGS="-Cpasses=sancov-module -Cllvm-args=-sanitizer-coverage-level=4 \
+-Cllvm-args=-sanitizer-coverage-inline-8bit-counters -Cllvm-args=-sanitizer-coverage-pc-table \
+-Cllvm-args=-sanitizer-coverage-trace-compares -Cllvm-args=-sanitizer-coverage-stack-depth \
+--cfg fuzzing -Cdebug-assertions -Ccodegen-units=16" \
+      cargo build --manifest-path fuzz/Cargo.toml --release --bins --target "$triple" \
+      --config 'profile.release.debug="line-tables-only"' || exit 1
+    ;;
+  address)
+    export CARGO_TARGET_DIR="${FERRITE_FUZZ_TARGET_DIR:-$HOME/.cache/ferrite/fuzz-target}/asan"
+    tools="$HOME/.cache/ferrite/cargo-fuzz"
+    export PATH="$tools/bin:$PATH"
+    if ! cargo +nightly --version >/dev/null 2>&1; then
+      echo "fuzz.sh: installing the nightly toolchain (AddressSanitizer needs -Zsanitizer)"
+      rustup toolchain install nightly --profile minimal || exit 1
+    fi
+    if [[ "$(cargo fuzz --version 2>/dev/null)" != "cargo-fuzz $CARGO_FUZZ_VERSION" ]]; then
+      echo "fuzz.sh: installing cargo-fuzz $CARGO_FUZZ_VERSION into $tools"
+      CARGO_TARGET_DIR="$CARGO_TARGET_DIR/cargo-install" \
+        cargo install cargo-fuzz --version "$CARGO_FUZZ_VERSION" --locked --root "$tools" || exit 1
+    fi
+    echo "fuzz.sh: building ${#ALL_TARGETS[@]} targets (nightly, AddressSanitizer, debug assertions)"
+    cargo +nightly fuzz build -O --debug-assertions --sanitizer address || exit 1
+    ;;
+  *)
+    echo "fuzz.sh: FERRITE_FUZZ_SANITIZER is none or address, not $sanitizer" >&2
+    exit 2
+    ;;
+esac
 echo "fuzz.sh: built in $((SECONDS - start)) s"
-bin="$CARGO_TARGET_DIR/x86_64-unknown-linux-gnu/release"
+bin="$CARGO_TARGET_DIR/$triple/release"
 
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/ferrite-fuzz.XXXXXX")
 trap 'rm -rf "$scratch"' EXIT

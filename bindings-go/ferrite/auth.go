@@ -39,6 +39,11 @@ type AuthConfig struct {
 	// HideUnauthorized leaves what the caller lacks a scope for out of the lists (false:
 	// listed, and a call answers 403 with the scopes to ask for).
 	HideUnauthorized bool `json:"hide_unauthorized,omitempty"`
+	// RequireAudience, with a verifier given by WithTokenVerifier, makes the core also require
+	// the identity's aud claim to name Resource (401 invalid_token otherwise; false: the
+	// verifier decides). The JWT and introspection verifiers always check it; naming it with
+	// them is an error.
+	RequireAudience bool `json:"require_audience,omitempty"`
 	// ResourceName and ResourceDocumentation go in the metadata.
 	ResourceName          string `json:"resource_name,omitempty"`
 	ResourceDocumentation string `json:"resource_documentation,omitempty"`

@@ -476,6 +476,36 @@ func TestAuthAGoVerifierAcceptsRefusesAndIsUnavailable(t *testing.T) {
 	}
 }
 
+func TestAuthRequireAudienceChecksAGoVerifiersAud(t *testing.T) {
+	var resource string
+	verify := func(token string) (map[string]any, error) {
+		switch token {
+		case "ours":
+			return map[string]any{"sub": "carol", "aud": []any{"https://other.example", resource}}, nil
+		case "theirs":
+			return map[string]any{"sub": "carol", "aud": "https://other.example"}, nil
+		}
+		return map[string]any{"sub": "carol"}, nil
+	}
+	config := func(r string) any {
+		resource = r
+		return ferrite.AuthConfig{Resource: r, AuthorizationServers: []string{"https://auth.example.com"},
+			RequireAudience: true}
+	}
+	p := serveProtected(t, config, ferrite.WithTokenVerifier(verify))
+	if r := post(t, p, bearer("ours"), "", initBody); r.status != 200 {
+		t.Fatalf("aud naming the resource: %d %q", r.status, r.challenge)
+	}
+	for _, c := range []struct{ token, why string }{
+		{"theirs", "the token is for another audience"},
+		{"none", "the token names no audience (aud)"},
+	} {
+		if r := post(t, p, bearer(c.token), "", initBody); r.status != 401 || r.challenge != p.invalid(c.why) {
+			t.Errorf("%s: %d %q", c.token, r.status, r.challenge)
+		}
+	}
+}
+
 func TestAuthConfigErrorsAreTheCoresMessages(t *testing.T) {
 	resource := "http://127.0.0.1:1/mcp"
 	cases := []struct {

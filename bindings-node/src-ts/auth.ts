@@ -74,6 +74,12 @@ export interface AuthOptions {
   resourceScopes?: { [uri: string]: string[] };
   /** Leave what the caller lacks a scope for out of the lists (default false: listed, and a call gets 403 naming the scopes). */
   hideUnauthorized?: boolean;
+  /**
+   * With a `verifyAccessToken` verifier: the core also requires the `AuthInfo`'s `resource`
+   * (its `aud`) to name `resource`, else 401 `invalid_token` (default false: the verifier
+   * decides). The `jwt` and `introspection` verifiers always check it; naming it with them is an error.
+   */
+  requireAudience?: boolean;
   /** `resource_name` of the metadata. */
   resourceName?: string;
   /** `resource_documentation` of the metadata. */

@@ -316,6 +316,38 @@ test("another subject's token on a session gets 404, and the owner keeps it", as
   }
 });
 
+test("requireAudience: the core checks a JavaScript verifier's resource (aud)", async () => {
+  let resource;
+  const verifyAccessToken = async (token) => {
+    switch (token) {
+      case 'ours':
+        return { token, clientId: 'svc', scopes: [], resource: new URL(resource), extra: { sub: 'dave' } };
+      case 'theirs':
+        return { sub: 'dave', aud: 'https://other.example/mcp' };
+      default:
+        return { sub: 'dave' };
+    }
+  };
+  const p = await protectedServer({ authorizationServers: [ISSUER], requireAudience: true }, { verifyAccessToken });
+  resource = p.resource;
+  try {
+    assert.equal((await call(p.base, 'ours', undefined, init())).status, 200);
+    for (const [token, why] of [
+      ['theirs', 'the token is for another audience'],
+      ['none', 'the token names no audience (aud)'],
+    ]) {
+      const r = await call(p.base, token, undefined, init());
+      assert.deepEqual([r.status, r.challenge], [401, invalid(p.meta, why)], token);
+    }
+  } finally {
+    await p.server.close();
+  }
+  assert.throws(
+    () => new Server({ name: 'bad', version: '1', auth: { resource, authorizationServers: [ISSUER], requireAudience: true, jwt: { issuer: ISSUER, jwksUrl: 'https://as.example/jwks' } } }),
+    { message: 'invalid auth option requireAudience: the jwt and introspection verifiers always check the audience; this is for a verifier given in code' },
+  );
+});
+
 test('a JavaScript verifier: claims or an AuthInfo accepted, null and throws 401, unavailable 503', async () => {
   const verified = [];
   const verifyAccessToken = async (token) => {

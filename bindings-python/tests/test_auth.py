@@ -554,6 +554,20 @@ def test_a_python_verifier_accepts_refuses_fails_or_is_unavailable(protect: Any,
     assert text_of(p.tool("good-alice", "whoami")) == "alice"
 
 
+def test_validate_token_resource_makes_the_core_check_the_verifiers_resource(protect: Any) -> None:
+    # The official SDK's switch, with a token_verifier: the core's require_audience (the
+    # AccessToken's resource is its aud, which must name this server's resource).
+    verifier = TableVerifier("")
+    p = protect(token_verifier=verifier, validate_token_resource=True)
+    verifier.resource = p.resource
+    assert p.call("good-alice", INIT).status == 200
+    verifier.resource = "https://other.example/mcp"
+    r = p.call("good-alice", INIT)
+    assert (r.status, r.challenge) == (401, p.invalid("the token is for another audience"))
+    r = p.call("claims-bob", INIT)  # a claims dict without aud
+    assert (r.status, r.challenge) == (401, p.invalid("the token names no audience (aud)"))
+
+
 def test_the_official_verifier_and_settings_shapes_port_unchanged() -> None:
     """``MCPServer(token_verifier=..., auth=AuthSettings(...))`` as the official SDK spells it,
     with its settings object duck-typed (here a stand-in with the same attribute names)."""
@@ -627,8 +641,11 @@ def test_settings_the_core_cannot_honour_are_refused_by_name() -> None:
         Server("bad", token_verifier=lambda token: None)
     assert str(e.value) == "invalid auth option token_verifier: a token_verifier needs the auth settings"
     with pytest.raises(ConfigError) as e:
-        Server("bad", auth=base_config(jwt=None, validate_token_resource=True), token_verifier=lambda token: None)
-    assert str(e.value).startswith("invalid auth option validate_token_resource: a token_verifier checks the token's audience itself")
+        Server("bad", auth=base_config(require_audience=True))
+    assert str(e.value) == (
+        "invalid auth option require_audience: the jwt and introspection verifiers always check the audience; "
+        "this is for a verifier given in code"
+    )
     with pytest.raises(ConfigError) as e:
         Server("bad", auth=base_config(), token_verifier=lambda token: None)
     assert str(e.value) == "invalid auth option verifier: a verifier given in code replaces jwt and introspection; name neither"

@@ -513,3 +513,53 @@ fn identity_debug_never_shows_the_subject_or_claim_values() {
     let id = Identity::new("alice@example.com").with_scopes(["s"]);
     assert!(!format!("{id:?}").contains("alice"));
 }
+
+/// A verifier given in code answering each token with the claims of that name.
+struct ClaimsByToken;
+
+impl ferrite_core::auth::TokenVerifier for ClaimsByToken {
+    fn verify<'a>(
+        &'a self,
+        token: &'a str,
+    ) -> futures::future::BoxFuture<'a, Result<Identity, ferrite_core::auth::AuthError>> {
+        let claims = match token {
+            "for-us" => json!({"sub": "alice", "aud": "https://mcp.example/mcp"}),
+            "for-us-among-others" => {
+                json!({"sub": "alice", "aud": ["https://other.example", "https://mcp.example/mcp"]})
+            }
+            "for-another" => json!({"sub": "alice", "aud": "https://other.example"}),
+            _ => json!({"sub": "alice"}),
+        };
+        Box::pin(async move { Identity::from_claims(claims.as_object().cloned().unwrap_or_default()) })
+    }
+}
+
+#[tokio::test]
+async fn require_audience_makes_the_core_check_a_code_verifiers_aud() {
+    let config = |require: bool| -> AuthConfig {
+        serde_json::from_value(json!({
+            "resource": "https://mcp.example/mcp",
+            "authorization_servers": ["https://as.example"],
+            "requireAudience": require,
+        }))
+        .unwrap()
+    };
+    let checked = ResourceServer::with_verifier(config(true), Arc::new(ClaimsByToken)).unwrap();
+    assert_eq!(checked.verify("for-us").await.unwrap().subject(), "alice");
+    assert_eq!(checked.verify("for-us-among-others").await.unwrap().subject(), "alice");
+    let refused = |token| {
+        let checked = &checked;
+        async move { checked.verify(token).await.unwrap_err().to_string() }
+    };
+    assert_eq!(refused("for-another").await, "the token is for another audience");
+    assert_eq!(refused("no-aud").await, "the token names no audience (aud)");
+    // Off by default: the code verifier decides.
+    let unchecked = ResourceServer::with_verifier(config(false), Arc::new(ClaimsByToken)).unwrap();
+    assert_eq!(unchecked.verify("for-another").await.unwrap().subject(), "alice");
+    assert_eq!(unchecked.verify("no-aud").await.unwrap().subject(), "alice");
+    // The JWT and introspection verifiers always check it: naming it with them is an error.
+    let mut with_jwt = serde_json::to_value(config(true)).unwrap();
+    with_jwt["jwt"] = json!({"issuer": "https://as.example", "jwks_url": "https://as.example/jwks"});
+    let err = ResourceServer::from_config(serde_json::from_value(with_jwt).unwrap()).unwrap_err();
+    assert_eq!(err.option, "require_audience");
+}

@@ -4,12 +4,18 @@
  * getters (NULL without authentication), and over Streamable HTTP on a loopback port: a JWT
  * server with a static RSA key (RS256 tokens signed once, by PyJWT, expiring in 2100: valid,
  * expired, another audience, a bad signature, no scope, another subject; a second key the issuer
- * rotated to, not valid yet, another issuer, alg none) and a host verifier
+ * rotated to, not valid yet, another issuer, alg none; the same keys from a JWK Set this program
+ * serves on loopback, where the issuer rotates and an unknown kid refetches it) and a host verifier
  * answering synchronously, later from another thread, refusing, unavailable and without an
  * answer. Each case checks the exact status and WWW-Authenticate (core/tests/auth.rs), and a
  * valid request afterwards.
  */
 #include "abi_test.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #define RESOURCE "http://127.0.0.1/mcp"
 #define META "http://127.0.0.1/.well-known/oauth-protected-resource/mcp"
@@ -117,6 +123,14 @@ static uint32_t verify(void *u, ferrite_str token, ferrite_verification *v) {
         return FERRITE_RESULT_OK;
     }
     if (IS("no-answer")) {
+        return FERRITE_RESULT_OK;
+    }
+    if (IS("aud-ours")) {
+        ferrite_verification_accept(v, S("{\"sub\":\"carol\",\"aud\":[\"https://other.example\",\"" RESOURCE "\"]}"));
+        return FERRITE_RESULT_OK;
+    }
+    if (IS("aud-theirs")) {
+        ferrite_verification_accept(v, S("{\"sub\":\"carol\",\"aud\":\"https://other.example\"}"));
         return FERRITE_RESULT_OK;
     }
     if (IS("no-subject")) {
@@ -353,6 +367,113 @@ static void check_jwt_rotation_and_claims(void) {
     stop(&s);
 }
 
+/* ---------------------------------------------------------------- a JWK Set over HTTP */
+
+/* A one-document HTTP server on a loopback port: every request gets `doc` (swapped to rotate
+ * the issuer's keys), counted in `fetches`. */
+typedef struct {
+    int fd;
+    uint16_t port;
+    pthread_t thread;
+    _Atomic(const char *) doc;
+    atomic_int fetches;
+} jwks_server;
+
+static void *serve_jwks(void *arg) {
+    jwks_server *j = arg;
+    for (;;) {
+        int c = accept(j->fd, NULL, NULL);
+        if (c < 0) {
+            return NULL; /* the listening socket was shut down */
+        }
+        char req[4096];
+        size_t got = 0;
+        while (got < sizeof req - 1) { /* the request head; a GET has no body */
+            ssize_t n = read(c, req + got, sizeof req - 1 - got);
+            if (n <= 0) {
+                break;
+            }
+            got += (size_t)n;
+            req[got] = '\0';
+            if (strstr(req, "\r\n\r\n")) {
+                break;
+            }
+        }
+        const char *doc = atomic_load(&j->doc);
+        char head[256];
+        int h = snprintf(head, sizeof head,
+                         "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %zu\r\n"
+                         "Connection: close\r\n\r\n",
+                         strlen(doc));
+        atomic_fetch_add(&j->fetches, 1);
+        if (write(c, head, (size_t)h) != h || write(c, doc, strlen(doc)) != (ssize_t)strlen(doc)) {
+            fprintf(stderr, "# the JWKS server's write failed\n");
+        }
+        close(c);
+    }
+}
+
+static bool jwks_start(jwks_server *j, const char *doc) {
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t len = sizeof a;
+    atomic_store(&j->doc, doc);
+    atomic_store(&j->fetches, 0);
+    j->fd = socket(AF_INET, SOCK_STREAM, 0);
+    if (j->fd < 0 || bind(j->fd, (struct sockaddr *)&a, sizeof a) != 0 || listen(j->fd, 16) != 0 ||
+        getsockname(j->fd, (struct sockaddr *)&a, &len) != 0) {
+        return false;
+    }
+    j->port = ntohs(a.sin_port);
+    return pthread_create(&j->thread, NULL, serve_jwks, j) == 0;
+}
+
+static void jwks_stop(jwks_server *j) {
+    shutdown(j->fd, SHUT_RDWR); /* wakes accept() */
+    pthread_join(j->thread, NULL);
+    close(j->fd);
+}
+
+/* Keys from a JWKS URL (`jwt.jwks_url`, refetches at most every millisecond): the issuer holds
+ * c1, a token of c2 is refused; the issuer rotates to both; the next c2 token's unknown kid
+ * refetches the set and passes, with no restart; c1's tokens still pass. */
+static void check_jwks_url_rotation(void) {
+    jwks_server j;
+    served s;
+    CHECK(jwks_start(&j, "{\"keys\":[" JWK "]}"), "a JWK Set is served on a loopback port");
+    char config[4096];
+    int n = snprintf(config, sizeof config,
+                     "{" BASE_CONFIG ",\"jwt\":{\"issuer\":\"" ISSUER "\",\"jwks_url\":\"http://127.0.0.1:%u/jwks\","
+                     "\"jwks_min_refresh_ms\":1}}",
+                     (unsigned)j.port);
+    CHECK(serve_protected(&s, config, (size_t)n, NULL), "a protected server with keys from the JWKS URL serves HTTP");
+    CHECK(ok_200(post(&s, "Bearer " ALICE, NULL, INIT)), "a token of the served key: 200");
+    int before = atomic_load(&j.fetches);
+    CHECK(before >= 1, "the server fetched the JWK Set");
+    sleep_ms(5);
+    CHECK(challenged(post(&s, "Bearer " CAROL, NULL, INIT), 401, INVALID("no key of the issuer verifies this token")),
+          "a token of a key the issuer does not publish yet: 401 with the reason");
+    CHECK(atomic_load(&j.fetches) == before + 1, "its unknown kid refetched the JWK Set once");
+    atomic_store(&j.doc, "{\"keys\":[" JWK "," JWK2 "]}");
+    sleep_ms(5);
+    CHECK(ok_200(post(&s, "Bearer " CAROL, NULL, INIT)), "after the issuer rotated, the new key's token: 200");
+    CHECK(ok_200(post(&s, "Bearer " ALICE, NULL, INIT)), "and the old key's token still: 200");
+    stop(&s);
+    jwks_stop(&j);
+}
+
+/* require_audience: the core checks the host verifier's aud against the resource. */
+static void check_verifier_audience(void) {
+    served s;
+    CHECK(serve_protected(&s, S("{" BASE_CONFIG ",\"require_audience\":true}"), verify),
+          "a protected server with a host verifier and require_audience serves HTTP");
+    CHECK(ok_200(post(&s, "Bearer aud-ours", NULL, INIT)), "require_audience: an aud naming the resource: 200");
+    CHECK(challenged(post(&s, "Bearer aud-theirs", NULL, INIT), 401, INVALID("the token is for another audience")),
+          "require_audience: another audience: 401 with the reason");
+    CHECK(challenged(post(&s, "Bearer good", NULL, INIT), 401, INVALID("the token names no audience (aud)")),
+          "require_audience: no aud: 401 with the reason");
+    stop(&s);
+}
+
 static void check_verifier_over_http(void) {
     served s;
     atomic_store(&verifier_finalized, 0);
@@ -400,5 +521,7 @@ void check_auth(void) {
     check_identity_without_auth();
     check_jwt_over_http();
     check_jwt_rotation_and_claims();
+    check_jwks_url_rotation();
     check_verifier_over_http();
+    check_verifier_audience();
 }

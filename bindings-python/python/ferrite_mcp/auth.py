@@ -56,7 +56,10 @@ class AuthSettings:
     metadata's ``resource_documentation``. The rest are the core's keys: ``tool_scopes``,
     ``prompt_scopes``, ``resource_scopes`` (name or URI -> scopes), ``hide_unauthorized``
     (leave what the caller lacks a scope for out of the lists; default False: listed, and a
-    call answers 403 with the scopes to ask for), ``scopes_supported``, ``resource_name``, and
+    call answers 403 with the scopes to ask for), ``require_audience`` (with a
+    ``token_verifier``: the core also requires the verified token's ``resource``, its ``aud``,
+    to name ``resource``; ``validate_token_resource=True`` says the same in the official SDK's
+    words), ``scopes_supported``, ``resource_name``, and
     ``jwt`` or ``introspection`` (dicts of the core's ``JwtConfig``/``IntrospectionConfig``)
     when no ``token_verifier`` is given. Every value is checked by the core.
 
@@ -79,6 +82,7 @@ class AuthSettings:
     prompt_scopes: Optional[Dict[str, List[str]]] = None
     resource_scopes: Optional[Dict[str, List[str]]] = None
     hide_unauthorized: Optional[bool] = None
+    require_audience: Optional[bool] = None
     resource_name: Optional[str] = None
     resource_documentation: Optional[str] = None
     jwt: Optional[Dict[str, Any]] = None
@@ -223,6 +227,7 @@ _CORE_KEYS = (
     "prompt_scopes",
     "resource_scopes",
     "hide_unauthorized",
+    "require_audience",
     "resource_name",
     "resource_documentation",
     "jwt",
@@ -283,12 +288,11 @@ def _config(auth: Any, has_verifier: bool) -> Dict[str, Any]:
                 )
             continue
         if name == "validate_token_resource":
+            # The official SDK's switch for checking a verified token's resource: with a
+            # token_verifier, the core's require_audience (the AccessToken's `resource`, its
+            # `aud`, must name `resource`); the jwt and introspection verifiers always check it.
             if value and has_verifier:
-                raise ConfigError(
-                    "invalid auth option validate_token_resource: a token_verifier checks the token's audience "
-                    "itself (the jwt and introspection verifiers always check it against resource); "
-                    "leave it unset or False"
-                )
+                put("require_audience", True, name)
             continue
         if name == "issuer_url":
             put("authorization_servers", [_plain(value)], name)

@@ -64,6 +64,13 @@ pub struct AuthConfig {
     /// A documentation URL for the metadata (`resource_documentation`).
     #[serde(default, alias = "resourceDocumentation", skip_serializing_if = "Option::is_none")]
     pub resource_documentation: Option<String>,
+    /// With a verifier given in code: also require the identity it answers to carry an `aud`
+    /// claim (a string, or an array of them) naming `resource` (RFC 8707), as the JWT
+    /// verifier always does; an identity without one, or for another audience, is 401
+    /// `invalid_token` (default false: the code verifier decides). The JWT and introspection
+    /// verifiers check the audience themselves, so naming it with them is an error.
+    #[serde(default, alias = "requireAudience")]
+    pub require_audience: bool,
     /// Verify JWT access tokens.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub jwt: Option<JwtConfig>,
@@ -198,6 +205,12 @@ impl AuthConfig {
                     return Err(AuthConfigError::new(key, format!("{s:?} is not a scope token (RFC 6749 §3.3)")));
                 }
             }
+        }
+        if self.require_audience && !custom_verifier {
+            return Err(AuthConfigError::new(
+                "require_audience",
+                "the jwt and introspection verifiers always check the audience; this is for a verifier given in code",
+            ));
         }
         match (&self.jwt, &self.introspection, custom_verifier) {
             (None, None, true) => Ok(()),

@@ -47,6 +47,21 @@ pub trait TokenVerifier: Send + Sync + 'static {
     fn verify<'a>(&'a self, token: &'a str) -> BoxFuture<'a, Result<Identity, AuthError>>;
 }
 
+/// An `aud` claim (a string, or an array of them) names `resource`, or the token is for
+/// another audience (RFC 8707).
+fn check_audience(aud: &Value, resource: &str) -> Result<(), AuthError> {
+    let for_us = match aud {
+        Value::String(a) => a == resource,
+        Value::Array(a) => a.iter().any(|v| v.as_str() == Some(resource)),
+        _ => false,
+    };
+    if for_us {
+        Ok(())
+    } else {
+        Err(AuthError::InvalidToken("the token is for another audience".into()))
+    }
+}
+
 /// What kind of thing a scope requirement is attached to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Target {
@@ -142,7 +157,14 @@ impl ResourceServer {
 
     /// Verify a bearer token.
     pub async fn verify(&self, token: &str) -> Result<Identity, AuthError> {
-        self.verifier.verify(token).await
+        let identity = self.verifier.verify(token).await?;
+        if self.config.require_audience {
+            let aud = identity
+                .claim("aud")
+                .ok_or_else(|| AuthError::InvalidToken("the token names no audience (aud)".into()))?;
+            check_audience(aud, &self.config.resource)?;
+        }
+        Ok(identity)
     }
 
     /// Every scope a request for `target` named `name` needs: those every request needs,
