@@ -132,6 +132,9 @@ enum ferrite_result
   // has begun running tasks, which live in the store and with the settings they were made
   // with. Set them before serving.
   FERRITE_RESULT_TASKS_STARTED = 17,
+  // The process's Rust code installed a `tracing` subscriber of its own: the core's log
+  // records go there, not to `ferrite_set_diagnostic_callback`.
+  FERRITE_RESULT_LOGGER_TAKEN = 18,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
@@ -169,6 +172,33 @@ enum ferrite_log_level
 typedef enum ferrite_log_level ferrite_log_level;
 #else
 typedef uint32_t ferrite_log_level;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+// The levels of `ferrite_set_diagnostic_callback`, most severe first; `..._OFF` turns it off.
+enum ferrite_diagnostic_level
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  // No records (the callback is dropped, its finalizer runs).
+  FERRITE_DIAGNOSTIC_LEVEL_OFF = 0,
+  // Failures that should not happen: a handler panicked, a result was not valid.
+  FERRITE_DIAGNOSTIC_LEVEL_ERROR = 1,
+  // What an operator should know: a store unreachable, a request refused with 5xx.
+  FERRITE_DIAGNOSTIC_LEVEL_WARN = 2,
+  // Lifecycle: sessions created, evicted, expired, ended; requests refused with 4xx.
+  FERRITE_DIAGNOSTIC_LEVEL_INFO = 3,
+  // Per request: tool failures.
+  FERRITE_DIAGNOSTIC_LEVEL_DEBUG = 4,
+  // Everything.
+  FERRITE_DIAGNOSTIC_LEVEL_TRACE = 5,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum ferrite_diagnostic_level ferrite_diagnostic_level;
+#else
+typedef uint32_t ferrite_diagnostic_level;
 #endif // __STDC_VERSION__ >= 202311L
 #endif // __cplusplus
 
@@ -339,6 +369,16 @@ typedef void (*ferrite_finalizer)(void *user_data);
 // possibly on several at once; the notifications of one request arrive before its response
 // is returned.
 typedef void (*ferrite_send_callback)(void *user_data, struct ferrite_str frame);
+
+// Receives one log record: its level (a `ferrite_diagnostic_level`), its target (`ferrite::session`,
+// `ferrite::http`, `ferrite::handler`, `ferrite::store`) and its message (the text, then
+// ` key=value` per field), both borrowed for the call. Called on whichever thread emitted the
+// record, possibly on several at once; it must not call `ferrite_set_diagnostic_callback`.
+// Records never carry a bearer token, a session id, request state, arguments or results.
+typedef void (*ferrite_diagnostic_callback)(void *user_data,
+                                            uint32_t level,
+                                            struct ferrite_str target,
+                                            struct ferrite_str message);
 
 // A custom request method's handler: `params_json` is the request's params as a JSON
 // object without `_meta` (`{}` when it had none), borrowed for the call; the same text is
@@ -595,6 +635,18 @@ ferrite_result ferrite_server_handle_raw_on(const struct ferrite_server *server,
                                             size_t message_len,
                                             char **out,
                                             size_t *out_len);
+
+// Send the core's log records at `level` or more severe to `callback` (process-wide; replaces
+// a previous callback, whose finalizer then runs). `FERRITE_DIAGNOSTIC_LEVEL_OFF` or a NULL `callback`
+// turns logging off. Off by default. `finalizer` (may be NULL) runs once on `user_data` when
+// the callback is replaced or turned off, or at once when this call installs nothing.
+// `FERRITE_RESULT_INVALID_ARGUMENT` for a level above `FERRITE_DIAGNOSTIC_LEVEL_TRACE`;
+// `FERRITE_RESULT_LOGGER_TAKEN` when the process's Rust code already installed a `tracing`
+// subscriber of its own (its records go there).
+ferrite_result ferrite_set_diagnostic_callback(ferrite_diagnostic_callback callback,
+                                               void *user_data,
+                                               ferrite_finalizer finalizer,
+                                               uint32_t level);
 
 // A fixed, NUL-terminated description of a result code (static storage: never free it).
 // Unknown numbers give "unknown result code".

@@ -13,6 +13,7 @@
 #![warn(missing_docs)]
 
 pub mod auth;
+pub mod diagnostics;
 #[cfg(feature = "fuzzing")]
 #[doc(hidden)]
 pub mod fuzzing;

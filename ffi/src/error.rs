@@ -65,6 +65,9 @@ pub enum ferrite_result {
     /// has begun running tasks, which live in the store and with the settings they were made
     /// with. Set them before serving.
     TasksStarted = 17,
+    /// The process's Rust code installed a `tracing` subscriber of its own: the core's log
+    /// records go there, not to `ferrite_set_diagnostic_callback`.
+    LoggerTaken = 18,
 }
 
 impl ferrite_result {
@@ -90,6 +93,7 @@ impl ferrite_result {
             15 => BodyClosed,
             16 => Cancelled,
             17 => TasksStarted,
+            18 => LoggerTaken,
             _ => return None,
         })
     }
@@ -115,6 +119,7 @@ impl ferrite_result {
             BodyClosed => c"the MCP endpoint no longer reads this request body",
             Cancelled => c"the HTTP exchange was cancelled",
             TasksStarted => c"the task options are fixed once tasks have begun",
+            LoggerTaken => c"another tracing subscriber receives the log records",
         }
     }
 }

@@ -32,6 +32,7 @@
 pub mod auth;
 pub mod buffer;
 pub mod connection;
+pub mod diagnostics;
 pub mod error;
 pub mod extension;
 pub mod handler;

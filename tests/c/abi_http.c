@@ -23,6 +23,42 @@ typedef struct {
     atomic_bool returned;
 } http_call;
 
+/* The core's diagnostics through ferrite_set_diagnostic_callback: each record kept as
+ * "level target message". */
+static pthread_mutex_t diag_lock = PTHREAD_MUTEX_INITIALIZER;
+static char diag_records[64][512];
+static int diag_count;
+static atomic_int diag_finalized;
+static int diag_user = 7;
+
+static void record_diag(void *user_data, uint32_t level, ferrite_str target, ferrite_str message) {
+    if (user_data != &diag_user) {
+        return;
+    }
+    pthread_mutex_lock(&diag_lock);
+    if (diag_count < 64) {
+        snprintf(diag_records[diag_count++], sizeof diag_records[0], "%u %.*s %.*s", (unsigned)level, (int)target.len,
+                 target.ptr, (int)message.len, message.ptr);
+    }
+    pthread_mutex_unlock(&diag_lock);
+}
+
+static void diag_finalizer(void *user_data) {
+    (void)user_data;
+    atomic_fetch_add(&diag_finalized, 1);
+}
+
+/* Whether a record starts with `prefix` and contains `part` (NULL: anything). */
+static bool diag_seen(const char *prefix, const char *part) {
+    bool found = false;
+    pthread_mutex_lock(&diag_lock);
+    for (int i = 0; i < diag_count && !found; i++) {
+        found = strncmp(diag_records[i], prefix, strlen(prefix)) == 0 && (!part || strstr(diag_records[i], part));
+    }
+    pthread_mutex_unlock(&diag_lock);
+    return found;
+}
+
 static void *http_thread(void *arg) {
     http_call *c = arg;
     c->rc = ferrite_server_http_run(c->server, c->listener);
@@ -152,6 +188,12 @@ void check_http(void) {
 
     char host[32];
     snprintf(host, sizeof host, "127.0.0.1:%u", (unsigned)port);
+    CHECK(ferrite_set_diagnostic_callback(record_diag, &diag_user, diag_finalizer, 9) == FERRITE_RESULT_INVALID_ARGUMENT &&
+              atomic_load(&diag_finalized) == 1,
+          "a diagnostic level past TRACE is INVALID_ARGUMENT, and the finalizer ran");
+    CHECK(ferrite_set_diagnostic_callback(record_diag, &diag_user, diag_finalizer, FERRITE_DIAGNOSTIC_LEVEL_INFO) ==
+              FERRITE_RESULT_OK,
+          "the diagnostic callback installs at INFO");
     char *r = http_exchange(port, "POST", host, BOTH, "", INIT_BODY);
     char session[256] = "";
     CHECK(r && strncmp(r, "HTTP/1.1 200", 12) == 0 && strstr(r, "\"serverInfo\"") && strstr(r, "\"abi-test\""),
@@ -184,6 +226,17 @@ void check_http(void) {
     r = http_exchange(port, "POST", "evil.example.com", BOTH, headers, CALL_TOOL(5, "add", "{\"a\":1,\"b\":1}"));
     CHECK(r && strncmp(r, "HTTP/1.1 403", 12) == 0, "a foreign Host is 403 (DNS-rebinding protection)");
     free(r);
+    CHECK(diag_seen("3 ferrite::session session created", NULL), "diagnostics: the session's creation at INFO");
+    CHECK(diag_seen("3 ferrite::http request refused: ", "status=403"),
+          "diagnostics: the foreign Host's refusal at INFO, with its status");
+    CHECK(!diag_seen("", session), "diagnostics: no record carries the session id");
+    CHECK(ferrite_set_diagnostic_callback(NULL, NULL, NULL, FERRITE_DIAGNOSTIC_LEVEL_OFF) == FERRITE_RESULT_OK &&
+              atomic_load(&diag_finalized) == 2,
+          "diagnostics off: the installed callback's finalizer ran once");
+    int before = diag_count;
+    r = http_exchange(port, "POST", "evil.example.com", BOTH, headers, CALL_TOOL(5, "add", "{\"a\":1,\"b\":1}"));
+    free(r);
+    CHECK(diag_count == before, "diagnostics off: no more records");
     char big[5000];
     memset(big, ' ', sizeof big - 1);
     big[sizeof big - 1] = '\0';

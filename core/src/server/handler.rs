@@ -46,7 +46,9 @@ impl HandlerError {
     /// too): a failure whose message is the panic's own, with nothing added, so a tool's
     /// `isError` text is what the handler said on every surface.
     pub fn panicked(payload: &(dyn std::any::Any + Send)) -> Self {
-        HandlerError::Failed(super::dispatch::panic_message(payload))
+        let message = super::dispatch::panic_message(payload);
+        tracing::error!(target: crate::diagnostics::target::HANDLER, "a handler panicked: {message}");
+        HandlerError::Failed(message)
     }
 
     /// A handler that returned something that is not a valid result of its kind (a
@@ -55,7 +57,9 @@ impl HandlerError {
     /// error, so `-32603` with the message `the handler's result is not valid: {detail}`
     /// for every kind of handler and from every surface.
     pub fn invalid_result(detail: impl std::fmt::Display) -> Self {
-        HandlerError::Rpc(ErrorObject::internal(format!("the handler's result is not valid: {detail}")))
+        let message = format!("the handler's result is not valid: {detail}");
+        tracing::error!(target: crate::diagnostics::target::HANDLER, "{message}");
+        HandlerError::Rpc(ErrorObject::internal(message))
     }
 }
 

@@ -265,7 +265,10 @@ impl Server {
         let result = match self.reply_loop(&ctx, "tools/call", "tool", &name, call).await {
             Ok(Finished::Complete(r)) => r,
             Ok(Finished::InputRequired(raw)) => return Ok(raw),
-            Err(HandlerError::Failed(m)) => CallToolResult::error(m),
+            Err(HandlerError::Failed(m)) => {
+                tracing::debug!(target: crate::diagnostics::target::HANDLER, tool = %name, "the tool failed: {m}");
+                CallToolResult::error(m)
+            }
             Err(HandlerError::Rpc(e)) => return Err(e),
         };
         self.finish_tool_result(&ctx, &entry, result)

@@ -109,6 +109,7 @@ impl RedisStore {
 
 /// A Redis failure as the store error requests see.
 pub(crate) fn unavailable(e: redis::RedisError) -> StoreError {
+    tracing::warn!(target: crate::diagnostics::target::STORE, "redis: {e}");
     StoreError::Unavailable(format!("redis: {e}"))
 }
 

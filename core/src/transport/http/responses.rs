@@ -8,9 +8,15 @@ use axum::response::Response;
 
 use super::peer::SseBody;
 use super::{session, SESSION_HEADER};
+use crate::diagnostics::target;
 use crate::protocol::{ErrorObject, OutboundResponse, RequestId};
 
 pub(super) fn error_response(status: StatusCode, id: Option<RequestId>, error: ErrorObject) -> Response {
+    if status.is_server_error() {
+        tracing::warn!(target: target::HTTP, status = status.as_u16(), code = error.code, "request refused: {}", error.message);
+    } else if status.is_client_error() {
+        tracing::info!(target: target::HTTP, status = status.as_u16(), code = error.code, "request refused: {}", error.message);
+    }
     let body = OutboundResponse::error(id, error).to_json_string();
     let mut r = Response::new(Body::from(body));
     *r.status_mut() = status;

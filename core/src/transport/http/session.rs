@@ -6,6 +6,7 @@
 //! the instance that made them; with a shared [`SessionStore`] its record is in the store, so
 //! a fleet of instances serves it (see [`crate::stores`]).
 
+use crate::diagnostics::target;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, Instant};
@@ -242,7 +243,12 @@ impl SessionManager {
     pub(crate) fn create(&self, owner: Option<&str>) -> Result<Arc<Session>, CreateError> {
         let s = Arc::new(self.make(new_session_id()?, owner));
         self.make_room()?;
-        lock(&self.live).insert(s.id().to_owned(), s.clone());
+        let live = {
+            let mut live = lock(&self.live);
+            live.insert(s.id().to_owned(), s.clone());
+            live.len()
+        };
+        tracing::info!(target: target::SESSION, live, "session created");
         Ok(s)
     }
 
@@ -259,9 +265,13 @@ impl SessionManager {
         match victim {
             Some(s) => {
                 self.discard(s.id());
+                tracing::info!(target: target::SESSION, max_sessions = max, "session evicted, the longest idle, for a new one");
                 Ok(())
             }
-            None => Err(CreateError::Full(max)),
+            None => {
+                tracing::warn!(target: target::SESSION, max_sessions = max, "no room for a session: every one is busy");
+                Err(CreateError::Full(max))
+            }
         }
     }
 
@@ -404,6 +414,9 @@ impl SessionManager {
         for s in &expired {
             self.discard(s.id());
         }
+        if !expired.is_empty() {
+            tracing::info!(target: target::SESSION, count = expired.len(), "sessions expired after idling");
+        }
         if let (Some(store), Some(ttl)) = (&self.shared, self.idle_timeout) {
             let busy: Vec<String> = all.iter().filter(|s| s.is_busy()).map(|s| s.id().to_owned()).collect();
             // Renewed by a task on the sweeper's runtime (none outside one: nothing to renew).
@@ -423,6 +436,7 @@ impl SessionManager {
         let here = lock(&self.live).remove(id);
         if let Some(s) = &here {
             s.end();
+            tracing::info!(target: target::SESSION, "session ended by its client (DELETE)");
         }
         let Some(store) = &self.shared else { return Ok(here.is_some()) };
         let existed = store.remove(id).await?;
