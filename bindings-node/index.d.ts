@@ -364,6 +364,13 @@ export declare function mrtrInputRequest(kind: string, argsJson: string): string
 export declare function sensitiveHeaders(): Array<string>
 
 /**
+ * Send the core's records at `level` (`error`, `warn`/`warning`, `info`, `debug`, `trace`)
+ * or more severe to `callback` as `{"level","target","message"}` JSON, on the event loop;
+ * no level or no callback turns them off. The function is weak: it never keeps Node alive.
+ */
+export declare function setDiagnostics(level?: string | undefined | null, callback?: ((record: string) => void) | undefined | null): void
+
+/**
  * The core's `-32042` error (`ErrorObject::url_elicitation_required`) as `{code, message,
  * data}` JSON: `elicitationsJson` is an array of URL elicitations (`{message, url,
  * elicitationId}`, `mode: "url"` optional), each read as the core's `ElicitRequestParams` and

@@ -842,4 +842,5 @@ module.exports.defaultMaxTokens = nativeBinding.defaultMaxTokens
 module.exports.matchUriTemplate = nativeBinding.matchUriTemplate
 module.exports.mrtrInputRequest = nativeBinding.mrtrInputRequest
 module.exports.sensitiveHeaders = nativeBinding.sensitiveHeaders
+module.exports.setDiagnostics = nativeBinding.setDiagnostics
 module.exports.urlElicitationRequired = nativeBinding.urlElicitationRequired

@@ -16,6 +16,7 @@ extern void goCancelCallback(void *user_data);
 extern void goSendCallback(void *user_data, ferrite_str frame);
 extern uint32_t goVerifyCallback(void *user_data, ferrite_str token, ferrite_verification *verification);
 extern void goFinalizer(void *user_data);
+extern void goDiagnosticCallback(void *user_data, uint32_t level, ferrite_str target, ferrite_str message);
 extern uint32_t goHTTPHead(void *user_data, uint16_t status, ferrite_http_header *headers, size_t headers_len,
                            bool event_stream);
 extern uint32_t goHTTPChunk(void *user_data, char *data, size_t len);

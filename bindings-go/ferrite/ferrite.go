@@ -59,6 +59,7 @@ const (
 	CodeBodyClosed       Code = C.FERRITE_RESULT_BODY_CLOSED
 	CodeCancelled        Code = C.FERRITE_RESULT_CANCELLED
 	CodeTasksStarted     Code = C.FERRITE_RESULT_TASKS_STARTED
+	CodeLoggerTaken      Code = C.FERRITE_RESULT_LOGGER_TAKEN
 )
 
 // String is the library's fixed description of the code.

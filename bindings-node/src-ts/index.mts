@@ -31,5 +31,7 @@ export {
   UrlElicitationRequiredError,
   VerifierUnavailableError,
   completable,
+  setDiagnostics,
+  stderrDiagnostics,
 } from './index.js';
 export default cjs;

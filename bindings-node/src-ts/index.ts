@@ -53,6 +53,8 @@ export type {
   VerifyAccessToken,
 } from './auth.js';
 export { Connection } from './connection.js';
+export { setDiagnostics, stderrDiagnostics } from './diagnostics.js';
+export type { DiagnosticLevel, DiagnosticRecord } from './diagnostics.js';
 export type { ConnectionOptions } from './connection.js';
 export { InputRequest, InputRequired, DEFAULT_MAX_TOKENS } from './mrtr.js';
 export type { InputRequestJson, InputRequiredInit } from './mrtr.js';

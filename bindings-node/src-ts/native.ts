@@ -11,6 +11,7 @@ export {
   matchUriTemplate,
   mrtrInputRequest,
   sensitiveHeaders,
+  setDiagnostics,
   urlElicitationRequired,
 } from '../index.js';
 export type { ExchangeHead, NativeExchange } from '../index.js';

@@ -34,6 +34,7 @@ mod auth;
 mod calls;
 mod connection;
 mod context;
+mod diagnostics;
 mod envelope;
 mod errors;
 mod fleet;
@@ -48,6 +49,7 @@ mod server;
 
 pub use connection::NativeConnection;
 pub use context::{default_max_tokens, sensitive_headers, url_elicitation_required};
+pub use diagnostics::set_diagnostics;
 pub use modern::match_uri_template;
 pub use mount::NativeExchange;
 pub use mrtr::mrtr_input_request;

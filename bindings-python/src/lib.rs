@@ -19,6 +19,7 @@
 //! - [`http`]: the HTTP options, handed to the core's `HttpConfig`.
 //! - [`endpoint`]: the core's Streamable HTTP endpoint driven by the ASGI app.
 //! - [`convert`]: JSON values between Rust and Python.
+//! - [`diagnostics`]: the core's log records into a Python callable (`logging`).
 //! - [`errors`]: exceptions to handler errors and core errors to exceptions.
 
 mod adapters;
@@ -27,6 +28,7 @@ mod bridge;
 mod connection;
 mod context;
 mod convert;
+mod diagnostics;
 mod endpoint;
 mod errors;
 mod http;
@@ -52,6 +54,7 @@ fn _ferrite(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<endpoint::HostExchange>()?;
     m.add_class::<mrtr::PyInputRequired>()?;
     m.add_function(wrap_pyfunction!(mrtr::state_json, m)?)?;
+    m.add_function(wrap_pyfunction!(diagnostics::set_diagnostics, m)?)?;
     m.add_function(wrap_pyfunction!(errors::url_elicitation_required, m)?)?;
     m.add("CORE_VERSION", env!("CARGO_PKG_VERSION"))?;
     // The headers every surface hides when it shows a request (`RequestInfo`'s repr).

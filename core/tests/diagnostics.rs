@@ -43,8 +43,7 @@ fn call_body(name: &str) -> String {
 #[tokio::test]
 async fn the_sink_gets_the_cores_events_at_its_level_and_never_a_session_id() {
     let s = Server::builder(Implementation::new("diag", "1")).stateful().build();
-    s.add_tool_fn(Tool::new("boom", json!({"type":"object"})).with_description("panics"), |_| panic!("boom"))
-        .unwrap();
+    s.add_tool_fn(Tool::new("boom", json!({"type":"object"})).with_description("panics"), |_| panic!("boom")).unwrap();
     s.add_tool_fn(Tool::new("scalar", json!({"type":"object"})).with_description("invalid result"), |_| {
         Ok(CallToolResult::structured(json!(3)))
     })
@@ -107,7 +106,9 @@ async fn the_sink_gets_the_cores_events_at_its_level_and_never_a_session_id() {
     request(addr, "POST", &headers, &call_body("fails")).await;
     let got = take(&seen);
     assert!(
-        got.iter().any(|(l, t, m)| *l == Level::Debug && t == "ferrite::handler" && m == "the tool failed: it broke tool=fails"),
+        got.iter().any(|(l, t, m)| *l == Level::Debug
+            && t == "ferrite::handler"
+            && m == "the tool failed: it broke tool=fails"),
         "{got:?}"
     );
 

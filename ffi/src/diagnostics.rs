@@ -13,7 +13,7 @@ use std::sync::Arc;
 use ferrite_core::diagnostics::{self, Level, Record};
 
 use crate::buffer::ferrite_str;
-use crate::error::{ffi_boundary, ferrite_result, Error};
+use crate::error::{ferrite_result, ffi_boundary, Error};
 use crate::handler::{ferrite_finalizer, UserData};
 
 /// The levels of `ferrite_set_diagnostic_callback`, most severe first; `..._OFF` turns it off.

@@ -16,6 +16,7 @@ Quick start (the official SDK's ``MCPServer`` spelling works too)::
 """
 
 from . import _ferrite
+from .diagnostics import set_diagnostics
 from .auth import AccessToken, AuthSettings, Identity, TokenVerifier, get_access_token
 from .content import (
     Audio,
@@ -77,6 +78,7 @@ __version__ = _ferrite.CORE_VERSION
 
 __all__ = [
     "Server",
+    "set_diagnostics",
     "MCPServer",
     "FastMCP",
     "Client",
@@ -142,3 +144,7 @@ __all__ = [
     "RequestTimeoutError",
     "VerifierUnavailableError",
 ]
+
+from .diagnostics import _from_environment as _diagnostics_from_environment  # noqa: E402
+
+_diagnostics_from_environment()
