@@ -340,7 +340,7 @@ impl Server {
                 in_task: false,
             }),
         };
-        let outcome = match AssertUnwindSafe(self.route(method, params, ctx)).catch_unwind().await {
+        let outcome = match AssertUnwindSafe(self.route_through_chain(method, params, ctx)).catch_unwind().await {
             Ok(o) => o,
             Err(p) => Err(ErrorObject::internal(format!("handler for {method} panicked: {}", panic_message(&*p)))),
         };

@@ -21,6 +21,7 @@ mod lifecycle;
 pub mod limits;
 mod listen;
 mod methods;
+pub mod middleware;
 mod modern;
 mod offer;
 mod options;
@@ -144,6 +145,8 @@ struct Flags {
     skip_input_validation: AtomicBool,
     validate_output: AtomicBool,
     page_size: AtomicUsize,
+    /// Whether any middleware is registered (the chain is skipped otherwise).
+    has_middleware: AtomicBool,
 }
 
 pub(crate) struct ServerInner {
@@ -154,6 +157,8 @@ pub(crate) struct ServerInner {
     flags: Flags,
     limits: limits::LiveLimits,
     observer: RwLock<Option<Arc<dyn NotificationObserver>>>,
+    /// The middleware chain, first added first.
+    middleware: RwLock<Arc<[Arc<dyn middleware::Middleware>]>>,
     roots_observer: RwLock<Option<Arc<dyn Fn() + Send + Sync>>>,
     listeners: Mutex<Vec<Listener>>,
     listens: Mutex<Vec<ListenSlot>>,
@@ -285,6 +290,7 @@ impl ServerBuilder {
                 flags: Flags { logging: AtomicBool::new(true), ..Flags::default() },
                 limits: limits::LiveLimits::default(),
                 observer: RwLock::new(None),
+                middleware: RwLock::new(Arc::from(Vec::new())),
                 roots_observer: RwLock::new(None),
                 listeners: Mutex::new(Vec::new()),
                 listens: Mutex::new(Vec::new()),

@@ -1,0 +1,111 @@
+//! Middleware: an ordered chain around every request the server dispatches, in either era,
+//! after the transport, the classifier and the limits, before routing.
+//!
+//! Each middleware gets the request (method, params, context) and [`Next`], the rest of the
+//! chain ending in the core's routing. It may read or change the request, answer without
+//! calling `next` (a result or a JSON-RPC error), or call it and read or change the answer.
+//! Answers are the serialized results the core sends ([`RawJson`]), so a middleware that does
+//! not look inside them costs no JSON work; [`Answer::value`] parses one when it must.
+//! Registered from Rust with [`Server::add_middleware`]; a server without middleware pays one
+//! relaxed atomic load per request.
+
+use std::future::Future;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use super::handler::BoxFuture;
+use super::{read, write, RequestContext, Server};
+use crate::protocol::{ErrorObject, RawJson};
+
+/// What a request's chain answers: the serialized result, or the JSON-RPC error.
+pub type Answer = Result<RawJson, ErrorObject>;
+
+/// One request as the chain sees it.
+#[derive(Debug, Clone)]
+pub struct MiddlewareRequest {
+    /// The JSON-RPC method (`tools/call`, ...).
+    pub method: String,
+    /// Its params, as the client sent them (the 2026-07-28 envelope already read).
+    pub params: Option<Value>,
+    /// The request's context (identity, request info, the peer, cancellation).
+    pub ctx: RequestContext,
+}
+
+impl MiddlewareRequest {
+    /// `params.name` (the tool or prompt a `tools/call` or `prompts/get` names), if any.
+    pub fn name(&self) -> Option<&str> {
+        self.params.as_ref()?.get("name")?.as_str()
+    }
+}
+
+/// A result for a middleware to answer with, serialized once.
+pub fn answer_with(value: &impl serde::Serialize) -> Answer {
+    RawJson::serialize(value).map_err(|e| ErrorObject::internal(format!("unserializable middleware result: {e}")))
+}
+
+/// An answer's result parsed as JSON (`None` for an error).
+pub fn answer_value(answer: &Answer) -> Option<Value> {
+    answer.as_ref().ok().and_then(|raw| serde_json::from_str(raw.get()).ok())
+}
+
+/// The rest of the chain: call it at most once.
+pub struct Next {
+    server: Server,
+    chain: Arc<[Arc<dyn Middleware>]>,
+    at: usize,
+}
+
+impl Next {
+    /// Run the rest of the chain, then the core's routing, on `request`.
+    pub fn run(self, request: MiddlewareRequest) -> BoxFuture<'static, Answer> {
+        match self.chain.get(self.at).cloned() {
+            Some(m) => {
+                let next = Next { server: self.server, chain: self.chain, at: self.at + 1 };
+                m.call(request, next)
+            }
+            None => {
+                let server = self.server;
+                Box::pin(async move { server.route(&request.method, request.params, request.ctx).await })
+            }
+        }
+    }
+}
+
+/// A middleware: `call(request, next)` answers the request, usually through `next`.
+pub trait Middleware: Send + Sync + 'static {
+    /// Answer `request`.
+    fn call(&self, request: MiddlewareRequest, next: Next) -> BoxFuture<'static, Answer>;
+}
+
+impl<F, Fut> Middleware for F
+where
+    F: Fn(MiddlewareRequest, Next) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Answer> + Send + 'static,
+{
+    fn call(&self, request: MiddlewareRequest, next: Next) -> BoxFuture<'static, Answer> {
+        Box::pin(self(request, next))
+    }
+}
+
+impl Server {
+    /// Add `middleware` at the end of the chain (the first added runs first, outermost).
+    pub fn add_middleware(&self, middleware: impl Middleware) {
+        let mut chain = write(&self.inner.middleware);
+        let mut all: Vec<Arc<dyn Middleware>> = chain.iter().cloned().collect();
+        all.push(Arc::new(middleware));
+        *chain = all.into();
+        self.inner.flags.has_middleware.store(true, Ordering::Release);
+    }
+
+    /// Answer a routed request, through the middleware chain when there is one.
+    pub(crate) async fn route_through_chain(&self, method: &str, params: Option<Value>, ctx: RequestContext) -> Answer {
+        if !self.inner.flags.has_middleware.load(Ordering::Acquire) {
+            return self.route(method, params, ctx).await;
+        }
+        let chain = read(&self.inner.middleware).clone();
+        let next = Next { server: self.clone(), chain, at: 0 };
+        next.run(MiddlewareRequest { method: method.to_owned(), params, ctx }).await
+    }
+}

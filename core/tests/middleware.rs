@@ -1,0 +1,116 @@
+//! The middleware chain (issue 16): order, changing the request, answering without the
+//! handler, reading and changing the answer, in both eras.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+use ferrite_core::server::middleware::{answer_value, answer_with, MiddlewareRequest, Next};
+use ferrite_core::{CallToolResult, ErrorObject, Server, Tool};
+use serde_json::{json, Value};
+
+mod common;
+use common::{stateful, Harness};
+
+/// A server whose `add` counts its calls.
+fn server(calls: &Arc<AtomicUsize>) -> Server {
+    let s = stateful("mw");
+    let calls = calls.clone();
+    s.add_tool_fn(Tool::new("add", json!({"type":"object"})).with_description("adds"), move |a| {
+        calls.fetch_add(1, Ordering::SeqCst);
+        Ok(CallToolResult::text((a["a"].as_i64().unwrap_or(0) + a["b"].as_i64().unwrap_or(0)).to_string()))
+    })
+    .unwrap();
+    s
+}
+
+fn add(a: i64, b: i64) -> Value {
+    json!({"name": "add", "arguments": {"a": a, "b": b}})
+}
+
+#[tokio::test]
+async fn middleware_runs_in_the_order_added_around_the_handler_in_both_eras() {
+    let calls = Arc::new(AtomicUsize::new(0));
+    let s = server(&calls);
+    let log = Arc::new(Mutex::new(Vec::<String>::new()));
+    for name in ["a", "b"] {
+        let log = log.clone();
+        s.add_middleware(move |req: MiddlewareRequest, next: Next| {
+            let log = log.clone();
+            async move {
+                log.lock().unwrap().push(format!("{name}> {}", req.method));
+                let answer = next.run(req).await;
+                log.lock().unwrap().push(format!("<{name}"));
+                answer
+            }
+        });
+    }
+    let h = Harness::new(s);
+    assert_eq!(h.ok("tools/call", add(1, 2)).await["content"][0]["text"], "3");
+    assert_eq!(*log.lock().unwrap(), ["a> tools/call", "b> tools/call", "<b", "<a"]);
+    log.lock().unwrap().clear();
+    let modern = h.modern("tools/call", add(2, 2), json!({})).await;
+    assert_eq!(modern["result"]["content"][0]["text"], "4", "{modern}");
+    assert_eq!(*log.lock().unwrap(), ["a> tools/call", "b> tools/call", "<b", "<a"]);
+    assert_eq!(calls.load(Ordering::SeqCst), 2);
+}
+
+#[tokio::test]
+async fn middleware_can_change_the_request() {
+    let calls = Arc::new(AtomicUsize::new(0));
+    let s = server(&calls);
+    s.add_middleware(|mut req: MiddlewareRequest, next: Next| async move {
+        if req.name() == Some("add") {
+            if let Some(p) = req.params.as_mut() {
+                p["arguments"]["a"] = json!(40);
+            }
+        }
+        next.run(req).await
+    });
+    let h = Harness::new(s);
+    assert_eq!(h.ok("tools/call", add(1, 2)).await["content"][0]["text"], "42");
+}
+
+#[tokio::test]
+async fn middleware_can_answer_without_the_handler_with_an_error_or_a_result() {
+    let calls = Arc::new(AtomicUsize::new(0));
+    let s = server(&calls);
+    s.add_middleware(|req: MiddlewareRequest, next: Next| async move {
+        match (req.method.as_str(), req.name()) {
+            ("tools/call", Some("add")) if req.params.as_ref().is_some_and(|p| p["arguments"]["a"] == json!(13)) => {
+                Err(ErrorObject::new(-32001, "thirteen is refused here"))
+            }
+            ("tools/list", _) => answer_with(&json!({"tools": []})),
+            _ => next.run(req).await,
+        }
+    });
+    let h = Harness::new(s);
+    let refused = h.call("tools/call", add(13, 1)).await;
+    assert_eq!(refused["error"], json!({"code": -32001, "message": "thirteen is refused here"}));
+    assert_eq!(h.ok("tools/list", json!({})).await, json!({"tools": []}));
+    assert_eq!(calls.load(Ordering::SeqCst), 0, "the handler never ran");
+    assert_eq!(h.ok("tools/call", add(1, 1)).await["content"][0]["text"], "2");
+    assert_eq!(calls.load(Ordering::SeqCst), 1);
+}
+
+#[tokio::test]
+async fn middleware_can_read_and_change_the_answer() {
+    let calls = Arc::new(AtomicUsize::new(0));
+    let s = server(&calls);
+    let seen = Arc::new(Mutex::new(Vec::<Value>::new()));
+    let keep = seen.clone();
+    s.add_middleware(move |req: MiddlewareRequest, next: Next| {
+        let keep = keep.clone();
+        async move {
+            let answer = next.run(req).await;
+            let Some(mut v) = answer_value(&answer) else { return answer };
+            keep.lock().unwrap().push(v.clone());
+            v["content"][0]["text"] = json!(format!("sum: {}", v["content"][0]["text"].as_str().unwrap_or("")));
+            answer_with(&v)
+        }
+    });
+    let h = Harness::new(s);
+    assert_eq!(h.ok("tools/call", add(2, 3)).await["content"][0]["text"], "sum: 5");
+    assert_eq!(*seen.lock().unwrap(), [json!({"content": [{"type": "text", "text": "5"}]})]);
+    // An error answer passes through untouched (an unknown tool).
+    assert_eq!(h.call("tools/call", json!({"name": "nope"})).await["error"]["code"], -32602);
+}
