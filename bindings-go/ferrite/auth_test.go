@@ -424,6 +424,58 @@ func TestAuthAnUnknownKidRefetchesTheRotatedJWKS(t *testing.T) {
 	}
 }
 
+// An RFC 7662 introspection endpoint on loopback: Basic client credentials checked, answers
+// from a table by token, calls counted.
+func TestAuthIntrospectedTokensAreCheckedAndCached(t *testing.T) {
+	var mu sync.Mutex
+	calls := 0
+	var resource string
+	endpoint := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		calls++
+		mu.Unlock()
+		if user, pass, ok := r.BasicAuth(); !ok || user != "rs-client" || pass != "rs-secret" {
+			w.WriteHeader(http.StatusUnauthorized)
+			return
+		}
+		answer := map[string]any{"active": false}
+		switch r.PostFormValue("token") {
+		case "opaque-alice":
+			answer = map[string]any{"active": true, "sub": "alice", "scope": "mcp:whoami", "aud": resource,
+				"exp": time.Now().Add(time.Hour).Unix(), "client_id": "app"}
+		case "opaque-elsewhere":
+			answer = map[string]any{"active": true, "sub": "alice", "aud": "https://other.example/mcp"}
+		}
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(answer)
+	}))
+	t.Cleanup(endpoint.Close)
+	config := func(r string) any {
+		resource = r
+		return ferrite.AuthConfig{Resource: r, AuthorizationServers: []string{"https://auth.example.com"},
+			ToolScopes:    map[string][]string{"whoami": {"mcp:whoami"}},
+			Introspection: &ferrite.IntrospectionConfig{URL: endpoint.URL, ClientID: "rs-client", ClientSecret: "rs-secret"}}
+	}
+	p := serveProtected(t, config)
+	id := session(t, p, "opaque-alice")
+	if got := resultText(t, post(t, p, bearer("opaque-alice"), id, toolCall(2, "whoami", `{}`))); got != "alice" {
+		t.Fatalf("whoami: %q", got)
+	}
+	mu.Lock()
+	if calls != 1 {
+		t.Fatalf("introspection calls after two requests with one token: %d, want 1 (cached)", calls)
+	}
+	mu.Unlock()
+	for _, c := range []struct{ token, why string }{
+		{"opaque-revoked", "the token is not active"},
+		{"opaque-elsewhere", "the token is for another audience"},
+	} {
+		if r := post(t, p, bearer(c.token), "", initBody); r.status != 401 || r.challenge != p.invalid(c.why) {
+			t.Errorf("%s: %d %q", c.token, r.status, r.challenge)
+		}
+	}
+}
+
 func TestAuthAGoVerifierAcceptsRefusesAndIsUnavailable(t *testing.T) {
 	verify := func(token string) (map[string]any, error) {
 		switch token {

@@ -5,7 +5,8 @@
  * server with a static RSA key (RS256 tokens signed once, by PyJWT, expiring in 2100: valid,
  * expired, another audience, a bad signature, no scope, another subject; a second key the issuer
  * rotated to, not valid yet, another issuer, alg none; the same keys from a JWK Set this program
- * serves on loopback, where the issuer rotates and an unknown kid refetches it) and a host verifier
+ * serves on loopback, where the issuer rotates and an unknown kid refetches it), RFC 7662
+ * introspection against an endpoint it serves the same way, and a host verifier
  * answering synchronously, later from another thread, refusing, unavailable and without an
  * answer. Each case checks the exact status and WWW-Authenticate (core/tests/auth.rs), and a
  * valid request afterwards.
@@ -13,6 +14,7 @@
 #include "abi_test.h"
 
 #include <arpa/inet.h>
+#include <strings.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -377,7 +379,19 @@ typedef struct {
     pthread_t thread;
     _Atomic(const char *) doc;
     atomic_int fetches;
+    pthread_mutex_t lock;
+    char last[4096]; /* the last request, head and body */
 } jwks_server;
+
+/* The Content-Length a request head names (0 without one), any spelling of the name. */
+static size_t content_length(const char *head) {
+    for (const char *p = head; (p = strchr(p, '\n')) != NULL; p++) {
+        if (strncasecmp(p + 1, "content-length:", 15) == 0) {
+            return (size_t)strtoul(p + 16, NULL, 10);
+        }
+    }
+    return 0;
+}
 
 static void *serve_jwks(void *arg) {
     jwks_server *j = arg;
@@ -388,17 +402,25 @@ static void *serve_jwks(void *arg) {
         }
         char req[4096];
         size_t got = 0;
-        while (got < sizeof req - 1) { /* the request head; a GET has no body */
+        req[0] = '\0';
+        char *end = NULL;
+        while (got < sizeof req - 1) { /* the head, then the body its Content-Length names */
             ssize_t n = read(c, req + got, sizeof req - 1 - got);
             if (n <= 0) {
                 break;
             }
             got += (size_t)n;
             req[got] = '\0';
-            if (strstr(req, "\r\n\r\n")) {
+            if (!end && (end = strstr(req, "\r\n\r\n")) != NULL) {
+                end += 4;
+            }
+            if (end && got >= (size_t)(end - req) + content_length(req)) {
                 break;
             }
         }
+        pthread_mutex_lock(&j->lock);
+        memcpy(j->last, req, got + 1);
+        pthread_mutex_unlock(&j->lock);
         const char *doc = atomic_load(&j->doc);
         char head[256];
         int h = snprintf(head, sizeof head,
@@ -418,6 +440,8 @@ static bool jwks_start(jwks_server *j, const char *doc) {
     socklen_t len = sizeof a;
     atomic_store(&j->doc, doc);
     atomic_store(&j->fetches, 0);
+    pthread_mutex_init(&j->lock, NULL);
+    j->last[0] = '\0';
     j->fd = socket(AF_INET, SOCK_STREAM, 0);
     if (j->fd < 0 || bind(j->fd, (struct sockaddr *)&a, sizeof a) != 0 || listen(j->fd, 16) != 0 ||
         getsockname(j->fd, (struct sockaddr *)&a, &len) != 0) {
@@ -474,6 +498,44 @@ static void check_verifier_audience(void) {
     stop(&s);
 }
 
+/* Whether the last request the server got contains `part`. */
+static bool last_request_has(jwks_server *j, const char *part) {
+    pthread_mutex_lock(&j->lock);
+    bool has = strstr(j->last, part) != NULL;
+    pthread_mutex_unlock(&j->lock);
+    return has;
+}
+
+/* RFC 7662 introspection against an endpoint this program serves on loopback: an active
+ * answer passes and is remembered (no second call for the same token), an inactive one and
+ * one for another audience are 401 with the reason. */
+static void check_introspection(void) {
+    jwks_server j;
+    served s;
+    CHECK(jwks_start(&j, "{\"active\":true,\"sub\":\"dave\",\"scope\":\"mcp:whoami\",\"aud\":\"" RESOURCE "\"}"),
+          "an introspection endpoint is served on a loopback port");
+    char config[1024];
+    int n = snprintf(config, sizeof config,
+                     "{" BASE_CONFIG ",\"introspection\":{\"url\":\"http://127.0.0.1:%u/introspect\","
+                     "\"client_id\":\"rs-client\",\"client_secret\":\"rs-secret\"}}",
+                     (unsigned)j.port);
+    CHECK(serve_protected(&s, config, (size_t)n, NULL), "a protected server with introspection serves HTTP");
+    CHECK(ok_200(post(&s, "Bearer opaque-1", NULL, INIT)), "introspection: an active token: 200");
+    CHECK(atomic_load(&j.fetches) == 1 && last_request_has(&j, "token=opaque-1") &&
+              last_request_has(&j, "cnMtY2xpZW50OnJzLXNlY3JldA=="),
+          "introspection: one POST with the token and the client's Basic credentials");
+    CHECK(ok_200(post(&s, "Bearer opaque-1", NULL, INIT)) && atomic_load(&j.fetches) == 1,
+          "introspection: the same token again is remembered (no second call)");
+    atomic_store(&j.doc, "{\"active\":false}");
+    CHECK(challenged(post(&s, "Bearer opaque-2", NULL, INIT), 401, INVALID("the token is not active")),
+          "introspection: an inactive token: 401 with the reason");
+    atomic_store(&j.doc, "{\"active\":true,\"sub\":\"dave\",\"aud\":\"https://other.example/mcp\"}");
+    CHECK(challenged(post(&s, "Bearer opaque-3", NULL, INIT), 401, INVALID("the token is for another audience")),
+          "introspection: a token for another audience: 401 with the reason");
+    stop(&s);
+    jwks_stop(&j);
+}
+
 static void check_verifier_over_http(void) {
     served s;
     atomic_store(&verifier_finalized, 0);
@@ -522,6 +584,7 @@ void check_auth(void) {
     check_jwt_over_http();
     check_jwt_rotation_and_claims();
     check_jwks_url_rotation();
+    check_introspection();
     check_verifier_over_http();
     check_verifier_audience();
 }
