@@ -12,6 +12,7 @@ stderr, never on stdout. This is not MCP logging (``ctx.info(...)`` sends
 
 from __future__ import annotations
 
+import atexit
 import logging
 import os
 from typing import Optional
@@ -38,7 +39,10 @@ def set_diagnostics(level: Optional[str] = "warning") -> None:
 
 def _from_environment() -> None:
     """At import: ``FERRITE_DIAGNOSTICS`` (default ``warning``). An unknown name warns and
-    keeps the default; a process whose Rust code owns tracing keeps its own."""
+    keeps the default; a process whose Rust code owns tracing keeps its own. The records stop
+    at exit, before the interpreter finalizes: a library thread must not wait for the GIL of
+    an interpreter that is going away."""
+    atexit.register(_ferrite.set_diagnostics, None, None)
     wanted = os.environ.get("FERRITE_DIAGNOSTICS", "warning")
     try:
         set_diagnostics(wanted)
