@@ -44,16 +44,16 @@ pub enum ferrite_diagnostic_level {
 pub type ferrite_diagnostic_callback =
     Option<unsafe extern "C" fn(user_data: *mut c_void, level: u32, target: ferrite_str, message: ferrite_str)>;
 
+/// `None` for `..._OFF`, else the core's level of that number.
 fn level_of(level: u32) -> Result<Option<Level>, Error> {
-    Ok(Some(match level {
-        0 => return Ok(None),
-        1 => Level::Error,
-        2 => Level::Warn,
-        3 => Level::Info,
-        4 => Level::Debug,
-        5 => Level::Trace,
-        other => return Err(Error::invalid(format!("level: {other} is not a ferrite_diagnostic_level (0 to 5)"))),
-    }))
+    if level == ferrite_diagnostic_level::Off as u32 {
+        return Ok(None);
+    }
+    u8::try_from(level)
+        .ok()
+        .and_then(Level::from_number)
+        .map(Some)
+        .ok_or_else(|| Error::invalid(format!("level: {level} is not a ferrite_diagnostic_level (0 to 5)")))
 }
 
 /// Send the core's log records at `level` or more severe to `callback` (process-wide; replaces

@@ -44,6 +44,18 @@ impl Level {
         }
     }
 
+    /// The level numbered `n` (1 error to 5 trace, the numbers the C ABI uses), or `None`.
+    pub fn from_number(n: u8) -> Option<Level> {
+        Some(match n {
+            1 => Level::Error,
+            2 => Level::Warn,
+            3 => Level::Info,
+            4 => Level::Debug,
+            5 => Level::Trace,
+            _ => return None,
+        })
+    }
+
     /// The level named `name` (case-insensitive; `warning` too), or `None`.
     pub fn parse(name: &str) -> Option<Level> {
         Some(match name.to_ascii_lowercase().as_str() {
@@ -127,14 +139,7 @@ pub fn set_level(level: Level) {
 
 /// The installed callback's threshold, or `None` without one.
 pub fn level() -> Option<Level> {
-    match LEVEL.load(Ordering::Acquire) {
-        1 => Some(Level::Error),
-        2 => Some(Level::Warn),
-        3 => Some(Level::Info),
-        4 => Some(Level::Debug),
-        5 => Some(Level::Trace),
-        _ => None,
-    }
+    Level::from_number(LEVEL.load(Ordering::Acquire))
 }
 
 /// Drop the callback: events are disabled again.

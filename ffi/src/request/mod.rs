@@ -307,7 +307,9 @@ where
                     Err(internal("the handler returned FERRITE_RESULT_OK without completing the request".to_owned()))
                 }
                 // A failure code carries no message of its own: the code's, once.
-                (None, Some(ferrite_result::HandlerFailed)) => Err(HandlerError::failed("the handler failed")),
+                (None, Some(code @ ferrite_result::HandlerFailed)) => {
+                    Err(HandlerError::failed(code.message().to_string_lossy()))
+                }
                 (None, other) => {
                     let what = match other {
                         Some(code) => code.message().to_string_lossy().into_owned(),
