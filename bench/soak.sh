@@ -4,14 +4,16 @@
 # tests/soak/soak.py against that surface's everything server. See bench/README.md ("Soak").
 #
 #   bench/soak.sh [--calls N] [--stdio-calls N] [--sessions S] [--streams C] [--modes "M..."]
-#                 [--threshold PCT] [--heap] [--summary FILE] [surface...]
+#                 [--warmup PCT] [--threshold PCT] [--heap] [--summary FILE] [surface...]
 #
 # Defaults are the issue's sizes: 1,000,000 calls per transport, 10,000 sessions, 1,000 streams.
-# --stdio-calls sets the stdio count apart (default: --calls). Surfaces: rust c python node go
+# --stdio-calls sets the stdio count apart (default: --calls). --warmup is the percent of the calls
+# run before the warm-up sample (default 10; the bounded run takes 25: a server's allocator and
+# runtime settle over the first few thousand HTTP calls, longer than a tenth of a short run). Surfaces: rust c python node go
 # (default: all five, in that order). Modes: calls-stdio calls-http sessions sse (default: all
 # four). --heap also reads, through gdb, the glibc heap in use and the RSS after malloc_trim(0)
 # in sessions and sse. The bounded run for the test command (about 2 minutes):
-#   SOAK_THRESHOLD_NODE=25 bench/soak.sh --stdio-calls 200000 --calls 50000 --sessions 1000 --streams 200
+#   SOAK_THRESHOLD_NODE=25 bench/soak.sh --stdio-calls 100000 --calls 40000 --warmup 25 --sessions 1000 --streams 200
 # Servers (override with SOAK_RUST, SOAK_C, SOAK_PYTHON, SOAK_NODE, SOAK_GO):
 #   rust    $CARGO_TARGET_DIR/release/examples/everything (cargo build --release --example everything -p ferrite-core)
 #   c, go   $CARGO_TARGET_DIR/release/ferrite-examples/everything-c, everything-go (tests/c/run.sh builds them)
@@ -24,7 +26,7 @@ set -euo pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 target=${CARGO_TARGET_DIR:-$repo/target}
 py_venv=${FERRITE_PY_VENV:-$HOME/.cache/ferrite/venv-py}
-calls=1000000 stdio_calls="" sessions=10000 streams=1000 threshold=5
+calls=1000000 stdio_calls="" sessions=10000 streams=1000 threshold=5 warmup=10
 modes="calls-stdio calls-http sessions sse"
 extra=()
 summary=""
@@ -38,6 +40,7 @@ while [ $# -gt 0 ]; do
     --streams) streams=${2:?--streams needs a number}; shift 2 ;;
     --modes) modes=${2:?--modes needs a list}; shift 2 ;;
     --threshold) threshold=${2:?--threshold needs a number}; shift 2 ;;
+    --warmup) warmup=${2:?--warmup needs a percent}; shift 2 ;;
     --summary) summary=${2:?--summary needs a file}; shift 2 ;;
     --heap) extra+=(--heap); shift ;;
     -h | --help) usage; exit 0 ;;
@@ -82,8 +85,8 @@ for surface in "${surfaces[@]}"; do
     surface_threshold=${!threshold_var:-$threshold}
     for mode in $modes; do
         case $mode in
-        calls-stdio) args=(calls --transport stdio --calls "$stdio_calls") ;;
-        calls-http) args=(calls --transport http --calls "$calls") ;;
+        calls-stdio) args=(calls --transport stdio --calls "$stdio_calls" --warmup "$warmup") ;;
+        calls-http) args=(calls --transport http --calls "$calls" --warmup "$warmup") ;;
         sessions) args=(sessions --sessions "$sessions" "${extra[@]}") ;;
         sse) args=(sse --streams "$streams" "${extra[@]}") ;;
         esac
