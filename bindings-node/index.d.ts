@@ -244,6 +244,17 @@ export declare class NativeServer {
    */
   httpExchange(headJson: string, body: Buffer | undefined | null, ended: boolean): NativeExchange
   /**
+   * Add a middleware at the end of the chain (the first added runs first, outermost):
+   * `handler(slot, '{"method", "params", "hook"}')` answers the result envelope.
+   */
+  addMiddleware(handler: (slot: number, payload: string) => string | Promise<string>): void
+  /**
+   * Run the rest of the chain of the middleware call in `slot`, with `paramsJson` as the
+   * request's params (`null`: none); resolves to the answer's envelope. A second call
+   * answers the core's "called next twice" error.
+   */
+  middlewareNext(slot: number, paramsJson?: string | undefined | null): Promise<string>
+  /**
    * `optionsJson`: `{name, version, title?, description?, websiteUrl?, icons?,
    * instructions?, stateless?, stateful?, workerThreads?, auth?, tasks?}`. The server has the core's
    * defaults (stateful, logging on, input validation on) unless `stateless: true` (or

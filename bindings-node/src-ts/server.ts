@@ -25,6 +25,8 @@ import type {
   SkillFiles,
 } from './model.js';
 import { NativeServer } from './native.js';
+import * as middleware from './middleware.js';
+import type { Middleware } from './middleware.js';
 import * as mount from './mount.js';
 import type { FetchInit, MountOptions, NodeHandler, NodeHandlerOptions } from './mount.js';
 import * as register from './registration.js';
@@ -211,6 +213,19 @@ export class Server implements AsyncDisposable {
    */
   addMethod(name: string, handler: MethodHandler): void {
     register.method(this.#host, name, handler);
+  }
+  /**
+   * Add a middleware at the end of the chain (the first added runs first, outermost): a
+   * function `(context, next)` or an object of typed hooks (`onCallTool`, `onListTools`, ...).
+   * See `middleware.ts`. Returns the server, for chaining.
+   */
+  use(mw: Middleware): this {
+    middleware.use(this.#host, mw);
+    return this;
+  }
+  /** `use`, by another name. */
+  addMiddleware(mw: Middleware): this {
+    return this.use(mw);
   }
   /** Stop serving a custom method; whether it was served. */
   removeMethod(name: string): boolean {

@@ -14,6 +14,7 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 
+use ferrite_core::server::middleware::NextOnce;
 use ferrite_core::sync::{lock, read, write};
 use ferrite_core::RequestContext;
 use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
@@ -25,6 +26,8 @@ pub(crate) type CancelCallback = ThreadsafeFunction<i64, (), i64, Status, false,
 /// One running request.
 pub(crate) struct Call {
     pub(crate) ctx: RequestContext,
+    /// The rest of the middleware chain, when the call is a middleware's.
+    pub(crate) next: Option<Arc<NextOnce>>,
     /// Whether JS asked to hear about this request's cancellation.
     watched: AtomicBool,
 }
@@ -51,9 +54,10 @@ impl Drop for Slot {
 
 impl Calls {
     /// Register a request; it stays reachable from JS until the returned slot is dropped.
-    pub(crate) fn enter(self: &Arc<Self>, ctx: RequestContext) -> Slot {
+    /// `next` is the rest of the chain of a middleware's call.
+    pub(crate) fn enter(self: &Arc<Self>, ctx: RequestContext, next: Option<Arc<NextOnce>>) -> Slot {
         let id = self.next.fetch_add(1, Ordering::Relaxed) + 1;
-        lock(&self.live).insert(id, Arc::new(Call { ctx, watched: AtomicBool::new(false) }));
+        lock(&self.live).insert(id, Arc::new(Call { ctx, next, watched: AtomicBool::new(false) }));
         Slot { calls: self.clone(), id }
     }
 

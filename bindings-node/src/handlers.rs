@@ -12,6 +12,7 @@
 
 use std::sync::Arc;
 
+use ferrite_core::server::middleware::NextOnce;
 use ferrite_core::server::{
     CompletionHandler, HandlerResult, MethodHandler, PromptHandler, ResourceHandler, TemplateVariables, ToolHandler,
 };
@@ -57,6 +58,18 @@ impl JsCallback {
         ctx: RequestContext,
         decode: fn(&str, &str) -> HandlerResult<T>,
     ) -> BoxFuture<'static, HandlerResult<T>> {
+        self.invoke_with(payload, ctx, None, decode)
+    }
+
+    /// [`JsCallback::invoke`] for a middleware: `next`, the rest of the chain, stays
+    /// reachable from JS by the call's slot.
+    pub(crate) fn invoke_with<T: Send + 'static>(
+        &self,
+        payload: String,
+        ctx: RequestContext,
+        next: Option<Arc<NextOnce>>,
+        decode: fn(&str, &str) -> HandlerResult<T>,
+    ) -> BoxFuture<'static, HandlerResult<T>> {
         let this = self.clone();
         Box::pin(async move {
             let what = this.what;
@@ -65,19 +78,19 @@ impl JsCallback {
                 // its ttl, but a JS handler cannot be dropped: it runs on. So it is awaited
                 // in a task of its own, which still tells JS (its AbortSignal) about the
                 // cancellation and keeps its context valid until it settles.
-                tokio::spawn(this.settle(payload, ctx))
+                tokio::spawn(this.settle(payload, ctx, next))
                     .await
                     .map_err(|e| HandlerError::failed(format!("the {what} handler did not finish: {e}")))??
             } else {
-                this.settle(payload, ctx).await?
+                this.settle(payload, ctx, next).await?
             };
             decode(&text, what)
         })
     }
 
     /// Call the JS handler and wait until it (and any promise it returned) settles.
-    async fn settle(self, payload: String, ctx: RequestContext) -> HandlerResult<String> {
-        let slot = self.calls.enter(ctx.clone());
+    async fn settle(self, payload: String, ctx: RequestContext, next: Option<Arc<NextOnce>>) -> HandlerResult<String> {
+        let slot = self.calls.enter(ctx.clone(), next);
         let call = self.function.call_async_catch((slot.id, payload).into());
         // The whole handler, including the promise it may return: cancellation can come
         // at any point until it settles.

@@ -23,6 +23,7 @@
 //! - [`envelope`]: values cross as JSON text (`JSON.stringify`/`serde_json`), wrapped in an
 //!   `{"ok": ...}` / `{"error": ...}` / `{"inputRequired": ...}` envelope so a thrown error
 //!   keeps its class and code and an MRTR reply becomes the core's `InputRequired`.
+//! - [`middleware`]: JS middleware in the core's chain, and `next` by slot.
 //! - [`mrtr`]: the core's `InputRequest` built from JS values (MRTR, 2026-07-28).
 //! - [`connection`]: a connection the JS user holds (`handle_raw_on` against its own state,
 //!   with a peer that hands server messages to a JS function).
@@ -42,6 +43,7 @@ mod handlers;
 mod limits;
 mod listen;
 mod listeners;
+mod middleware;
 mod modern;
 mod mount;
 mod mrtr;

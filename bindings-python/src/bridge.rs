@@ -70,6 +70,8 @@ pub enum Input {
     Method(Map<String, Value>),
     /// A bearer token for the server's token verifier (never logged; no `Debug` here).
     Token(String),
+    /// A request passing through a middleware.
+    Middleware(crate::middleware::MiddlewareCall),
 }
 
 impl Input {
@@ -87,6 +89,7 @@ impl Input {
             // The request's wire shape, as the core serializes it.
             Input::Completion(req) => convert::to_py(py, &serde_json::to_value(req).unwrap_or(Value::Null)),
             Input::Token(token) => Ok(pyo3::types::PyString::new(py, token).into_any()),
+            Input::Middleware(call) => call.to_py(py),
             Input::Notification(method, params) => {
                 let params = match params {
                     Some(p) => convert::to_py(py, p)?,

@@ -12,6 +12,7 @@
 //! - [`modern`]: the 2026-07-28 settings (request-state keys, cache hints, skills).
 //! - [`tasks`]: a tool's task support and the server's task options.
 //! - [`mrtr`]: the core's `InputRequest` / `InputRequired` as Python objects.
+//! - [`middleware`]: Python middleware in the core's chain, and `call_next`.
 //! - [`context`]: the per-request `RequestContext`.
 //! - [`bridge`]: how handlers run (blocking pool for `def`, an asyncio loop for `async def`).
 //! - [`connection`]: a connection Python holds (the in-memory client, `handle_raw_on`).
@@ -32,6 +33,7 @@ mod diagnostics;
 mod endpoint;
 mod errors;
 mod http;
+mod middleware;
 mod modern;
 mod mrtr;
 mod server;
@@ -47,6 +49,7 @@ fn _ferrite(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<context::PyRequestContext>()?;
     m.add_class::<context::CancelWatch>()?;
     m.add_class::<bridge::Completion>()?;
+    m.add_class::<middleware::CallNext>()?;
     m.add_class::<connection::PyConnection>()?;
     m.add_class::<connection::PeerReply>()?;
     m.add_class::<mrtr::PyInputRequest>()?;

@@ -290,6 +290,16 @@ impl Core {
         });
     }
 
+    /// Add a middleware at the end of the chain: `wrapper((method, params, hook, call_next), ctx)`,
+    /// an `async def` the package makes around the user's middleware.
+    fn add_middleware(&self, wrapper: Py<PyAny>) {
+        self.server.add_middleware(crate::middleware::PyMiddleware {
+            handler: Arc::new(PyCallable { callable: wrapper, is_async: true, wants_context: true }),
+            exec: self.exec.clone(),
+            runtime: self.handle.clone(),
+        });
+    }
+
     /// The ids of the connections currently served (stdio, HTTP sessions).
     fn connected_sessions(&self) -> Vec<String> {
         self.server.connected_sessions()

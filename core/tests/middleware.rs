@@ -114,3 +114,24 @@ async fn middleware_can_read_and_change_the_answer() {
     // An error answer passes through untouched (an unknown tool).
     assert_eq!(h.call("tools/call", json!({"name": "nope"})).await["error"]["code"], -32602);
 }
+
+#[test]
+fn each_method_family_names_its_typed_hook_and_other_methods_none() {
+    use ferrite_core::server::middleware::hook_of;
+    let table = [
+        ("tools/call", "call_tool"),
+        ("tools/list", "list_tools"),
+        ("resources/read", "read_resource"),
+        ("resources/list", "list_resources"),
+        ("resources/templates/list", "list_resource_templates"),
+        ("prompts/get", "get_prompt"),
+        ("prompts/list", "list_prompts"),
+        ("completion/complete", "complete"),
+    ];
+    for (method, hook) in table {
+        assert_eq!(hook_of(method), Some(hook), "{method}");
+    }
+    for method in ["initialize", "ping", "logging/setLevel", "com.example/custom", "tasks/get"] {
+        assert_eq!(hook_of(method), None, "{method}");
+    }
+}

@@ -69,6 +69,7 @@ from .errors import (
 from .modern import CacheHint
 from .mrtr import InputRequest, InputRequired
 from .mcpserver import FastMCP, MCPServer
+from .middleware import CallNext, Middleware, MiddlewareContext
 from .registration import CompletionArgument, CompletionContext, TaskSupport
 from .request_info import Address, Headers, HostState, RequestInfo
 from .schema import schema_for
@@ -83,6 +84,9 @@ __all__ = [
     "FastMCP",
     "Client",
     "Context",
+    "Middleware",
+    "MiddlewareContext",
+    "CallNext",
     "Sent",
     "ServerRequestContext",
     "RequestInfo",

@@ -3,7 +3,8 @@
 The class is assembled from mixins, one per concept: :mod:`ferrite_mcp.registration` (the
 decorators for tools, resources, prompts, completers and notification observers),
 :mod:`ferrite_mcp.modern` (the 2026-07-28 settings: request state, extensions, cache hints,
-custom methods, skills), :mod:`ferrite_mcp.fleet` (shared state in Redis); this module holds construction, the server-wide options and
+custom methods, skills), :mod:`ferrite_mcp.fleet` (shared state in Redis),
+:mod:`ferrite_mcp.middleware` (the middleware chain); this module holds construction, the server-wide options and
 notifications, and serving (its HTTP options are gathered by :mod:`ferrite_mcp.http_options`).
 Validation, dispatch, pagination, capabilities and every protocol error are the core's.
 """
@@ -18,6 +19,7 @@ from . import _ferrite
 from .errors import ConfigError
 from .fleet import _Fleet
 from .http_options import _transport_config
+from .middleware import _Middlewares
 from .modern import _Modern
 from .registration import _Registration
 
@@ -41,7 +43,7 @@ def _close_all() -> None:
         server.close()
 
 
-class Server(_Registration, _Modern, _Fleet):
+class Server(_Registration, _Modern, _Fleet, _Middlewares):
     """An MCP server. Register handlers with the decorators, then ``run()`` it (stdio or
     Streamable HTTP), drive it in-process with :class:`~ferrite_mcp.Client`, or call
     ``handle_raw``.

@@ -8,6 +8,11 @@
 //! not look inside them costs no JSON work; [`Answer::value`] parses one when it must.
 //! Registered from Rust with [`Server::add_middleware`]; a server without middleware pays one
 //! relaxed atomic load per request.
+//!
+//! The bindings (C, Python, Node) register one core middleware per foreign one: the core calls
+//! it once per request with the request and a [`NextOnce`], and the language's own typed hooks
+//! (`on_call_tool`, `onListTools`, ...) are picked inside that one call from [`MiddlewareRequest::hook`],
+//! so a request pays one language crossing per middleware, not one per hook.
 
 use std::future::Future;
 use std::sync::atomic::Ordering;
@@ -37,6 +42,67 @@ impl MiddlewareRequest {
     /// `params.name` (the tool or prompt a `tools/call` or `prompts/get` names), if any.
     pub fn name(&self) -> Option<&str> {
         self.params.as_ref()?.get("name")?.as_str()
+    }
+
+    /// The typed hook of this request's method family (`call_tool` for `tools/call`, ...), the
+    /// one table every binding names its hooks from; `None` for other methods.
+    pub fn hook(&self) -> Option<&'static str> {
+        hook_of(&self.method)
+    }
+}
+
+/// The typed hook of a method: `tools/call` is `call_tool`, `tools/list` is `list_tools`, and
+/// so on for resources, templates, prompts and completions.
+pub fn hook_of(method: &str) -> Option<&'static str> {
+    Some(match method {
+        "tools/call" => "call_tool",
+        "tools/list" => "list_tools",
+        "resources/read" => "read_resource",
+        "resources/list" => "list_resources",
+        "resources/templates/list" => "list_resource_templates",
+        "prompts/get" => "get_prompt",
+        "prompts/list" => "list_prompts",
+        "completion/complete" => "complete",
+        _ => return None,
+    })
+}
+
+/// What a foreign middleware (a C callback, a Python or JS function) answered, as the chain's
+/// answer: its result serialized, or its failure as the JSON-RPC error (`-32603` with its
+/// message for a plain failure: a middleware that throws is a server fault, not a tool's).
+pub fn answer_from(outcome: Result<Value, super::HandlerError>) -> Answer {
+    match outcome {
+        Ok(value) => answer_with(&value),
+        Err(e) => Err(e.into_rpc()),
+    }
+}
+
+/// The rest of the chain for a foreign middleware, which may call it from any thread at any
+/// time, at most once: later calls get `None`.
+pub struct NextOnce {
+    next: std::sync::Mutex<Option<(Next, MiddlewareRequest)>>,
+}
+
+impl NextOnce {
+    /// Hold `next` and the request it was given with.
+    pub fn new(next: Next, request: MiddlewareRequest) -> Self {
+        NextOnce { next: std::sync::Mutex::new(Some((next, request))) }
+    }
+
+    /// Run the rest of the chain on the request, with `params` in place of its params when
+    /// given (the method stays: a middleware changes what is asked, not which route answers).
+    /// `None` when it already ran.
+    pub fn run(&self, params: Option<Option<Value>>) -> Option<BoxFuture<'static, Answer>> {
+        let (next, mut request) = crate::sync::lock(&self.next).take()?;
+        if let Some(params) = params {
+            request.params = params;
+        }
+        Some(next.run(request))
+    }
+
+    /// The error a second call answers.
+    pub fn already_called() -> ErrorObject {
+        ErrorObject::internal("a middleware called next twice")
     }
 }
 

@@ -1,0 +1,84 @@
+//! JS middleware in the core's chain: one core middleware per JS one, called once per request
+//! with `{method, params, hook}` through the one native handler shape; the JS layer picks the
+//! middleware's typed hooks (`onCallTool`, ...) inside that one call. `next` stays in the call's
+//! slot, where [`NativeServer::middleware_next`] finds it.
+
+use std::sync::Arc;
+
+use ferrite_core::server::middleware::{answer_from, Answer, Middleware, MiddlewareRequest, Next, NextOnce};
+use ferrite_core::BoxFuture;
+use napi::bindgen_prelude::{Function, Object};
+use napi::{Env, Result};
+use napi_derive::napi;
+use serde_json::{json, Value};
+
+use crate::envelope;
+use crate::handlers::{JsArgs, JsCallback, JsReturn};
+use crate::server::{parse, NativeServer};
+
+/// A JS middleware (the JS layer's adapter around it) in the core's chain.
+struct JsMiddleware(JsCallback);
+
+impl Middleware for JsMiddleware {
+    fn call(&self, request: MiddlewareRequest, next: Next) -> BoxFuture<'static, Answer> {
+        let payload = json!({ "method": request.method, "params": request.params, "hook": request.hook() }).to_string();
+        let ctx = request.ctx.clone();
+        let run =
+            self.0.invoke_with(payload, ctx, Some(Arc::new(NextOnce::new(next, request))), envelope::decode::<Value>);
+        Box::pin(async move { answer_from(run.await) })
+    }
+}
+
+/// The answer of the rest of the chain as an envelope: `{"ok": result}` (the core's
+/// serialized result, not parsed here) or `{"error": {code, message, data?}}`.
+fn answer_envelope(answer: &Answer) -> String {
+    match answer {
+        Ok(raw) => format!("{{\"ok\":{}}}", raw.get()),
+        Err(obj) => json!({ "error": obj }).to_string(),
+    }
+}
+
+#[napi]
+impl NativeServer {
+    /// Add a middleware at the end of the chain (the first added runs first, outermost):
+    /// `handler(slot, '{"method", "params", "hook"}')` answers the result envelope.
+    #[napi]
+    pub fn add_middleware(
+        &self,
+        #[napi(ts_arg_type = "(slot: number, payload: string) => string | Promise<string>")] handler: Function<
+            '_,
+            JsArgs,
+            JsReturn,
+        >,
+    ) -> Result<()> {
+        self.server.add_middleware(JsMiddleware(self.callback(handler, "middleware")?));
+        Ok(())
+    }
+
+    /// Run the rest of the chain of the middleware call in `slot`, with `paramsJson` as the
+    /// request's params (`null`: none); resolves to the answer's envelope. A second call
+    /// answers the core's "called next twice" error.
+    #[napi(ts_return_type = "Promise<string>")]
+    pub fn middleware_next<'env>(
+        &self,
+        env: &'env Env,
+        slot: i64,
+        params_json: Option<String>,
+    ) -> Result<Object<'env>> {
+        let call = self.calls.get(slot).ok_or_else(|| {
+            napi::Error::from_reason("this request has already completed: its middleware context is no longer usable")
+        })?;
+        let next = call.next.clone().ok_or_else(|| napi::Error::from_reason("this request is not a middleware's"))?;
+        let params = match params_json {
+            Some(text) => Some(parse::<Value>(&text, "middleware params")?).filter(|v| !v.is_null()),
+            None => None,
+        };
+        let run = next.run(Some(params));
+        self.spawn_string(env, async move {
+            match run {
+                Some(run) => answer_envelope(&run.await),
+                None => answer_envelope(&Err(NextOnce::already_called())),
+            }
+        })
+    }
+}

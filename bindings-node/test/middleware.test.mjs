@@ -1,0 +1,149 @@
+// Middleware (issue 16): order, changing the request, answering without the handler (result or
+// error), reading and changing the answer, typed hooks picked inside one call, in both eras.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+
+import { McpError, Server } from '../lib/index.mjs';
+import { modern, modernOk, rpc, textOf } from './helpers.mjs';
+
+function server(calls = []) {
+  const s = new Server({ name: 'mw', version: '1.0.0', stateful: true });
+  s.tool('add', { inputSchema: { type: 'object' } }, ({ a, b }) => {
+    calls.push(1);
+    return String(a + b);
+  });
+  s.tool('hidden', () => 'secret');
+  return s;
+}
+
+const add = (a, b) => ({ name: 'add', arguments: { a, b } });
+
+test('middleware runs in the order added around the handler, in both eras', async () => {
+  const calls = [];
+  const s = server(calls);
+  const log = [];
+  for (const name of ['a', 'b']) {
+    s.use(async (c, next) => {
+      log.push(`${name}> ${c.method} ${c.name}`);
+      const result = await next();
+      log.push(`<${name}`);
+      return result;
+    });
+  }
+  const handshake = await rpc(s, 'tools/call', add(1, 2));
+  assert.equal(textOf(handshake.result), '3');
+  assert.deepEqual(log, ['a> tools/call add', 'b> tools/call add', '<b', '<a']);
+  log.length = 0;
+  assert.equal(textOf(await modernOk(s, 'tools/call', add(2, 2))), '4');
+  assert.deepEqual(log, ['a> tools/call add', 'b> tools/call add', '<b', '<a']);
+  assert.equal(calls.length, 2);
+});
+
+test('middleware can change the request and the answer', async () => {
+  const s = server();
+  s.use(async (c, next) => {
+    if (c.name === 'add') c.params.arguments.a = 40;
+    const result = await next(c);
+    if (c.name === 'add') result.content[0].text += '!';
+    return result;
+  });
+  assert.equal(textOf(await modernOk(s, 'tools/call', add(1, 2))), '42!');
+});
+
+test('middleware can answer without the handler with a result or an error', async () => {
+  const calls = [];
+  const s = server(calls);
+  s.use((c, next) => {
+    if (c.name === 'add' && c.params.arguments.a === 13) throw new McpError(-32001, 'thirteen is refused here', { why: 'superstition' });
+    if (c.name === 'add' && c.params.arguments.a === 7) return { content: [{ type: 'text', text: 'seven, from the middleware' }] };
+    return next();
+  });
+  const refused = await modern(s, 'tools/call', add(13, 1));
+  assert.deepEqual(refused.error, { code: -32001, message: 'thirteen is refused here', data: { why: 'superstition' } });
+  assert.equal(textOf(await modernOk(s, 'tools/call', add(7, 1))), 'seven, from the middleware');
+  assert.equal(calls.length, 0);
+  assert.equal(textOf(await modernOk(s, 'tools/call', add(1, 1))), '2');
+  assert.equal(calls.length, 1);
+});
+
+test('an error from the chain rejects next with an McpError carrying its code', async () => {
+  const s = server();
+  const seen = [];
+  s.use(async (c, next) => {
+    try {
+      return await next();
+    } catch (e) {
+      seen.push(e instanceof McpError ? e.code : String(e));
+      throw e;
+    }
+  });
+  const r = await modern(s, 'tools/call', { name: 'nope', arguments: {} });
+  assert.equal(r.error.code, -32602);
+  assert.deepEqual(seen, [-32602]);
+});
+
+test('typed hooks run inside one call, outermost first, and can filter list results', async () => {
+  const s = server();
+  const log = [];
+  s.use({
+    onMessage: (c, next) => (log.push('message'), next(c)),
+    onRequest: (c, next) => (log.push('request'), next(c)),
+    onCallTool: (c, next) => (log.push('callTool'), next(c)),
+    async onListTools(c, next) {
+      log.push('listTools');
+      const result = await next(c);
+      return { ...result, tools: result.tools.filter((t) => t.name !== 'hidden') };
+    },
+  });
+  assert.deepEqual((await modernOk(s, 'tools/list')).tools.map((t) => t.name), ['add']);
+  assert.deepEqual(log, ['message', 'request', 'listTools']);
+  log.length = 0;
+  await modernOk(s, 'tools/call', add(1, 1));
+  assert.deepEqual(log, ['message', 'request', 'callTool']);
+  log.length = 0;
+  // A method without a typed hook (here one no route answers) gets the two general hooks.
+  assert.equal((await modern(s, 'x/unknown')).error.code, -32601);
+  assert.deepEqual(log, ['message', 'request']);
+});
+
+test('the context carries the method, the hook and the request context', async () => {
+  const s = server();
+  const seen = [];
+  s.use((c, next) => {
+    seen.push([c.method, c.hook, c.ctx.protocolVersion]);
+    return next();
+  });
+  await modernOk(s, 'tools/list');
+  assert.equal((await modern(s, 'resources/templates/list')).error.code, -32601); // no resources here
+  assert.deepEqual(seen, [
+    ['tools/list', 'list_tools', '2026-07-28'],
+    ['resources/templates/list', 'list_resource_templates', '2026-07-28'],
+  ]);
+});
+
+test('a middleware that breaks is -32603 and the server keeps serving', async () => {
+  const s = server();
+  s.use(async (c, next) => {
+    const a = c.params?.arguments?.a;
+    if (a === 0) throw new Error('middleware went wrong');
+    if (a === 1) return undefined;
+    if (a === 2) {
+      await next();
+      return next();
+    }
+    return next();
+  });
+  assert.deepEqual((await modern(s, 'tools/call', add(0, 0))).error, { code: -32603, message: 'middleware went wrong' });
+  assert.deepEqual((await modern(s, 'tools/call', add(1, 0))).error, {
+    code: -32603,
+    message: "the handler's result is not valid: a middleware returned undefined, not the result object (return what next() resolved to)",
+  });
+  assert.deepEqual((await modern(s, 'tools/call', add(2, 0))).error, { code: -32603, message: 'a middleware called next twice' });
+  assert.equal(textOf(await modernOk(s, 'tools/call', add(3, 4))), '7');
+});
+
+test('use refuses what is not a middleware', () => {
+  const s = server();
+  assert.throws(() => s.use(42), { name: 'TypeError', message: /must be a function \(context, next\) or an object of hooks/ });
+  assert.throws(() => s.use(null), TypeError);
+});

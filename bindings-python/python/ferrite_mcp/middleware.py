@@ -1,0 +1,178 @@
+"""Middleware: code around every request the server answers, in the core's chain.
+
+A middleware is an ``async`` callable ``(context, call_next)``: it reads (and may change)
+``context.params``, answers without the handler by returning a result or raising
+:class:`~ferrite_mcp.McpError`, or awaits ``call_next(context)`` and reads or changes what it
+returns (the result as a dict; a JSON-RPC error arrives as ``McpError``). Subclass
+:class:`Middleware` for typed hooks, named as FastMCP names them (``on_message``,
+``on_request``, ``on_call_tool``, ``on_list_tools``, ``on_read_resource``, ...). The core calls
+each middleware once per request, whatever hooks it overrides; the hooks run inside that call,
+outermost first: ``on_message``, ``on_request``, then the method's own hook. Which method has
+which hook is the core's table (``context.hook``), the same on every surface.
+
+Middleware runs after the transport, the 2026-07-28 classifier and the server's limits, before
+routing, in both eras; ``initialize`` and ``ping`` do not pass through it.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import weakref
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Dict, Optional, Union
+
+from ._handlers import _ServerBase
+from .context import Context, _awaitable
+from .errors import _InvalidResult
+
+if TYPE_CHECKING:
+    from . import _ferrite
+
+__all__ = ["CallNext", "Middleware", "MiddlewareContext"]
+
+#: The rest of the chain: awaits the answer to the (possibly changed) request.
+CallNext = Callable[["MiddlewareContext"], Awaitable[Dict[str, Any]]]
+
+
+class MiddlewareContext:
+    """One request as a middleware sees it."""
+
+    __slots__ = ("method", "params", "hook", "context")
+
+    def __init__(self, method: str, params: Optional[Dict[str, Any]], hook: Optional[str], context: Context) -> None:
+        #: The JSON-RPC method (``tools/call``, ...).
+        self.method = method
+        #: Its params as the client sent them (a dict to change in place, or ``None``); what
+        #: the middleware leaves here is what the rest of the chain gets.
+        self.params = params
+        #: The method's typed hook (``call_tool``, ``list_tools``, ...), or ``None``.
+        self.hook = hook
+        #: The request's :class:`~ferrite_mcp.Context` (identity, request info, logging).
+        self.context = context
+
+    @property
+    def name(self) -> Optional[str]:
+        """``params["name"]``: the tool or prompt a ``tools/call`` or ``prompts/get`` names."""
+        name = (self.params or {}).get("name")
+        return name if isinstance(name, str) else None
+
+    @property
+    def message(self) -> Optional[Dict[str, Any]]:
+        """The params (FastMCP's name for them)."""
+        return self.params
+
+    @property
+    def fastmcp_context(self) -> Context:
+        """The request's context (FastMCP's name for it)."""
+        return self.context
+
+    def copy(self, **changes: Any) -> "MiddlewareContext":
+        """A copy with some fields changed (``params=`` or FastMCP's ``message=``)."""
+        if "message" in changes:
+            changes["params"] = changes.pop("message")
+        unknown = set(changes) - {"params", "context"}
+        if unknown:
+            raise TypeError(f"MiddlewareContext.copy() takes params and context, not {sorted(unknown)}")
+        return MiddlewareContext(
+            self.method, changes.get("params", self.params), self.hook, changes.get("context", self.context)
+        )
+
+    def __repr__(self) -> str:
+        return f"MiddlewareContext(method={self.method!r}, hook={self.hook!r}, name={self.name!r})"
+
+
+class Middleware:
+    """A middleware with typed hooks; override the ones you need. Each hook is
+    ``async (context, call_next)`` and, by default, passes the request on."""
+
+    async def __call__(self, context: MiddlewareContext, call_next: CallNext) -> Dict[str, Any]:
+        handler = call_next
+        if context.hook is not None:
+            hook = getattr(self, "on_" + context.hook, None)
+            if hook is not None:
+                handler = functools.partial(hook, call_next=handler)
+        handler = functools.partial(self.on_request, call_next=handler)
+        handler = functools.partial(self.on_message, call_next=handler)
+        return await handler(context)
+
+    async def on_message(self, context: MiddlewareContext, call_next: CallNext) -> Dict[str, Any]:
+        return await call_next(context)
+
+    async def on_request(self, context: MiddlewareContext, call_next: CallNext) -> Dict[str, Any]:
+        return await call_next(context)
+
+    async def on_call_tool(self, context: MiddlewareContext, call_next: CallNext) -> Dict[str, Any]:
+        return await call_next(context)
+
+    async def on_list_tools(self, context: MiddlewareContext, call_next: CallNext) -> Dict[str, Any]:
+        return await call_next(context)
+
+    async def on_read_resource(self, context: MiddlewareContext, call_next: CallNext) -> Dict[str, Any]:
+        return await call_next(context)
+
+    async def on_list_resources(self, context: MiddlewareContext, call_next: CallNext) -> Dict[str, Any]:
+        return await call_next(context)
+
+    async def on_list_resource_templates(self, context: MiddlewareContext, call_next: CallNext) -> Dict[str, Any]:
+        return await call_next(context)
+
+    async def on_get_prompt(self, context: MiddlewareContext, call_next: CallNext) -> Dict[str, Any]:
+        return await call_next(context)
+
+    async def on_list_prompts(self, context: MiddlewareContext, call_next: CallNext) -> Dict[str, Any]:
+        return await call_next(context)
+
+    async def on_complete(self, context: MiddlewareContext, call_next: CallNext) -> Dict[str, Any]:
+        return await call_next(context)
+
+
+MiddlewareLike = Union[Middleware, Callable[[MiddlewareContext, CallNext], Awaitable[Dict[str, Any]]]]
+
+
+def _is_async_callable(mw: Any) -> bool:
+    if inspect.iscoroutinefunction(mw):
+        return True
+    call = getattr(mw, "__call__", None)
+    return call is not None and inspect.iscoroutinefunction(call)
+
+
+def _wrapper(mw: MiddlewareLike, server: Any) -> Callable[..., Any]:
+    """The callable the core calls: ``wrapper((method, params, hook, call_next), ctx)``."""
+    server_ref = weakref.ref(server)
+
+    async def run(inp: Any, ctx: "_ferrite.RequestContext") -> Any:
+        method, params, hook, raw_next = inp
+        context = MiddlewareContext(method, params, hook, Context(ctx, server_ref()))  # type: ignore[arg-type]
+
+        def call_next(next_context: Optional[MiddlewareContext] = None) -> "Awaitable[Dict[str, Any]]":
+            params = (next_context or context).params
+            return _awaitable(lambda resolve: raw_next.run(params, resolve))
+
+        result = await mw(context, call_next)
+        if not isinstance(result, dict):
+            raise _InvalidResult(
+                f"a middleware returned {type(result).__name__}, not the result dict (return what call_next returned)"
+            )
+        return result
+
+    return run
+
+
+class _Middlewares(_ServerBase):
+    """Adding middleware to a server."""
+
+    def add_middleware(self, middleware: MiddlewareLike) -> None:
+        """Add ``middleware`` at the end of the chain: the first added runs first (outermost)."""
+        if not _is_async_callable(middleware):
+            raise TypeError(
+                f"{middleware!r} is not an async middleware: declare `async def (context, call_next)` "
+                "or subclass ferrite_mcp.Middleware"
+            )
+        wrapper, _, _ = self._handler(_wrapper(middleware, self), True, True)
+        self._registered(True)
+        self._core.add_middleware(wrapper)
+
+    def middleware(self, fn: Callable[[MiddlewareContext, CallNext], Awaitable[Dict[str, Any]]]) -> Callable[..., Any]:
+        """Decorator form of :meth:`add_middleware`."""
+        self.add_middleware(fn)
+        return fn

@@ -1,0 +1,117 @@
+//! Python middleware as core middleware: one core middleware per Python one, called once per
+//! request on the asyncio loop with `(method, params, hook, call_next)`; the package picks the
+//! middleware's typed hooks (`on_call_tool`, ...) inside that one call. `call_next` runs the
+//! rest of the chain on the runtime and reports the answer to a Python callback.
+
+use std::sync::Arc;
+
+use ferrite_core::server::middleware::{answer_from, Answer, Middleware, MiddlewareRequest, Next, NextOnce};
+use ferrite_core::{BoxFuture, ErrorObject, RequestContext};
+use pyo3::prelude::*;
+use serde_json::Value;
+use tokio::runtime::Handle;
+
+use crate::bridge::{Executor, Input, PyCallable, Returned};
+use crate::{convert, errors};
+
+/// A Python middleware (the package's wrapper around it) in the core's chain.
+pub struct PyMiddleware {
+    pub handler: Arc<PyCallable>,
+    pub exec: Arc<Executor>,
+    pub runtime: Handle,
+}
+
+impl Middleware for PyMiddleware {
+    fn call(&self, request: MiddlewareRequest, next: Next) -> BoxFuture<'static, Answer> {
+        let (handler, exec) = (self.handler.clone(), self.exec.clone());
+        let call = MiddlewareCall {
+            method: request.method.clone(),
+            params: request.params.clone(),
+            hook: request.hook(),
+            ctx: request.ctx.clone(),
+            next: Arc::new(NextOnce::new(next, request)),
+            runtime: self.runtime.clone(),
+        };
+        let ctx = call.ctx.clone();
+        Box::pin(async move {
+            match exec.run(handler, Input::Middleware(call), Some(ctx)).await {
+                Ok(Returned::Json(v)) => answer_from(Ok(v)),
+                Ok(Returned::Input(_)) => Err(ErrorObject::internal(
+                    "a middleware cannot return InputRequired (return what call_next returned)",
+                )),
+                Err(e) => answer_from(Err(e)),
+            }
+        })
+    }
+}
+
+/// What the package's middleware wrapper is called with.
+pub struct MiddlewareCall {
+    method: String,
+    params: Option<Value>,
+    hook: Option<&'static str>,
+    ctx: RequestContext,
+    next: Arc<NextOnce>,
+    runtime: Handle,
+}
+
+impl MiddlewareCall {
+    /// `(method, params, hook, call_next)`.
+    pub fn to_py<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let params = match &self.params {
+            Some(p) => convert::to_py(py, p)?,
+            None => py.None().into_bound(py),
+        };
+        let next = Bound::new(py, CallNext { next: self.next.clone(), runtime: self.runtime.clone() })?;
+        let items = [
+            self.method.as_str().into_pyobject(py)?.into_any(),
+            params,
+            self.hook.into_pyobject(py)?.into_any(),
+            next.into_any(),
+        ];
+        Ok(pyo3::types::PyTuple::new(py, items)?.into_any())
+    }
+}
+
+/// The rest of the chain, for one request, callable once.
+#[pyclass(module = "ferrite_mcp._ferrite", frozen)]
+pub struct CallNext {
+    next: Arc<NextOnce>,
+    runtime: Handle,
+}
+
+#[pymethods]
+impl CallNext {
+    /// Run the rest of the chain with `params` (the request's, as the middleware left them);
+    /// `resolve(error, result)` is called from a runtime thread with the answer: the result as
+    /// a dict, or an `McpError` for a JSON-RPC error.
+    fn run(&self, py: Python<'_>, params: Option<&Bound<'_, PyAny>>, resolve: Py<PyAny>) -> PyResult<()> {
+        let params = params.filter(|p| !p.is_none()).map(convert::from_py).transpose()?;
+        let answer = self.next.run(Some(params));
+        let Some(answer) = answer else {
+            let err = errors::rpc_err(py, "McpError", &NextOnce::already_called());
+            resolve.bind(py).call1((err.into_value(py), py.None()))?;
+            return Ok(());
+        };
+        self.runtime.spawn(async move {
+            let answer = answer.await;
+            // `try_attach` fails only while the interpreter shuts down: nobody is waiting then.
+            let _ = Python::try_attach(|py| {
+                let args = match &answer {
+                    Ok(raw) => serde_json::from_str::<Value>(raw.get())
+                        .map_err(|e| pyo3::exceptions::PyValueError::new_err(e.to_string()))
+                        .and_then(|v| convert::to_py(py, &v))
+                        .map(|v| (py.None().into_bound(py), v)),
+                    Err(obj) => Ok((
+                        errors::rpc_err(py, "McpError", obj).into_value(py).into_bound(py).into_any(),
+                        py.None().into_bound(py),
+                    )),
+                };
+                if let Err(e) = args.and_then(|a| resolve.bind(py).call1(a)) {
+                    e.write_unraisable(py, None);
+                }
+            });
+        });
+        Ok(())
+    }
+}

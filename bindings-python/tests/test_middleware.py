@@ -1,0 +1,214 @@
+"""Middleware (issue 16): order, changing the request, answering without the handler (result or
+error), reading and changing the answer, typed hooks picked inside one call, in both eras."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any, Dict, List
+
+import pytest
+
+from ferrite_mcp import Client, McpError, Middleware, MiddlewareContext, Server
+
+from conftest import modern, modern_ok
+
+
+def add_server(calls: List[int]) -> Server:
+    s = Server("mw", "1.0.0")
+
+    @s.tool()
+    def add(a: int, b: int) -> int:
+        calls.append(1)
+        return a + b
+
+    @s.tool()
+    def hidden() -> str:
+        return "secret"
+
+    return s
+
+
+def text(result: Dict[str, Any]) -> str:
+    return result["content"][0]["text"]
+
+
+def test_middleware_runs_in_the_order_added_around_the_handler_in_both_eras() -> None:
+    calls: List[int] = []
+    s = add_server(calls)
+    log: List[str] = []
+    for name in ("a", "b"):
+
+        def make(name: str) -> Any:
+            async def mw(ctx: MiddlewareContext, call_next: Any) -> Dict[str, Any]:
+                log.append(f"{name}> {ctx.method} {ctx.name}")
+                result = await call_next(ctx)
+                log.append(f"<{name}")
+                return result
+
+            return mw
+
+        s.add_middleware(make(name))
+
+    async def go() -> None:
+        async with Client(s) as c:
+            assert (await c.call_tool("add", {"a": 1, "b": 2})).text == "3"
+
+    asyncio.run(go())
+    assert log == ["a> tools/call add", "b> tools/call add", "<b", "<a"]
+    log.clear()
+    assert text(modern_ok(s, "tools/call", {"name": "add", "arguments": {"a": 2, "b": 2}})) == "4"
+    assert log == ["a> tools/call add", "b> tools/call add", "<b", "<a"]
+    assert len(calls) == 2
+    s.close()
+
+
+def test_middleware_can_change_the_request_and_the_answer() -> None:
+    s = add_server([])
+
+    @s.middleware
+    async def forty(ctx: MiddlewareContext, call_next: Any) -> Dict[str, Any]:
+        if ctx.name == "add":
+            ctx.params["arguments"]["a"] = 40
+        result = await call_next(ctx)
+        if ctx.name == "add":
+            result["content"][0]["text"] += "!"
+        return result
+
+    assert text(modern_ok(s, "tools/call", {"name": "add", "arguments": {"a": 1, "b": 2}})) == "42!"
+    s.close()
+
+
+def test_middleware_can_answer_without_the_handler_with_a_result_or_an_error() -> None:
+    calls: List[int] = []
+    s = add_server(calls)
+
+    @s.middleware
+    async def gate(ctx: MiddlewareContext, call_next: Any) -> Dict[str, Any]:
+        if ctx.name == "add" and ctx.params["arguments"].get("a") == 13:
+            raise McpError(-32001, "thirteen is refused here", {"why": "superstition"})
+        if ctx.name == "add" and ctx.params["arguments"].get("a") == 7:
+            return {"content": [{"type": "text", "text": "seven, from the middleware"}], "isError": False}
+        return await call_next(ctx)
+
+    err = modern(s, "tools/call", {"name": "add", "arguments": {"a": 13, "b": 1}})["error"]
+    assert err == {"code": -32001, "message": "thirteen is refused here", "data": {"why": "superstition"}}
+    assert text(modern_ok(s, "tools/call", {"name": "add", "arguments": {"a": 7, "b": 1}})) == "seven, from the middleware"
+    assert calls == []
+    assert text(modern_ok(s, "tools/call", {"name": "add", "arguments": {"a": 1, "b": 1}})) == "2"
+    assert calls == [1]
+    s.close()
+
+
+def test_an_error_from_the_chain_reaches_the_middleware_as_mcp_error() -> None:
+    s = add_server([])
+    seen: List[int] = []
+
+    @s.middleware
+    async def observe(ctx: MiddlewareContext, call_next: Any) -> Dict[str, Any]:
+        try:
+            return await call_next(ctx)
+        except McpError as e:
+            seen.append(e.code)
+            raise
+
+    err = modern(s, "tools/call", {"name": "nope", "arguments": {}})["error"]
+    assert err["code"] == -32602 and seen == [-32602]
+    s.close()
+
+
+class Hooks(Middleware):
+    def __init__(self) -> None:
+        self.log: List[str] = []
+
+    async def on_message(self, context: MiddlewareContext, call_next: Any) -> Dict[str, Any]:
+        self.log.append("message")
+        return await call_next(context)
+
+    async def on_request(self, context: MiddlewareContext, call_next: Any) -> Dict[str, Any]:
+        self.log.append("request")
+        return await call_next(context)
+
+    async def on_call_tool(self, context: MiddlewareContext, call_next: Any) -> Dict[str, Any]:
+        self.log.append("call_tool")
+        return await call_next(context)
+
+    async def on_list_tools(self, context: MiddlewareContext, call_next: Any) -> Dict[str, Any]:
+        self.log.append("list_tools")
+        result = await call_next(context)
+        result["tools"] = [t for t in result["tools"] if t["name"] != "hidden"]
+        return result
+
+
+def test_typed_hooks_run_inside_one_call_outermost_first_and_can_filter_lists() -> None:
+    s = add_server([])
+    hooks = Hooks()
+    s.add_middleware(hooks)
+    assert [t["name"] for t in modern_ok(s, "tools/list")["tools"]] == ["add"]
+    assert hooks.log == ["message", "request", "list_tools"]
+    hooks.log.clear()
+    modern_ok(s, "tools/call", {"name": "add", "arguments": {"a": 1, "b": 1}})
+    assert hooks.log == ["message", "request", "call_tool"]
+    hooks.log.clear()
+    # A method without a typed hook (here one no route answers) gets the two general hooks.
+    assert modern(s, "x/unknown")["error"]["code"] == -32601
+    assert hooks.log == ["message", "request"]
+    s.close()
+
+
+def test_the_context_carries_the_method_the_hook_and_the_request_context() -> None:
+    s = add_server([])
+    seen: List[Any] = []
+
+    @s.middleware
+    async def look(ctx: MiddlewareContext, call_next: Any) -> Dict[str, Any]:
+        seen.append((ctx.method, ctx.hook, ctx.context.protocol_version, ctx.message is ctx.params))
+        return await call_next(ctx)
+
+    modern_ok(s, "tools/list")
+    assert modern(s, "resources/templates/list")["error"]["code"] == -32601  # no resources here
+    assert seen == [
+        ("tools/list", "list_tools", "2026-07-28", True),
+        ("resources/templates/list", "list_resource_templates", "2026-07-28", True),
+    ]
+    s.close()
+
+
+def test_a_middleware_that_breaks_is_minus_32603_and_the_server_keeps_serving() -> None:
+    s = add_server([])
+
+    @s.middleware
+    async def broken(ctx: MiddlewareContext, call_next: Any) -> Any:
+        if ctx.name == "add" and ctx.params["arguments"].get("a") == 0:
+            raise RuntimeError("middleware went wrong")
+        if ctx.name == "add" and ctx.params["arguments"].get("a") == 1:
+            return None
+        if ctx.name == "add" and ctx.params["arguments"].get("a") == 2:
+            await call_next(ctx)
+            return await call_next(ctx)
+        return await call_next(ctx)
+
+    assert modern(s, "tools/call", {"name": "add", "arguments": {"a": 0, "b": 0}})["error"] == {
+        "code": -32603,
+        "message": "middleware went wrong",
+    }
+    none = modern(s, "tools/call", {"name": "add", "arguments": {"a": 1, "b": 0}})["error"]
+    assert none["code"] == -32603
+    assert none["message"] == (
+        "the handler's result is not valid: a middleware returned NoneType, not the result dict "
+        "(return what call_next returned)"
+    )
+    twice = modern(s, "tools/call", {"name": "add", "arguments": {"a": 2, "b": 0}})["error"]
+    assert twice == {"code": -32603, "message": "a middleware called next twice"}
+    assert text(modern_ok(s, "tools/call", {"name": "add", "arguments": {"a": 3, "b": 4}})) == "7"
+    s.close()
+
+
+def test_a_def_middleware_is_refused_at_registration() -> None:
+    s = Server("mw", "1.0.0")
+
+    def sync(ctx: Any, call_next: Any) -> Any:
+        return None
+
+    with pytest.raises(TypeError, match="is not an async middleware"):
+        s.add_middleware(sync)
+    s.close()
