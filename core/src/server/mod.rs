@@ -110,6 +110,14 @@ pub enum ConfigError {
         /// What is wrong.
         reason: String,
     },
+    /// A built-in middleware that does not exist, or whose configuration does not parse.
+    #[error("middleware {name:?}: {reason}")]
+    InvalidMiddleware {
+        /// The built-in's name.
+        name: String,
+        /// What is wrong.
+        reason: String,
+    },
     /// A custom method may not take the name of a method the core serves.
     #[error("method {0:?} is served by the core and cannot be replaced")]
     ReservedMethod(String),

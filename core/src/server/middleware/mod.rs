@@ -14,6 +14,10 @@
 //! (`on_call_tool`, `onListTools`, ...) are picked inside that one call from [`MiddlewareRequest::hook`],
 //! so a request pays one language crossing per middleware, not one per hook.
 
+mod builtin;
+
+pub use builtin::{BUILTINS, REQUEST_TARGET};
+
 use std::future::Future;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -155,6 +159,15 @@ where
     }
 }
 
+/// A shared middleware as a middleware.
+struct Shared(Arc<dyn Middleware>);
+
+impl Middleware for Shared {
+    fn call(&self, request: MiddlewareRequest, next: Next) -> BoxFuture<'static, Answer> {
+        self.0.call(request, next)
+    }
+}
+
 impl Server {
     /// Add `middleware` at the end of the chain (the first added runs first, outermost).
     pub fn add_middleware(&self, middleware: impl Middleware) {
@@ -163,6 +176,15 @@ impl Server {
         all.push(Arc::new(middleware));
         *chain = all.into();
         self.inner.flags.has_middleware.store(true, Ordering::Release);
+    }
+
+    /// Add built-in middleware `name` (one of [`BUILTINS`]: `timing`, `logging`,
+    /// `rate_limit`, `cache`, `error_masking`) configured by `config` (`null` for its
+    /// defaults) at the end of the chain. See the `builtin` module for each one's keys.
+    pub fn add_builtin_middleware(&self, name: &str, config: Value) -> Result<(), crate::server::ConfigError> {
+        let middleware = builtin::make(name, config)?;
+        self.add_middleware(Shared(middleware));
+        Ok(())
     }
 
     /// Answer a routed request, through the middleware chain when there is one.

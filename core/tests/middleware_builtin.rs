@@ -1,0 +1,150 @@
+//! The built-in middleware (issue 16): rate limiting per client, caching what the hints
+//! allow, error masking, and the configuration errors, in the 2026-07-28 era.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+
+use ferrite_core::server::{CacheHints, RequestInfo};
+use ferrite_core::{CacheHint, CacheScope, CallToolResult, ConfigError, Server, Tool};
+use serde_json::{json, Value};
+
+mod common;
+use common::{stateful, Harness};
+
+fn server() -> Server {
+    let s = stateful("builtin");
+    s.add_tool_fn(Tool::new("add", json!({"type":"object"})), |a| {
+        Ok(CallToolResult::text((a["a"].as_i64().unwrap_or(0) + a["b"].as_i64().unwrap_or(0)).to_string()))
+    })
+    .unwrap();
+    s
+}
+
+fn add() -> Value {
+    json!({"name": "add", "arguments": {"a": 1, "b": 2}})
+}
+
+#[tokio::test]
+async fn rate_limit_refuses_over_the_burst_with_minus_32000_and_a_retry_time_per_subject() {
+    let s = server();
+    s.add_builtin_middleware("rate_limit", json!({"perSecond": 0.01, "burst": 2, "methods": ["tools/call"]})).unwrap();
+    let h = Harness::new(s);
+    let alice = RequestInfo::default().with_subject("alice");
+    let bob = RequestInfo::default().with_subject("bob");
+    for _ in 0..2 {
+        let ok = h.modern_with("tools/call", add(), json!({}), &alice).await;
+        assert_eq!(ok["result"]["content"][0]["text"], "3", "{ok}");
+    }
+    let over = h.modern_with("tools/call", add(), json!({}), &alice).await;
+    assert_eq!(over["error"]["code"], -32000, "{over}");
+    assert_eq!(over["error"]["data"]["limit"], "rate");
+    let retry = over["error"]["data"]["retryAfterMs"].as_u64().unwrap();
+    assert!(retry > 90_000 && retry <= 100_000, "one request per 100 s: {retry}");
+    assert!(over["error"]["message"]
+        .as_str()
+        .unwrap()
+        .starts_with("Rate limit exceeded: at most 0.01 requests a second (bursts of 2)"));
+    // Another subject has its own bucket; a method the limit does not name is not limited.
+    let other = h.modern_with("tools/call", add(), json!({}), &bob).await;
+    assert_eq!(other["result"]["content"][0]["text"], "3", "{other}");
+    let list = h.modern_with("tools/list", json!({}), json!({}), &alice).await;
+    assert!(list["result"]["tools"].is_array(), "{list}");
+}
+
+#[tokio::test]
+async fn cache_answers_from_memory_while_the_hint_allows_and_not_without_a_hint() {
+    let s = server();
+    let calls = Arc::new(AtomicUsize::new(0));
+    {
+        let calls = calls.clone();
+        s.add_tool_fn(Tool::new("count", json!({"type":"object"})), move |_| {
+            Ok(CallToolResult::text(calls.fetch_add(1, Ordering::SeqCst).to_string()))
+        })
+        .unwrap();
+    }
+    s.set_cache_hints(CacheHints { tools_list: CacheHint::new(60_000, CacheScope::Public), ..Default::default() });
+    s.add_builtin_middleware("cache", Value::Null).unwrap();
+    let h = Harness::new(s.clone());
+    let first = h.modern_ok("tools/list", json!({}), json!({})).await;
+    assert_eq!(first["tools"].as_array().unwrap().len(), 2);
+    s.add_tool_fn(Tool::new("later", json!({"type":"object"})), |_| Ok(CallToolResult::text(""))).unwrap();
+    // Within the hint's minute the list is the one cached, without the tool added since.
+    let second = h.modern_ok("tools/list", json!({}), json!({})).await;
+    assert_eq!(second, first);
+    // tools/call results carry no hint: never cached.
+    let a = h.modern_ok("tools/call", json!({"name": "count", "arguments": {}}), json!({})).await;
+    let b = h.modern_ok("tools/call", json!({"name": "count", "arguments": {}}), json!({})).await;
+    assert_eq!((a["content"][0]["text"].clone(), b["content"][0]["text"].clone()), (json!("0"), json!("1")));
+}
+
+#[tokio::test]
+async fn error_masking_hides_internal_error_messages_and_leaves_others() {
+    let s = server();
+    s.add_method("com.example/fail", |_p: serde_json::Map<String, Value>, _c: ferrite_core::RequestContext| async {
+        Err(ferrite_core::HandlerError::failed("database password is hunter2"))
+    })
+    .unwrap();
+    s.add_builtin_middleware("error_masking", json!({"message": "Something went wrong"})).unwrap();
+    let h = Harness::new(s);
+    let masked = h.modern("com.example/fail", json!({}), json!({})).await;
+    assert_eq!(masked["error"], json!({"code": -32603, "message": "Something went wrong"}));
+    let unknown = h.modern("tools/call", json!({"name": "nope", "arguments": {}}), json!({})).await;
+    assert_eq!(unknown["error"]["code"], -32602);
+    assert!(unknown["error"]["message"].as_str().unwrap().contains("nope"), "{unknown}");
+}
+
+#[test]
+fn an_unknown_builtin_or_a_bad_configuration_is_a_config_error() {
+    let s = server();
+    for (name, config, reason) in [
+        ("nope", json!({}), "no such built-in middleware \"nope\""),
+        ("rate_limit", json!({}), "missing field `perSecond`"),
+        ("rate_limit", json!({"perSecond": -1}), "perSecond must be a positive number"),
+        ("rate_limit", json!({"perSecond": 1, "key": "ip"}), "key must be \"client\", \"session\" or \"global\""),
+        ("timing", json!({"extra": 1}), "unknown field `extra`"),
+    ] {
+        match s.add_builtin_middleware(name, config) {
+            Err(ConfigError::InvalidMiddleware { name: n, reason: r }) => {
+                assert_eq!(n, name);
+                assert!(r.contains(reason), "{name}: {r}");
+            }
+            other => panic!("{name}: {other:?}"),
+        }
+    }
+}
+
+#[tokio::test]
+async fn logging_and_timing_emit_one_request_event_each_without_arguments() {
+    use ferrite_core::diagnostics::{self, Level};
+    use std::sync::Mutex;
+    let seen: Arc<Mutex<Vec<(Level, String, String)>>> = Arc::default();
+    let s2 = seen.clone();
+    diagnostics::install(
+        Level::Debug,
+        Arc::new(move |r: &diagnostics::Record<'_>| {
+            if r.target == ferrite_core::server::middleware::REQUEST_TARGET {
+                s2.lock().unwrap().push((r.level, r.target.to_owned(), r.message.to_owned()));
+            }
+        }),
+    )
+    .unwrap();
+    let s = server();
+    s.add_builtin_middleware("logging", Value::Null).unwrap();
+    s.add_builtin_middleware("timing", json!({})).unwrap();
+    let h = Harness::new(s);
+    h.modern_ok("tools/call", json!({"name": "add", "arguments": {"a": 40, "b": 2}}), json!({})).await;
+    h.modern("tools/call", json!({"name": "nope", "arguments": {}}), json!({})).await;
+    let events = std::mem::take(&mut *seen.lock().unwrap());
+    diagnostics::uninstall();
+    let lines: Vec<_> = events.iter().map(|(l, _, m)| format!("{l:?} {m}")).collect();
+    assert_eq!(lines.len(), 4, "{lines:?}");
+    // Inner (timing) first, then the outer logging, for each request.
+    assert!(lines[0].starts_with("Debug timing method=tools/call name=add micros="), "{lines:?}");
+    assert!(lines[1].starts_with("Info request method=tools/call name=add outcome=ok micros="), "{lines:?}");
+    assert!(lines[3].starts_with("Info request method=tools/call name=nope outcome=-32602 micros="), "{lines:?}");
+    // Only these keys: nothing of the arguments or the result.
+    for (_, _, m) in &events {
+        let keys: Vec<_> = m.split(' ').skip(1).map(|kv| kv.split('=').next().unwrap_or("")).collect();
+        assert!(keys.iter().all(|k| ["method", "name", "outcome", "micros"].contains(k)), "{m}");
+    }
+}
