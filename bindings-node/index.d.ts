@@ -187,6 +187,22 @@ export declare class NativeServer {
   /** Ids of the connections currently listening. */
   connectedSessions(): Array<string>
   /**
+   * Add a middleware at the end of the chain (the first added runs first, outermost):
+   * `handler(slot, '{"method", "params", "hook"}')` answers the result envelope.
+   */
+  addMiddleware(handler: (slot: number, payload: string) => string | Promise<string>): void
+  /**
+   * Add the core's built-in middleware `name` configured by `configJson` (the core's keys);
+   * an unknown name or a bad configuration is a `TypeError`.
+   */
+  addBuiltinMiddleware(name: string, configJson: string): void
+  /**
+   * Run the rest of the chain of the middleware call in `slot`, with `paramsJson` as the
+   * request's params (`null`: none); resolves to the answer's envelope. A second call
+   * answers the core's "called next twice" error.
+   */
+  middlewareNext(slot: number, paramsJson?: string | undefined | null): Promise<string>
+  /**
    * Seal MRTR request state with `current` (64 hex characters, or base64 of 32 bytes) and
    * still open states sealed with any of `previous` (key rotation).
    */
@@ -243,17 +259,6 @@ export declare class NativeServer {
    * `ended`: no more body follows (`write` is then not called).
    */
   httpExchange(headJson: string, body: Buffer | undefined | null, ended: boolean): NativeExchange
-  /**
-   * Add a middleware at the end of the chain (the first added runs first, outermost):
-   * `handler(slot, '{"method", "params", "hook"}')` answers the result envelope.
-   */
-  addMiddleware(handler: (slot: number, payload: string) => string | Promise<string>): void
-  /**
-   * Run the rest of the chain of the middleware call in `slot`, with `paramsJson` as the
-   * request's params (`null`: none); resolves to the answer's envelope. A second call
-   * answers the core's "called next twice" error.
-   */
-  middlewareNext(slot: number, paramsJson?: string | undefined | null): Promise<string>
   /**
    * `optionsJson`: `{name, version, title?, description?, websiteUrl?, icons?,
    * instructions?, stateless?, stateful?, workerThreads?, auth?, tasks?}`. The server has the core's

@@ -223,6 +223,18 @@ export class Server implements AsyncDisposable {
     middleware.use(this.#host, mw);
     return this;
   }
+  /**
+   * Add one of the core's built-in middleware (no JavaScript in its path) at the end of the
+   * chain: `timing`, `logging` (`{level}`), `rateLimit` (`{perSecond, burst?, key?: 'client' |
+   * 'session' | 'global', methods?}`), `cache` (`{maxEntries?}`) or `errorMasking`
+   * (`{message?}`); the core's snake_case names work too. An unknown name or a bad
+   * configuration is a TypeError. Their events are the `ferrite::request` diagnostics.
+   */
+  useBuiltin(name: string, config: Record<string, unknown> = {}): this {
+    const core = String(name).replace(/[A-Z]/g, (c) => '_' + c.toLowerCase());
+    this.#native.addBuiltinMiddleware(core, JSON.stringify(config ?? {}));
+    return this;
+  }
   /** `use`, by another name. */
   addMiddleware(mw: Middleware): this {
     return this.use(mw);

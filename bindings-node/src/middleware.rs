@@ -55,6 +55,14 @@ impl NativeServer {
         Ok(())
     }
 
+    /// Add the core's built-in middleware `name` configured by `configJson` (the core's keys);
+    /// an unknown name or a bad configuration is a `TypeError`.
+    #[napi]
+    pub fn add_builtin_middleware(&self, env: &Env, name: String, config_json: String) -> Result<()> {
+        let config: Value = parse(&config_json, "middleware configuration")?;
+        self.server.add_builtin_middleware(&name, config).map_err(|e| crate::errors::config(env, e))
+    }
+
     /// Run the rest of the chain of the middleware call in `slot`, with `paramsJson` as the
     /// request's params (`null`: none); resolves to the answer's envelope. A second call
     /// answers the core's "called next twice" error.

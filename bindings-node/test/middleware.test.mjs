@@ -147,3 +147,27 @@ test('use refuses what is not a middleware', () => {
   assert.throws(() => s.use(42), { name: 'TypeError', message: /must be a function \(context, next\) or an object of hooks/ });
   assert.throws(() => s.use(null), TypeError);
 });
+
+test('built-in middleware runs in the core, configured by an object', async () => {
+  const s = server();
+  s.useBuiltin('rateLimit', { perSecond: 0.01, burst: 2, methods: ['tools/call'] });
+  for (let i = 0; i < 2; i++) assert.equal(textOf(await modernOk(s, 'tools/call', add(1, 2))), '3');
+  const over = (await modern(s, 'tools/call', add(1, 2))).error;
+  assert.equal(over.code, -32000);
+  assert.equal(over.data.limit, 'rate');
+  assert.ok(over.data.retryAfterMs > 90_000, JSON.stringify(over));
+  assert.ok(Array.isArray((await modernOk(s, 'tools/list')).tools)); // a method the limit does not name
+  assert.throws(() => s.useBuiltin('rate_limit', { perSecond: 0 }), { name: 'TypeError', message: /middleware "rate_limit": perSecond must be a positive number/ });
+  assert.throws(() => s.useBuiltin('nope'), { name: 'TypeError', message: /no such built-in middleware "nope"/ });
+});
+
+test('built-in error masking composes with a JS middleware', async () => {
+  const s = server();
+  s.useBuiltin('errorMasking', { message: 'Something went wrong' });
+  s.use((c, next) => {
+    if (c.params?.arguments?.a === 0) throw new Error('secret detail');
+    return next();
+  });
+  assert.deepEqual((await modern(s, 'tools/call', add(0, 0))).error, { code: -32603, message: 'Something went wrong' });
+  assert.equal(textOf(await modernOk(s, 'tools/call', add(5, 0))), '5');
+});

@@ -300,6 +300,13 @@ impl Core {
         });
     }
 
+    /// Add the core's built-in middleware `name` configured by `config` (the core's JSON keys);
+    /// an unknown name or a bad configuration raises `ConfigError`.
+    fn add_builtin_middleware(&self, py: Python<'_>, name: &str, config: &Bound<'_, PyAny>) -> PyResult<()> {
+        let config = crate::convert::from_py(config)?;
+        self.server.add_builtin_middleware(name, config).map_err(|e| errors::config_err(py, &e))
+    }
+
     /// The ids of the connections currently served (stdio, HTTP sessions).
     fn connected_sessions(&self) -> Vec<String> {
         self.server.connected_sessions()

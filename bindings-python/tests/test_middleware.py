@@ -212,3 +212,39 @@ def test_a_def_middleware_is_refused_at_registration() -> None:
     with pytest.raises(TypeError, match="is not an async middleware"):
         s.add_middleware(sync)
     s.close()
+
+
+def test_builtin_middleware_runs_in_the_core_configured_by_keyword() -> None:
+    from ferrite_mcp import ConfigError
+
+    s = add_server([])
+    s.add_builtin_middleware("rate_limit", per_second=0.01, burst=2, methods=["tools/call"])
+    for _ in range(2):
+        assert text(modern_ok(s, "tools/call", {"name": "add", "arguments": {"a": 1, "b": 2}})) == "3"
+    over = modern(s, "tools/call", {"name": "add", "arguments": {"a": 1, "b": 2}})["error"]
+    assert over["code"] == -32000
+    assert over["data"]["limit"] == "rate" and over["data"]["retryAfterMs"] > 90_000
+    assert "tools" in modern_ok(s, "tools/list")  # a method the limit does not name
+    with pytest.raises(ConfigError, match='middleware "rate_limit": perSecond must be a positive number'):
+        s.add_builtin_middleware("rate_limit", per_second=0)
+    with pytest.raises(ConfigError, match='no such built-in middleware "nope"'):
+        s.add_builtin_middleware("nope")
+    s.close()
+
+
+def test_builtin_error_masking_and_python_middleware_compose() -> None:
+    s = add_server([])
+    s.add_builtin_middleware("error_masking", message="Something went wrong")
+
+    @s.middleware
+    async def broken(ctx: MiddlewareContext, call_next: Any) -> Dict[str, Any]:
+        if ctx.name == "add" and ctx.params["arguments"].get("a") == 0:
+            raise RuntimeError("secret detail")
+        return await call_next(ctx)
+
+    assert modern(s, "tools/call", {"name": "add", "arguments": {"a": 0, "b": 0}})["error"] == {
+        "code": -32603,
+        "message": "Something went wrong",
+    }
+    assert text(modern_ok(s, "tools/call", {"name": "add", "arguments": {"a": 5, "b": 0}})) == "5"
+    s.close()

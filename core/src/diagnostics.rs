@@ -28,4 +28,7 @@ pub mod target {
     pub const HTTP: &str = "ferrite::http";
     /// Shared stores (Redis): errors (warn).
     pub const STORE: &str = "ferrite::store";
+    /// One event per request from the `timing` (debug) and `logging` (info) built-in
+    /// middleware, and rate-limited requests (info): method, name, outcome, microseconds.
+    pub const REQUEST: &str = "ferrite::request";
 }

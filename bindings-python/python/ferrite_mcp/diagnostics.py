@@ -3,7 +3,8 @@
 The core reports what an operator may want to know (sessions created and expired, requests
 refused with their status and reason, handler panics and results that are not valid, shared
 store errors) under the ``ferrite.*`` loggers: ``ferrite.session``, ``ferrite.http``,
-``ferrite.handler``, ``ferrite.store``. No record carries a bearer token, a session id, request
+``ferrite.handler``, ``ferrite.store``, and ``ferrite.request`` (the ``timing`` and ``logging``
+built-in middleware, at debug and info). No record carries a bearer token, a session id, request
 state, arguments or results. Records go through from ``WARNING`` up by default (the
 ``FERRITE_DIAGNOSTICS`` environment variable, or :func:`set_diagnostics`, changes that; ``off``
 turns them off), so with logging left unconfigured, Python prints warnings and errors on

@@ -10,6 +10,12 @@ each middleware once per request, whatever hooks it overrides; the hooks run ins
 outermost first: ``on_message``, ``on_request``, then the method's own hook. Which method has
 which hook is the core's table (``context.hook``), the same on every surface.
 
+The core's built-ins (no Python in the path) are added by name with
+:meth:`Server.add_builtin_middleware`: ``timing``, ``logging``, ``rate_limit`` (``per_second``,
+``burst``, ``key`` = ``"client"`` | ``"session"`` | ``"global"``, ``methods``), ``cache``
+(``max_entries``) and ``error_masking`` (``message``); their events go to the
+``ferrite.request`` logger.
+
 Middleware runs after the transport, the 2026-07-28 classifier and the server's limits, before
 routing, in both eras; ``initialize`` and ``ping`` do not pass through it.
 """
@@ -158,6 +164,11 @@ def _wrapper(mw: MiddlewareLike, server: Any) -> Callable[..., Any]:
     return run
 
 
+def _camel(key: str) -> str:
+    head, *rest = key.split("_")
+    return head + "".join(part.title() for part in rest)
+
+
 class _Middlewares(_ServerBase):
     """Adding middleware to a server."""
 
@@ -171,6 +182,12 @@ class _Middlewares(_ServerBase):
         wrapper, _, _ = self._handler(_wrapper(middleware, self), True, True)
         self._registered(True)
         self._core.add_middleware(wrapper)
+
+    def add_builtin_middleware(self, name: str, **config: Any) -> None:
+        """Add the core's built-in middleware ``name`` at the end of the chain, configured by
+        keyword (snake_case, e.g. ``per_second=5, burst=10``). An unknown name or a bad
+        configuration raises :class:`~ferrite_mcp.ConfigError`."""
+        self._core.add_builtin_middleware(name, {_camel(k): v for k, v in config.items()})
 
     def middleware(self, fn: Callable[[MiddlewareContext, CallNext], Awaitable[Dict[str, Any]]]) -> Callable[..., Any]:
         """Decorator form of :meth:`add_middleware`."""

@@ -37,7 +37,7 @@ use crate::server::ConfigError;
 pub const BUILTINS: [&str; 5] = ["timing", "logging", "rate_limit", "cache", "error_masking"];
 
 /// The target of the `timing` and `logging` events.
-pub const REQUEST_TARGET: &str = "ferrite::request";
+pub const REQUEST_TARGET: &str = target::REQUEST;
 
 /// Make built-in `name` from its JSON configuration (`null` or `{}` for the defaults).
 pub(crate) fn make(name: &str, config: Value) -> Result<Arc<dyn Middleware>, ConfigError> {
