@@ -25,6 +25,7 @@
  *
  * Threads
  * - Each server owns a pool of worker threads ("ferrite-worker"). Handler callbacks,
+ *   middleware callbacks and their answer callbacks (ferrite_middleware_next_run),
  *   notification observers, reply callbacks (sample, elicit, list_roots, ping_client),
  *   cancellation callbacks, connection send callbacks and token verifiers run on those threads,
  *   possibly several at once for the same handler, so user_data must tolerate concurrent use
@@ -311,6 +312,12 @@ typedef struct ferrite_http_options ferrite_http_options;
 // called from any thread, concurrently.
 typedef struct ferrite_http_service ferrite_http_service;
 
+// The rest of a request's middleware chain, lent to a `ferrite_middleware_callback`. Opaque.
+//
+// Valid exactly as long as the `request` it came with: from the callback's start until that
+// request is settled. Run it at most once with `ferrite_middleware_next_run`, from any thread.
+typedef struct ferrite_middleware_next ferrite_middleware_next;
+
 // An in-flight request handed to a handler callback. Opaque.
 //
 // Valid from the start of the callback until the request is settled: when the callback
@@ -422,6 +429,51 @@ typedef uint32_t (*ferrite_http_head_callback)(void *user_data,
 // it returns (back-pressure: write the chunk to the client before returning). Return 0 to go
 // on, nonzero when the client is gone (the exchange is then cancelled).
 typedef uint32_t (*ferrite_http_chunk_callback)(void *user_data, const char *data, size_t len);
+
+// A middleware, called once per request the server dispatches (both protocol eras; not
+// `initialize`, `ping` or notifications), in the order the middlewares were added, the first
+// outermost. It runs on a server worker thread, possibly on several at once.
+//
+// - `request`: the request as a handler sees it: read its context with the
+//   `ferrite_request_*` getters (id, `_meta`, revision, client, identity, headers,
+//   cancellation; `ferrite_request_arguments` is the params as JSON text), log on it, and
+//   settle it with the middleware's answer: `ferrite_request_complete` (the result, a JSON
+//   object, e.g. what `next` answered, changed or not), `ferrite_request_fail_rpc` (a
+//   JSON-RPC error sent as is) or `ferrite_request_fail` (-32603 with the message). A result
+//   that is not a JSON object settles it as the core's -32603 "the handler's result is not
+//   valid: ...".
+// - `method`: the JSON-RPC method (`"tools/call"`), borrowed for the call.
+// - `params_json`: the params as JSON text without `_meta` (which `ferrite_request_meta`
+//   gives, the 2026-07-28 envelope included), borrowed for the call; `ptr` NULL when the
+//   request had none.
+// - `hook`: the method's typed hook from the core's one table (`"call_tool"`, `"list_tools"`,
+//   `"read_resource"`, `"list_resources"`, `"list_resource_templates"`, `"get_prompt"`,
+//   `"list_prompts"`, `"complete"`), in static storage; `ptr` NULL for other methods.
+// - `next`: the rest of the chain (`ferrite_middleware_next_run`), valid while `request` is.
+//
+// Return `FERRITE_RESULT_OK` once `request` is settled, or `FERRITE_RESULT_PENDING` and settle
+// it later from any thread (the usual shape: run `next`, settle from its answer callback).
+// Any other value fails the request, as for `ferrite_tool_callback`. Returns a
+// `ferrite_result` value.
+typedef uint32_t (*ferrite_middleware_callback)(void *user_data,
+                                                struct ferrite_request *request,
+                                                struct ferrite_str method,
+                                                struct ferrite_str params_json,
+                                                struct ferrite_str hook,
+                                                const struct ferrite_middleware_next *next);
+
+// The answer of the rest of the chain (`ferrite_middleware_next_run`). On success
+// `result_json` is the result as JSON text (a JSON object), `error_code` is 0 and both error
+// strings have a NULL `ptr`; on a JSON-RPC error `result_json.ptr` is NULL and `error_code`,
+// `error_message` and `error_data_json` (`ptr` NULL when the error has no `data`) are the
+// error's. The strings are borrowed for the call only. Runs on a server worker thread, at most
+// once; `user_data`'s finalizer runs exactly once afterwards (also when the server closes
+// before the answer arrives, in which case the callback is not called).
+typedef void (*ferrite_middleware_answer_callback)(void *user_data,
+                                                   struct ferrite_str result_json,
+                                                   int32_t error_code,
+                                                   struct ferrite_str error_message,
+                                                   struct ferrite_str error_data_json);
 
 // A tool handler. The call's arguments (a JSON object, validated against the input schema)
 // are on `request`: `ferrite_request_argument_i64` / `_string` read one by JSON Pointer
@@ -1126,6 +1178,41 @@ ferrite_result ferrite_json_get_i64(const char *json,
 // or valid for a write.
 ferrite_result ferrite_json_quote(const char *text, size_t text_len, char **out, size_t *out_len);
 
+// Add a middleware at the end of the server's chain (the first added runs first, outermost,
+// around the ones added after it and the handlers). A middleware cannot be removed: it lives
+// until the server closes. Ownership of `user_data` and threads as for
+// `ferrite_server_add_tool`: the finalizer runs exactly once, at once if this call fails,
+// otherwise when the server closes (after the middleware's last running call).
+//
+// # Safety
+// `server` is a live server; the callback and finalizer are safe to call with `user_data`.
+ferrite_result ferrite_server_add_middleware(const struct ferrite_server *server,
+                                             ferrite_middleware_callback callback,
+                                             void *user_data,
+                                             ferrite_finalizer finalizer);
+
+// Run the rest of the chain (the middlewares added after this one, then the core's routing)
+// without blocking: its answer arrives at `callback` on a worker thread
+// (`ferrite_middleware_answer_callback`). `params_json` replaces the request's params (JSON
+// text; `null` for none); NULL keeps them as they are. The method cannot change.
+//
+// At most once per request: a second call reports the core's -32603 "a middleware called next
+// twice" to its callback. Returns an error code (and runs the finalizer without calling the
+// callback, leaving `next` unused) only when the arguments are unusable: a NULL `next` or
+// `callback` (`FERRITE_RESULT_NULL_POINTER`), `params_json` that does not parse
+// (`FERRITE_RESULT_INVALID_JSON`). Any thread, while the middleware's request is live.
+//
+// # Safety
+// `next` is a live handle from a `ferrite_middleware_callback` whose request is not yet
+// settled; `params_json` is NULL or points to `params_json_len` readable bytes; `user_data`
+// must tolerate the callback and finalizer on a worker thread.
+ferrite_result ferrite_middleware_next_run(const struct ferrite_middleware_next *next,
+                                           const char *params_json,
+                                           size_t params_json_len,
+                                           ferrite_middleware_answer_callback callback,
+                                           void *user_data,
+                                           ferrite_finalizer finalizer);
+
 // Seal the `requestState` of "input required" replies with the key `current` and also
 // accept states sealed with the keys in `previous_json` (a JSON array of key strings, or
 // NULL for none): key rotation. A key is 32 bytes written as 64 hex characters or base64.
@@ -1375,7 +1462,8 @@ ferrite_result ferrite_server_remove_prompt(const struct ferrite_server *server,
 // Complete `request` with its result as JSON: a `CallToolResult` for tools, a
 // `ReadResourceResult` for resources and templates, a `GetPromptResult` for prompts, a
 // `CompleteResult` for completers (the MCP wire shapes), any JSON object for a custom
-// method (`ferrite_server_add_method`). A tool, resource or prompt may instead reply "input
+// method (`ferrite_server_add_method`) or a middleware (`ferrite_server_add_middleware`: the
+// result of the method it answers, passed on as it is). A tool, resource or prompt may instead reply "input
 // required" with `{"resultType": "input_required", "inputRequests": {...}, "requestState":
 // "..."}` (as `ferrite_request_input_required` does).
 //
@@ -1465,9 +1553,9 @@ ferrite_result ferrite_request_on_cancel(const struct ferrite_request *request,
 // `request` is a live request handle; `out` is valid for a write.
 ferrite_result ferrite_request_id(const struct ferrite_request *request, struct ferrite_str *out);
 
-// The arguments of a tool call or prompt (or the params of a custom method) as JSON text
-// (an object), borrowed: valid while the request is. `FERRITE_RESULT_NOT_FOUND` for other
-// requests.
+// The arguments of a tool call or prompt (or the params of a custom method, or of the request
+// a middleware sees) as JSON text (an object), borrowed: valid while the request is.
+// `FERRITE_RESULT_NOT_FOUND` for other requests (and a middleware's request without params).
 //
 // # Safety
 // `request` is a live request handle; `out` is valid for a write.
@@ -1733,7 +1821,7 @@ bool ferrite_http_header_is_sensitive(const char *name, size_t name_len);
 //
 // The requests are checked here, into the core's `InputRequired`: malformed JSON is
 // `FERRITE_RESULT_INVALID_JSON`; an unknown method, bad params, both arguments NULL, or a
-// request that cannot reply input required (a completer, a custom method) is
+// request that cannot reply input required (a completer, a custom method, a middleware) is
 // `FERRITE_RESULT_INVALID_ARGUMENT`, with the reason in `ferrite_last_error`. Settles the
 // request like `ferrite_request_complete` (a rejected reply fails it with an internal
 // error). Completing with `{"resultType": "input_required", ...}` through

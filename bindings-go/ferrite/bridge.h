@@ -11,6 +11,10 @@ extern uint32_t goResourceCallback(void *user_data, ferrite_request *request, fe
 extern uint32_t goPromptCallback(void *user_data, ferrite_request *request);
 extern uint32_t goCompletionCallback(void *user_data, ferrite_request *request, ferrite_str request_json);
 extern uint32_t goMethodCallback(void *user_data, ferrite_request *request, ferrite_str params_json);
+extern uint32_t goMiddlewareCallback(void *user_data, ferrite_request *request, ferrite_str method, ferrite_str params_json,
+                                     ferrite_str hook, ferrite_middleware_next *next);
+extern void goMiddlewareAnswer(void *user_data, ferrite_str result_json, int32_t error_code, ferrite_str error_message,
+                               ferrite_str error_data_json);
 extern void goReplyCallback(void *user_data, ferrite_result result, ferrite_str result_json, ferrite_str error_message);
 extern void goCancelCallback(void *user_data);
 extern void goSendCallback(void *user_data, ferrite_str frame);

@@ -25,7 +25,9 @@
 //!   host token verifier ([`auth`]), the caller's identity on the request ([`request`]);
 //! - the 2026-07-28 revision: multi round-trip replies and reads on the request
 //!   ([`request`]), request-state keys and cache hints ([`modern`]), extensions, custom
-//!   methods and skills ([`extension`]).
+//!   methods and skills ([`extension`]);
+//! - middleware: a host callback as one middleware in the core's chain, answering with the
+//!   request handle and running the rest of the chain without blocking ([`middleware`]).
 //!
 //! The header is generated from this crate by cbindgen (`ffi/tests/header.rs` checks it).
 
@@ -38,6 +40,7 @@ pub mod extension;
 pub mod handler;
 pub mod http;
 pub mod json;
+pub mod middleware;
 pub mod modern;
 pub mod register;
 pub mod request;

@@ -21,8 +21,8 @@ fn lib_dir() -> PathBuf {
 
 /// Compile the C test program (`tests/c/abi_test.c`, `abi_handlers.c`, `abi_checks.c`,
 /// `abi_modern.c`, `abi_http.c`, `abi_parity.c`, `abi_auth.c`, `abi_mount.c`, `abi_tasks.c`,
-/// `abi_elicit.c` and `abi_limits.c`, with `abi_frames.c`, the helpers the last three share) once
-/// per test run.
+/// `abi_elicit.c`, `abi_limits.c` and `abi_middleware.c`, with `abi_frames.c`, the helpers
+/// `abi_tasks.c`, `abi_elicit.c` and `abi_limits.c` share) once per test run.
 fn abi_test_binary() -> &'static PathBuf {
     static BIN: OnceLock<PathBuf> = OnceLock::new();
     BIN.get_or_init(|| {
@@ -46,6 +46,7 @@ fn abi_test_binary() -> &'static PathBuf {
             .arg(repo_root().join("tests/c/abi_tasks.c"))
             .arg(repo_root().join("tests/c/abi_elicit.c"))
             .arg(repo_root().join("tests/c/abi_limits.c"))
+            .arg(repo_root().join("tests/c/abi_middleware.c"))
             .arg(repo_root().join("tests/c/abi_frames.c"))
             .arg("-o")
             .arg(&bin)

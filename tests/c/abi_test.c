@@ -8,7 +8,8 @@
  * request state keys, extensions, cache hints, skills), abi_http.c (Streamable HTTP, 2026-07-28
  * included), abi_parity.c (the version, the defaults, the request context and server API items
  * every surface has, host connections, the HTTP options' core errors), abi_auth.c, abi_mount.c,
- * abi_tasks.c, abi_elicit.c and abi_limits.c (the dispatch limits); the abi-test server's
+ * abi_tasks.c, abi_elicit.c, abi_limits.c (the dispatch limits) and abi_middleware.c (middleware
+ * from C, both eras); the abi-test server's
  * handlers are in abi_handlers.c. Built and run by ffi/tests/c_programs.rs (and under valgrind
  * by tests/c/run.sh).
  *
@@ -168,6 +169,7 @@ int main(int argc, char **argv) {
     check_tasks();
     check_elicit();
     check_limits();
+    check_middleware();
     printf("%d checks, %d failed\n", checks, failures);
     return failures == 0 ? 0 : 1;
 }

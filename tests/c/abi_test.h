@@ -92,6 +92,11 @@ void check_elicit(void);
  * max_batch_len) and the HTTP session cap (max_sessions 1 over HTTP: the first session evicted). */
 void check_limits(void);
 
+/* abi_middleware.c: middleware (ferrite_server_add_middleware, ferrite_middleware_next_run):
+ * order, changed params, answers without the handler, changed answers, errors from the chain, next
+ * twice, invalid results, in both eras, and the finalizers. */
+void check_middleware(void);
+
 /* abi_test.c: one HTTP/1.1 exchange on a fresh loopback connection (the whole response, malloc'd,
  * or NULL), and a response header's value (lower-case name). */
 char *http_exchange(uint16_t port, const char *method, const char *host, const char *accept,

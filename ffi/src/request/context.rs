@@ -27,9 +27,9 @@ pub unsafe extern "C" fn ferrite_request_id(request: *const ferrite_request, out
     })
 }
 
-/// The arguments of a tool call or prompt (or the params of a custom method) as JSON text
-/// (an object), borrowed: valid while the request is. `FERRITE_RESULT_NOT_FOUND` for other
-/// requests.
+/// The arguments of a tool call or prompt (or the params of a custom method, or of the request
+/// a middleware sees) as JSON text (an object), borrowed: valid while the request is.
+/// `FERRITE_RESULT_NOT_FOUND` for other requests (and a middleware's request without params).
 ///
 /// # Safety
 /// `request` is a live request handle; `out` is valid for a write.

@@ -11,7 +11,9 @@
 //! runs; the host holds another (`host_ref`) from the callback's start until the request is
 //! settled: when the callback returns anything but PENDING, or, after PENDING, when the host
 //! completes it. The handle also carries the request's [`RequestContext`], so logging,
-//! progress and server-to-client requests work from any thread while it is alive.
+//! progress and server-to-client requests work from any thread while it is alive. A middleware
+//! gets the same handle (`crate::middleware`), which then also holds the rest of its chain
+//! (`ferrite_middleware_next`), so that lives exactly as long as the request.
 //!
 //! This module holds the handle and its completion; the other concepts live beside it:
 //! `context` (reading the request: id, arguments, revision, client, progress token, `_meta`,
@@ -52,6 +54,7 @@ pub use peer::ferrite_reply_callback;
 
 use crate::buffer::{ferrite_str, opt_json_arg, str_arg};
 use crate::error::{ferrite_result, ffi_boundary, Error};
+use crate::middleware::ferrite_middleware_next;
 
 /// What a request's handler must produce, so a completion is checked when it is made.
 #[derive(Debug, Clone, Copy)]
@@ -62,6 +65,9 @@ pub(crate) enum ResultKind {
     Completion,
     /// A custom request method (`ferrite_server_add_method`): any JSON object.
     Method,
+    /// A middleware's answer (`ferrite_server_add_middleware`): the result of whatever method
+    /// it answers, any JSON object.
+    Middleware,
 }
 
 /// A checked result, one variant per kind. Tools, resources and prompts may reply
@@ -82,6 +88,7 @@ impl ResultKind {
             ResultKind::Prompt => "GetPromptResult",
             ResultKind::Completion => "CompleteResult",
             ResultKind::Method => "JSON object",
+            ResultKind::Middleware => "middleware result (a JSON object)",
         }
     }
 
@@ -91,7 +98,7 @@ impl ResultKind {
             ResultKind::Tool => Completed::Tool(Reply::InputRequired(ir)),
             ResultKind::Resource => Completed::Resource(Reply::InputRequired(ir)),
             ResultKind::Prompt => Completed::Prompt(Reply::InputRequired(ir)),
-            ResultKind::Completion | ResultKind::Method => return None,
+            ResultKind::Completion | ResultKind::Method | ResultKind::Middleware => return None,
         })
     }
 
@@ -115,7 +122,9 @@ impl ResultKind {
             ResultKind::Resource => Completed::Resource(reply(text, self)?),
             ResultKind::Prompt => Completed::Prompt(reply(text, self)?),
             ResultKind::Completion => Completed::Completion(p(text, self)?),
-            ResultKind::Method => Completed::Method(Value::Object(p::<Map<String, Value>>(text, self)?)),
+            ResultKind::Method | ResultKind::Middleware => {
+                Completed::Method(Value::Object(p::<Map<String, Value>>(text, self)?))
+            }
         })
     }
 }
@@ -177,7 +186,8 @@ pub struct ferrite_request {
     ctx: RequestContext,
     kind: ResultKind,
     runtime: Handle,
-    /// The arguments of a tool call or prompt, or the params of a custom method.
+    /// The arguments of a tool call or prompt, or the params of a custom method or of a
+    /// middleware's request.
     arguments: Option<Value>,
     /// Their JSON text, made on first request.
     arguments_json: OnceLock<String>,
@@ -188,6 +198,9 @@ pub struct ferrite_request {
     /// settings), by a key naming what it is; `None` records an absence. Entries are never
     /// replaced or removed, so a borrowed text stays valid while the request is.
     texts: Mutex<HashMap<String, Option<Box<str>>>>,
+    /// A middleware's rest of the chain, lent to its callback as `next` (so the handle lives
+    /// exactly as long as the request it belongs to).
+    next: Option<ferrite_middleware_next>,
     state: Mutex<State>,
 }
 
@@ -196,7 +209,13 @@ impl ferrite_request {
         lock(&self.state)
     }
 
-    /// The arguments (tool, prompt) or params (custom method) as JSON text, made once.
+    /// The rest of the chain, on a middleware's request.
+    pub(crate) fn middleware_next(&self) -> Option<&ferrite_middleware_next> {
+        self.next.as_ref()
+    }
+
+    /// The arguments (tool, prompt) or params (custom method, middleware) as JSON text, made
+    /// once.
     pub(crate) fn arguments_text(&self) -> Option<&str> {
         let args = self.arguments.as_ref()?;
         Some(self.arguments_json.get_or_init(|| args.to_string()))
@@ -271,6 +290,23 @@ where
     T: Send + 'static,
     F: FnOnce(*mut ferrite_request) -> u32,
 {
+    invoke_with_next(ctx, kind, arguments, None, runtime, extract, call)
+}
+
+/// [`invoke`] for a middleware: the request also holds `next`, the rest of the chain.
+pub(crate) fn invoke_with_next<T, F>(
+    ctx: RequestContext,
+    kind: ResultKind,
+    arguments: Option<Value>,
+    next: Option<ferrite_middleware_next>,
+    runtime: Handle,
+    extract: fn(Completed) -> Option<T>,
+    call: F,
+) -> ferrite_core::BoxFuture<'static, Result<T, HandlerError>>
+where
+    T: Send + 'static,
+    F: FnOnce(*mut ferrite_request) -> u32,
+{
     let request = Arc::new(ferrite_request {
         ctx,
         kind,
@@ -280,6 +316,7 @@ where
         id_json: OnceLock::new(),
         input_responses_json: OnceLock::new(),
         texts: Mutex::new(HashMap::new()),
+        next,
         state: Mutex::new(State {
             settled: false,
             in_callback: true,
@@ -370,7 +407,8 @@ unsafe fn finish(
 /// Complete `request` with its result as JSON: a `CallToolResult` for tools, a
 /// `ReadResourceResult` for resources and templates, a `GetPromptResult` for prompts, a
 /// `CompleteResult` for completers (the MCP wire shapes), any JSON object for a custom
-/// method (`ferrite_server_add_method`). A tool, resource or prompt may instead reply "input
+/// method (`ferrite_server_add_method`) or a middleware (`ferrite_server_add_middleware`: the
+/// result of the method it answers, passed on as it is). A tool, resource or prompt may instead reply "input
 /// required" with `{"resultType": "input_required", "inputRequests": {...}, "requestState":
 /// "..."}` (as `ferrite_request_input_required` does).
 ///

@@ -25,7 +25,7 @@ use crate::error::{ferrite_result, ffi_boundary, Error};
 ///
 /// The requests are checked here, into the core's `InputRequired`: malformed JSON is
 /// `FERRITE_RESULT_INVALID_JSON`; an unknown method, bad params, both arguments NULL, or a
-/// request that cannot reply input required (a completer, a custom method) is
+/// request that cannot reply input required (a completer, a custom method, a middleware) is
 /// `FERRITE_RESULT_INVALID_ARGUMENT`, with the reason in `ferrite_last_error`. Settles the
 /// request like `ferrite_request_complete` (a rejected reply fails it with an internal
 /// error). Completing with `{"resultType": "input_required", ...}` through
