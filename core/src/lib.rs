@@ -26,6 +26,7 @@ pub mod skills;
 pub mod stores;
 pub mod sync;
 pub mod tasks;
+pub mod telemetry;
 pub mod transport;
 
 pub use protocol::model::*;

@@ -537,6 +537,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     } else {
         tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?
     };
+    if std::env::var_os("OTEL_EXPORTER_OTLP_ENDPOINT").is_some() {
+        // Spans and metrics over OTLP/HTTP, configured by the OTEL_* variables.
+        server.enable_telemetry()?;
+    }
     if let Ok(keys) = std::env::var("FERRITE_REQUEST_STATE_KEYS") {
         // Every instance of a fleet seals with the same current key and accepts the previous
         // ones (rotation: add the new key in front, drop the oldest after the state ttl).
@@ -568,5 +572,6 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             bound.run().await
         })?,
     }
+    ferrite_core::telemetry::shutdown();
     Ok(())
 }

@@ -155,6 +155,8 @@ struct Flags {
     page_size: AtomicUsize,
     /// Whether any middleware is registered (the chain is skipped otherwise).
     has_middleware: AtomicBool,
+    /// Whether the telemetry layer is in the chain.
+    telemetry: AtomicBool,
 }
 
 pub(crate) struct ServerInner {

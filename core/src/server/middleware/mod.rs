@@ -187,6 +187,20 @@ impl Server {
         Ok(())
     }
 
+    /// Put the telemetry layer `make` builds first in the chain (outermost), once per server;
+    /// whether it was added now.
+    pub(crate) fn add_telemetry_once<M: Middleware>(&self, make: impl FnOnce(super::WeakServer) -> M) -> bool {
+        if self.inner.flags.telemetry.swap(true, Ordering::AcqRel) {
+            return false;
+        }
+        let layer: Arc<dyn Middleware> = Arc::new(make(self.downgrade()));
+        let mut chain = write(&self.inner.middleware);
+        let all: Vec<Arc<dyn Middleware>> = std::iter::once(layer).chain(chain.iter().cloned()).collect();
+        *chain = all.into();
+        self.inner.flags.has_middleware.store(true, Ordering::Release);
+        true
+    }
+
     /// Answer a routed request, through the middleware chain when there is one.
     pub(crate) async fn route_through_chain(&self, method: &str, params: Option<Value>, ctx: RequestContext) -> Answer {
         if !self.inner.flags.has_middleware.load(Ordering::Acquire) {

@@ -1,0 +1,283 @@
+//! OpenTelemetry: a span and metrics per request, following the MCP semantic conventions, and
+//! OTLP/HTTP export through the official `opentelemetry` crates.
+//!
+//! Off by default. [`Server::enable_telemetry`] is the one switch: it installs the OTLP
+//! exporters once per process (configured by the standard `OTEL_*` variables:
+//! `OTEL_EXPORTER_OTLP_ENDPOINT` and its per-signal forms, `OTEL_EXPORTER_OTLP_HEADERS`,
+//! `OTEL_SERVICE_NAME`, `OTEL_RESOURCE_ATTRIBUTES`, `OTEL_METRIC_EXPORT_INTERVAL`;
+//! `OTEL_SDK_DISABLED=true` installs nothing) as the global providers, and puts the telemetry
+//! layer first in the server's middleware chain. A Rust program that set up its own providers
+//! calls [`Server::add_telemetry_layer`] instead. [`shutdown`] flushes what is pending (the
+//! bindings call it at exit).
+//!
+//! Per request the layer opens a SERVER span named `{mcp.method.name} {target}` whose parent is
+//! the `traceparent`/`tracestate` of the request's `_meta`, with `mcp.method.name`,
+//! `mcp.protocol.version`, `mcp.session.id`, `jsonrpc.request.id`, `gen_ai.tool.name` or
+//! `gen_ai.prompt.name`, `mcp.resource.uri`, `network.transport`, and on failure `error.type`
+//! (the JSON-RPC code, or `tool_error` for a tool result with `isError`) and
+//! `rpc.response.status_code`. Metrics: `mcp.server.operation.duration` (histogram, seconds,
+//! the same attributes but the ids), `ferrite.server.active_requests` (up-down counter) and
+//! `ferrite.server.sessions` (gauge: the connections served).
+
+use std::borrow::Cow;
+use std::sync::{Mutex, OnceLock};
+use std::time::Instant;
+
+use opentelemetry::metrics::{Histogram, UpDownCounter};
+use opentelemetry::propagation::{Extractor, TextMapPropagator};
+use opentelemetry::trace::{SpanKind, Status, TraceContextExt, Tracer};
+use opentelemetry::{global, Context, KeyValue};
+use opentelemetry_sdk::metrics::{PeriodicReader, SdkMeterProvider};
+use opentelemetry_sdk::propagation::TraceContextPropagator;
+use opentelemetry_sdk::trace::SdkTracerProvider;
+use opentelemetry_sdk::Resource;
+use serde_json::{Map, Value};
+
+use crate::server::middleware::{Answer, Middleware, MiddlewareRequest, Next};
+use crate::server::{Server, WeakServer};
+use crate::BoxFuture;
+
+pub use opentelemetry;
+
+/// Why telemetry could not be turned on.
+#[derive(Debug, thiserror::Error)]
+pub enum TelemetryError {
+    /// An OTLP exporter could not be built (a bad endpoint or header variable).
+    #[error("cannot build the OTLP {signal} exporter: {reason}")]
+    Exporter {
+        /// `traces` or `metrics`.
+        signal: &'static str,
+        /// What the exporter said.
+        reason: String,
+    },
+}
+
+/// The providers installed by [`install_otlp`], kept to flush them at [`shutdown`].
+static PROVIDERS: Mutex<Option<(SdkTracerProvider, SdkMeterProvider)>> = Mutex::new(None);
+
+/// Whether the OTLP exporters are installed (once per process).
+static INSTALLED: OnceLock<bool> = OnceLock::new();
+
+/// Install OTLP/HTTP (protobuf) exporters for traces and metrics as the global providers,
+/// configured by the `OTEL_*` variables; once per process (later calls do nothing). Returns
+/// whether exporters are installed (false when `OTEL_SDK_DISABLED=true`).
+pub fn install_otlp() -> Result<bool, TelemetryError> {
+    if let Some(installed) = INSTALLED.get() {
+        return Ok(*installed);
+    }
+    let disabled = std::env::var("OTEL_SDK_DISABLED").is_ok_and(|v| v.trim().eq_ignore_ascii_case("true"));
+    if disabled {
+        return Ok(*INSTALLED.get_or_init(|| false));
+    }
+    // The exporters' blocking HTTP client may be neither made nor dropped on a tokio thread:
+    // build (and, in `shutdown`, drop) the providers on a thread of their own.
+    let built = std::thread::spawn(build_providers)
+        .join()
+        .unwrap_or_else(|_| Err(TelemetryError::Exporter { signal: "traces", reason: "the exporter panicked".into() }));
+    let (tracer_provider, meter_provider) = built?;
+    global::set_tracer_provider(tracer_provider.clone());
+    global::set_meter_provider(meter_provider.clone());
+    *crate::sync::lock(&PROVIDERS) = Some((tracer_provider, meter_provider));
+    Ok(*INSTALLED.get_or_init(|| true))
+}
+
+fn build_providers() -> Result<(SdkTracerProvider, SdkMeterProvider), TelemetryError> {
+    use opentelemetry_otlp::{MetricExporter, Protocol, SpanExporter, WithExportConfig};
+    let resource = Resource::builder().build();
+    let spans = SpanExporter::builder()
+        .with_http()
+        .with_protocol(Protocol::HttpBinary)
+        .build()
+        .map_err(|e| TelemetryError::Exporter { signal: "traces", reason: e.to_string() })?;
+    let metrics = MetricExporter::builder()
+        .with_http()
+        .with_protocol(Protocol::HttpBinary)
+        .build()
+        .map_err(|e| TelemetryError::Exporter { signal: "metrics", reason: e.to_string() })?;
+    let tracer_provider =
+        SdkTracerProvider::builder().with_batch_exporter(spans).with_resource(resource.clone()).build();
+    let meter_provider = SdkMeterProvider::builder()
+        .with_reader(PeriodicReader::builder(metrics).build())
+        .with_resource(resource)
+        .build();
+    Ok((tracer_provider, meter_provider))
+}
+
+/// Export what is pending and stop the exporters installed by [`install_otlp`] (a no-op
+/// otherwise). Blocks until the exports finish or time out.
+pub fn shutdown() {
+    let providers = crate::sync::lock(&PROVIDERS).take();
+    if let Some((traces, metrics)) = providers {
+        let _ = std::thread::spawn(move || {
+            let _ = traces.force_flush();
+            let _ = metrics.force_flush();
+            let _ = traces.shutdown();
+            let _ = metrics.shutdown();
+            // The global providers hold clones: replace them so the clients drop here too.
+            global::set_tracer_provider(opentelemetry::trace::noop::NoopTracerProvider::new());
+            global::set_meter_provider(opentelemetry::metrics::noop::NoopMeterProvider::new());
+        })
+        .join();
+    }
+}
+
+/// Export what is pending now, keeping the exporters (tests, and hosts that exit abruptly).
+pub fn flush() {
+    let guard = crate::sync::lock(&PROVIDERS);
+    if let Some((traces, metrics)) = guard.as_ref() {
+        let _ = traces.force_flush();
+        let _ = metrics.force_flush();
+    }
+}
+
+impl Server {
+    /// Turn telemetry on: the OTLP exporters ([`install_otlp`]) and the telemetry layer
+    /// ([`Server::add_telemetry_layer`]).
+    pub fn enable_telemetry(&self) -> Result<(), TelemetryError> {
+        install_otlp()?;
+        self.add_telemetry_layer();
+        Ok(())
+    }
+
+    /// Put the telemetry layer first in the middleware chain, recording into the global
+    /// OpenTelemetry providers (whatever the program installed). Once per server.
+    pub fn add_telemetry_layer(&self) {
+        self.add_telemetry_once(TelemetryLayer::new);
+    }
+}
+
+/// The span and metrics of each request.
+struct TelemetryLayer {
+    tracer: global::BoxedTracer,
+    duration: Histogram<f64>,
+    active: UpDownCounter<i64>,
+}
+
+impl TelemetryLayer {
+    fn new(server: WeakServer) -> Self {
+        let meter = global::meter("ferrite");
+        let sessions = server.clone();
+        meter
+            .u64_observable_gauge("ferrite.server.sessions")
+            .with_description("The connections (stdio, HTTP sessions) the server serves.")
+            .with_callback(move |gauge| {
+                if let Some(s) = sessions.upgrade() {
+                    gauge.observe(s.connected_sessions().len() as u64, &[]);
+                }
+            })
+            .build();
+        TelemetryLayer {
+            tracer: global::tracer("ferrite"),
+            duration: meter
+                .f64_histogram("mcp.server.operation.duration")
+                .with_unit("s")
+                .with_description("MCP request duration as observed on the server, from receipt until the answer.")
+                .with_boundaries(vec![
+                    0.0001, 0.0005, 0.001, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 60.0,
+                    300.0,
+                ])
+                .build(),
+            active: meter
+                .i64_up_down_counter("ferrite.server.active_requests")
+                .with_description("Requests the server is answering now.")
+                .build(),
+        }
+    }
+}
+
+/// The `_meta` of a request as a carrier of W3C trace context.
+struct MetaCarrier<'a>(Option<&'a Map<String, Value>>);
+
+impl Extractor for MetaCarrier<'_> {
+    fn get(&self, key: &str) -> Option<&str> {
+        self.0?.get(key)?.as_str()
+    }
+
+    fn keys(&self) -> Vec<&str> {
+        self.0.map(|m| m.keys().map(String::as_str).collect()).unwrap_or_default()
+    }
+}
+
+/// What the request is about, for the span name and attributes.
+fn target_of(request: &MiddlewareRequest) -> Option<(&'static str, String)> {
+    let params = request.params.as_ref()?;
+    let text = |k: &str| params.get(k).and_then(Value::as_str).map(str::to_owned);
+    match request.method.as_str() {
+        "tools/call" => text("name").map(|n| ("gen_ai.tool.name", n)),
+        "prompts/get" => text("name").map(|n| ("gen_ai.prompt.name", n)),
+        "resources/read" | "resources/subscribe" | "resources/unsubscribe" => {
+            text("uri").map(|u| ("mcp.resource.uri", u))
+        }
+        _ => None,
+    }
+}
+
+/// `error.type` of an answer: the JSON-RPC code, or `tool_error` for a tool's `isError`.
+fn error_type(method: &str, answer: &Answer) -> Option<(String, Option<i32>)> {
+    match answer {
+        Err(e) => Some((e.code.to_string(), Some(e.code))),
+        Ok(raw) if method == "tools/call" && raw.get().contains("\"isError\":true") => {
+            Some(("tool_error".to_owned(), None))
+        }
+        Ok(_) => None,
+    }
+}
+
+impl Middleware for TelemetryLayer {
+    fn call(&self, request: MiddlewareRequest, next: Next) -> BoxFuture<'static, Answer> {
+        let ctx = &request.ctx;
+        let parent = TraceContextPropagator::new().extract_with_context(&Context::new(), &MetaCarrier(ctx.meta()));
+        let method = request.method.clone();
+        let target = target_of(&request);
+        let transport = if ctx.request_info().http().is_some() { "tcp" } else { "pipe" };
+        let version = ctx.protocol_version().as_str();
+        let mut common = vec![
+            KeyValue::new("mcp.method.name", method.clone()),
+            KeyValue::new("mcp.protocol.version", version),
+            KeyValue::new("network.transport", transport),
+        ];
+        if let Some((key, value)) = &target {
+            common.push(KeyValue::new(*key, value.clone()));
+        }
+        let name: Cow<'static, str> = match &target {
+            Some((_, t)) => format!("{method} {t}").into(),
+            None => method.clone().into(),
+        };
+        let mut span_attrs = common.clone();
+        span_attrs.push(KeyValue::new("mcp.session.id", ctx.connection_id().to_owned()));
+        span_attrs.push(KeyValue::new("jsonrpc.request.id", ctx.request_id().to_string()));
+        if method == "tools/call" {
+            span_attrs.push(KeyValue::new("gen_ai.operation.name", "execute_tool"));
+        }
+        let span = self
+            .tracer
+            .span_builder(name)
+            .with_kind(SpanKind::Server)
+            .with_attributes(span_attrs)
+            .start_with_context(&self.tracer, &parent);
+        let span_cx = parent.with_span(span);
+        let (duration, active) = (self.duration.clone(), self.active.clone());
+        active.add(1, &[]);
+        let started = Instant::now();
+        Box::pin(async move {
+            let answer = next.run(request).await;
+            active.add(-1, &[]);
+            let span = span_cx.span();
+            if let Some((error, code)) = error_type(&method, &answer) {
+                span.set_attribute(KeyValue::new("error.type", error.clone()));
+                if let Some(code) = code {
+                    span.set_attribute(KeyValue::new("rpc.response.status_code", code.to_string()));
+                }
+                let message = match &answer {
+                    Err(e) => e.message.clone(),
+                    Ok(_) => "the tool reported an error".to_owned(),
+                };
+                span.set_status(Status::error(message));
+                common.push(KeyValue::new("error.type", error));
+            }
+            span.end();
+            duration.record(started.elapsed().as_secs_f64(), &common);
+            answer
+        })
+    }
+}

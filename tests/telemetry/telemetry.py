@@ -1,0 +1,250 @@
+"""OpenTelemetry from every everything server (issue 16): each server runs over stdio with
+OTEL_EXPORTER_OTLP_ENDPOINT pointing at an OTLP/HTTP receiver on loopback (this script, decoding
+the protobuf with the official `opentelemetry-proto` messages), answers a traced `tools/call add`
+and a call of an unknown tool, and exits when stdin closes; the spans and metrics it exported are
+read back with their attributes.
+
+    FERRITE_TELEMETRY_SERVERS="name=command line;..." python telemetry.py
+
+Checks per server: a SERVER span `tools/call add` in the trace of the request's
+`_meta.traceparent`, child of its span id, with mcp.method.name, gen_ai.tool.name,
+gen_ai.operation.name, jsonrpc.request.id, mcp.protocol.version, mcp.session.id and
+network.transport; a span `tools/call nope` with error.type -32602 and an error status; the
+resource's service.name; the `mcp.server.operation.duration` histogram with a point for
+tools/call add (count >= 1) and one with error.type -32602; `ferrite.server.active_requests`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import subprocess
+import sys
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, Dict, List, Optional, Tuple
+
+from opentelemetry.proto.collector.metrics.v1.metrics_service_pb2 import (
+    ExportMetricsServiceRequest,
+    ExportMetricsServiceResponse,
+)
+from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
+    ExportTraceServiceRequest,
+    ExportTraceServiceResponse,
+)
+
+TRACE_ID = "4bf92f3577b34da6a3ce929d0e0e4736"
+PARENT_SPAN_ID = "00f067aa0ba902b7"
+SPAN_KIND_SERVER = 2
+STATUS_ERROR = 2
+
+
+def value_of(v: Any) -> Any:
+    kind = v.WhichOneof("value")
+    return getattr(v, kind) if kind else None
+
+
+def attrs(kvs: Any) -> Dict[str, Any]:
+    return {kv.key: value_of(kv.value) for kv in kvs}
+
+
+class Received:
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.spans: List[Dict[str, Any]] = []
+        self.points: List[Dict[str, Any]] = []
+        self.resources: List[Dict[str, Any]] = []
+        self.content_types: List[str] = []
+
+
+class Receiver(BaseHTTPRequestHandler):
+    received: Received
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+    def do_POST(self) -> None:
+        body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
+        got = self.server.received  # type: ignore[attr-defined]
+        with got.lock:
+            got.content_types.append(self.headers.get("Content-Type", ""))
+        if self.path == "/v1/traces":
+            req = ExportTraceServiceRequest.FromString(body)
+            with got.lock:
+                for rs in req.resource_spans:
+                    got.resources.append(attrs(rs.resource.attributes))
+                    for ss in rs.scope_spans:
+                        for s in ss.spans:
+                            got.spans.append(
+                                {
+                                    "name": s.name,
+                                    "kind": s.kind,
+                                    "trace_id": s.trace_id.hex(),
+                                    "parent_span_id": s.parent_span_id.hex(),
+                                    "attributes": attrs(s.attributes),
+                                    "status": s.status.code,
+                                    "scope": ss.scope.name,
+                                }
+                            )
+            reply = ExportTraceServiceResponse().SerializeToString()
+        elif self.path == "/v1/metrics":
+            req = ExportMetricsServiceRequest.FromString(body)
+            with got.lock:
+                for rm in req.resource_metrics:
+                    got.resources.append(attrs(rm.resource.attributes))
+                    for sm in rm.scope_metrics:
+                        for m in sm.metrics:
+                            data = m.WhichOneof("data")
+                            for p in getattr(m, data).data_points:
+                                point = {"metric": m.name, "kind": data, "attributes": attrs(p.attributes)}
+                                if data == "histogram":
+                                    point["count"] = p.count
+                                elif p.WhichOneof("value"):
+                                    point["value"] = getattr(p, p.WhichOneof("value"))
+                                got.points.append(point)
+            reply = ExportMetricsServiceResponse().SerializeToString()
+        else:
+            self.send_response(404)
+            self.end_headers()
+            return
+        self.send_response(200)
+        self.send_header("Content-Type", "application/x-protobuf")
+        self.send_header("Content-Length", str(len(reply)))
+        self.end_headers()
+        self.wfile.write(reply)
+
+
+def serve() -> Tuple[ThreadingHTTPServer, Received]:
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Receiver)
+    httpd.received = Received()  # type: ignore[attr-defined]
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    return httpd, httpd.received  # type: ignore[attr-defined]
+
+
+def run_server(name: str, cmd: List[str], endpoint: str) -> str:
+    env = dict(os.environ)
+    env.update(
+        {
+            "OTEL_EXPORTER_OTLP_ENDPOINT": endpoint,
+            "OTEL_SERVICE_NAME": f"everything-{name}",
+            "OTEL_BSP_SCHEDULE_DELAY": "200",
+            "OTEL_METRIC_EXPORT_INTERVAL": "500",
+        }
+    )
+    proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    assert proc.stdin and proc.stdout
+    lines = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "telemetry-test", "version": "1"}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {
+            "jsonrpc": "2.0",
+            "id": 2,
+            "method": "tools/call",
+            "params": {"name": "add", "arguments": {"a": 2, "b": 3}, "_meta": {"traceparent": f"00-{TRACE_ID}-{PARENT_SPAN_ID}-01", "tracestate": "vendor=1"}},
+        },
+        {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "nope", "arguments": {}}},
+    ]
+    answers = []
+    for msg in lines:
+        proc.stdin.write((json.dumps(msg) + "\n").encode())
+        proc.stdin.flush()
+        if "id" in msg:
+            answers.append(json.loads(proc.stdout.readline()))
+    # Let one metric export happen while serving, then end the server: it flushes at exit.
+    time.sleep(1.0)
+    try:  # closes stdin: the server ends
+        _, err = proc.communicate(timeout=20)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        _, err = proc.communicate()
+        raise AssertionError(f"{name}: the server did not exit within 20 s of stdin closing; stderr: {err.decode()[-2000:]}")
+    assert answers[1]["result"]["content"][0]["text"] == "5", answers[1]
+    assert answers[2]["error"]["code"] == -32602, answers[2]
+    return err.decode()
+
+
+def wait_for(check: Any, what: str, timeout: float = 10.0) -> Any:
+    deadline = time.monotonic() + timeout
+    while True:
+        found = check()
+        if found:
+            return found
+        if time.monotonic() > deadline:
+            raise AssertionError(f"no {what} within {timeout} s")
+        time.sleep(0.1)
+
+
+def check_server(name: str, cmd: List[str]) -> None:
+    httpd, got = serve()
+    try:
+        endpoint = f"http://127.0.0.1:{httpd.server_address[1]}"
+        stderr = run_server(name, cmd, endpoint)
+
+        def span(span_name: str) -> Optional[Dict[str, Any]]:
+            with got.lock:
+                return next((s for s in got.spans if s["name"] == span_name), None)
+
+        try:
+            add = wait_for(lambda: span("tools/call add"), "span `tools/call add`")
+            nope = wait_for(lambda: span("tools/call nope"), "span `tools/call nope`")
+        except AssertionError as e:
+            raise AssertionError(f"{e}; spans: {[s['name'] for s in got.spans]}; stderr: {stderr[-2000:]}") from None
+        assert add["kind"] == SPAN_KIND_SERVER, add
+        assert add["trace_id"] == TRACE_ID and add["parent_span_id"] == PARENT_SPAN_ID, add
+        a = add["attributes"]
+        expected = {
+            "mcp.method.name": "tools/call",
+            "gen_ai.tool.name": "add",
+            "gen_ai.operation.name": "execute_tool",
+            "jsonrpc.request.id": "2",
+            "mcp.protocol.version": "2025-06-18",
+            "network.transport": "pipe",
+        }
+        for k, v in expected.items():
+            assert a.get(k) == v, f"{name}: {k} = {a.get(k)!r}, expected {v!r}: {a}"
+        assert isinstance(a.get("mcp.session.id"), str) and a["mcp.session.id"], a
+        assert "error.type" not in a, a
+        n = nope["attributes"]
+        assert n.get("error.type") == "-32602" and n.get("rpc.response.status_code") == "-32602", n
+        assert nope["status"] == STATUS_ERROR, nope
+        assert nope["trace_id"] != TRACE_ID, "a request without traceparent starts its own trace"
+
+        def point(metric: str, **want: Any) -> Optional[Dict[str, Any]]:
+            with got.lock:
+                for p in got.points:
+                    if p["metric"] == metric and all(p["attributes"].get(k) == v for k, v in want.items()):
+                        return p
+            return None
+
+        ok = wait_for(lambda: point("mcp.server.operation.duration", **{"mcp.method.name": "tools/call", "gen_ai.tool.name": "add"}), "duration point for tools/call add")
+        assert ok["kind"] == "histogram" and ok["count"] >= 1, ok
+        assert "error.type" not in ok["attributes"], ok
+        err = wait_for(lambda: point("mcp.server.operation.duration", **{"error.type": "-32602"}), "duration point with error.type")
+        assert err["attributes"].get("gen_ai.tool.name") == "nope", err
+        wait_for(lambda: point("ferrite.server.active_requests"), "active_requests point")
+        with got.lock:
+            names = {r.get("service.name") for r in got.resources}
+            types = set(got.content_types)
+        assert names == {f"everything-{name}"}, names
+        assert types == {"application/x-protobuf"}, types
+        print(f"telemetry {name}: ok ({len(got.spans)} spans, {len(got.points)} metric points; span `tools/call add` in the caller's trace)")
+    finally:
+        httpd.shutdown()
+
+
+def main() -> int:
+    servers = [s.split("=", 1) for s in os.environ["FERRITE_TELEMETRY_SERVERS"].split(";") if s]
+    failed = 0
+    for name, cmd in servers:
+        try:
+            check_server(name, shlex.split(cmd))
+        except Exception as e:  # report every server, then fail
+            failed += 1
+            print(f"telemetry {name}: FAILED: {e}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
