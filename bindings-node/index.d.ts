@@ -197,6 +197,11 @@ export declare class NativeServer {
    */
   addBuiltinMiddleware(name: string, configJson: string): void
   /**
+   * Turn OpenTelemetry on (the core's `enable_telemetry`); an exporter the `OTEL_*`
+   * variables make unbuildable is an `Error` with the reason.
+   */
+  enableTelemetry(): void
+  /**
    * Run the rest of the chain of the middleware call in `slot`, with `paramsJson` as the
    * request's params (`null`: none); resolves to the answer's envelope. A second call
    * answers the core's "called next twice" error.
@@ -385,6 +390,12 @@ export declare function sensitiveHeaders(): Array<string>
  * no level or no callback turns them off. The function is weak: it never keeps Node alive.
  */
 export declare function setDiagnostics(level?: string | undefined | null, callback?: ((record: string) => void) | undefined | null): void
+
+/** Export the pending spans and metrics now (the core's `telemetry::flush`; blocks). */
+export declare function telemetryFlush(): void
+
+/** Export what is pending and stop the exporters (the core's `telemetry::shutdown`; blocks). */
+export declare function telemetryShutdown(): void
 
 /**
  * The core's `-32042` error (`ErrorObject::url_elicitation_required`) as `{code, message,

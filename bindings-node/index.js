@@ -843,4 +843,6 @@ module.exports.matchUriTemplate = nativeBinding.matchUriTemplate
 module.exports.mrtrInputRequest = nativeBinding.mrtrInputRequest
 module.exports.sensitiveHeaders = nativeBinding.sensitiveHeaders
 module.exports.setDiagnostics = nativeBinding.setDiagnostics
+module.exports.telemetryFlush = nativeBinding.telemetryFlush
+module.exports.telemetryShutdown = nativeBinding.telemetryShutdown
 module.exports.urlElicitationRequired = nativeBinding.urlElicitationRequired

@@ -1213,6 +1213,23 @@ ferrite_result ferrite_middleware_next_run(const struct ferrite_middleware_next 
                                            void *user_data,
                                            ferrite_finalizer finalizer);
 
+// Add the core's built-in middleware `name` at the end of the chain, configured by
+// `config_json` (the core's keys; NULL for the defaults): `timing`, `logging` (`{"level"}`),
+// `rate_limit` (`{"perSecond", "burst", "key": "client" | "session" | "global", "methods"}`),
+// `cache` (`{"maxEntries"}`) or `error_masking` (`{"message"}`). They run in the core: no
+// callback. An unknown name or a configuration the core refuses is
+// `FERRITE_RESULT_INVALID_ARGUMENT` (the reason in `ferrite_last_error_message`); JSON that does
+// not parse is `FERRITE_RESULT_INVALID_JSON`.
+//
+// # Safety
+// `server` is a live server; `name` points to `name_len` readable bytes; `config_json` is
+// NULL or points to `config_json_len` readable bytes.
+ferrite_result ferrite_server_add_builtin_middleware(const struct ferrite_server *server,
+                                                     const char *name,
+                                                     size_t name_len,
+                                                     const char *config_json,
+                                                     size_t config_json_len);
+
 // Seal the `requestState` of "input required" replies with the key `current` and also
 // accept states sealed with the keys in `previous_json` (a JSON array of key strings, or
 // NULL for none): key rotation. A key is 32 bytes written as 64 hex characters or base64.
@@ -2409,6 +2426,25 @@ ferrite_result ferrite_server_set_task_options(const struct ferrite_server *serv
                                                uint64_t max_ttl_ms,
                                                uint64_t poll_interval_ms,
                                                uint64_t promote_after_ms);
+
+// Turn telemetry on for `server`: OTLP/HTTP (protobuf) exporters for spans and metrics,
+// installed once per process and configured by the standard `OTEL_*` environment variables
+// (`OTEL_EXPORTER_OTLP_ENDPOINT`, default `http://localhost:4318`; `OTEL_SERVICE_NAME`;
+// `OTEL_SDK_DISABLED=true` exports nothing), and a span plus metrics per request following
+// the MCP semantic conventions. Off until called. Call `ferrite_telemetry_shutdown` before the
+// process exits, or what is pending is lost. `FERRITE_RESULT_IO` when an exporter cannot be
+// built (a bad endpoint or header variable; the reason in `ferrite_last_error_message`).
+//
+// # Safety
+// `server` is a live server.
+ferrite_result ferrite_server_enable_telemetry(const struct ferrite_server *server);
+
+// Export what is pending now (blocks until done or timed out); the exporters stay.
+ferrite_result ferrite_telemetry_flush(void);
+
+// Export what is pending and stop the exporters (blocks until done or timed out); a no-op
+// when telemetry was never enabled. Call it once, before the process exits.
+ferrite_result ferrite_telemetry_shutdown(void);
 
 #if defined(FERRITE_TESTING)
 // Panic inside the panic boundary with a fixed message. Returns `FERRITE_RESULT_PANIC`.

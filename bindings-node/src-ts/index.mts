@@ -31,6 +31,7 @@ export {
   UrlElicitationRequiredError,
   VerifierUnavailableError,
   completable,
+  flushTelemetry,
   setDiagnostics,
   stderrDiagnostics,
 } from './index.js';

@@ -12,6 +12,8 @@ export {
   mrtrInputRequest,
   sensitiveHeaders,
   setDiagnostics,
+  telemetryFlush,
+  telemetryShutdown,
   urlElicitationRequired,
 } from '../index.js';
 export type { ExchangeHead, NativeExchange } from '../index.js';

@@ -24,7 +24,7 @@ import type {
   SchemaLike,
   SkillFiles,
 } from './model.js';
-import { NativeServer } from './native.js';
+import { NativeServer, telemetryFlush, telemetryShutdown } from './native.js';
 import * as middleware from './middleware.js';
 import type { Middleware } from './middleware.js';
 import * as mount from './mount.js';
@@ -66,6 +66,13 @@ export type {
 } from './server-types.js';
 
 /** An MCP server: register tools, resources, prompts and completions, then serve. */
+let telemetryAtExit = false;
+
+/** Export the pending spans and metrics now (after `enableTelemetry`); the exporters stay. */
+export function flushTelemetry(): void {
+  telemetryFlush();
+}
+
 export class Server implements AsyncDisposable {
   #native: NativeServer;
   /** What the registration helpers need: the native server and this. */
@@ -233,6 +240,20 @@ export class Server implements AsyncDisposable {
   useBuiltin(name: string, config: Record<string, unknown> = {}): this {
     const core = String(name).replace(/[A-Z]/g, (c) => '_' + c.toLowerCase());
     this.#native.addBuiltinMiddleware(core, JSON.stringify(config ?? {}));
+    return this;
+  }
+  /**
+   * Turn OpenTelemetry on: OTLP/HTTP exporters for spans and metrics (once per process,
+   * configured by the standard `OTEL_*` environment variables) and a span plus metrics per
+   * request following the MCP semantic conventions, recorded in the core. What is pending is
+   * exported when the process exits (or call `flushTelemetry()`).
+   */
+  enableTelemetry(): this {
+    this.#native.enableTelemetry();
+    if (!telemetryAtExit) {
+      telemetryAtExit = true;
+      process.once('exit', () => telemetryShutdown());
+    }
     return this;
   }
   /** `use`, by another name. */

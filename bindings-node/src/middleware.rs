@@ -63,6 +63,13 @@ impl NativeServer {
         self.server.add_builtin_middleware(&name, config).map_err(|e| crate::errors::config(env, e))
     }
 
+    /// Turn OpenTelemetry on (the core's `enable_telemetry`); an exporter the `OTEL_*`
+    /// variables make unbuildable is an `Error` with the reason.
+    #[napi]
+    pub fn enable_telemetry(&self) -> Result<()> {
+        self.server.enable_telemetry().map_err(|e| napi::Error::from_reason(e.to_string()))
+    }
+
     /// Run the rest of the chain of the middleware call in `slot`, with `paramsJson` as the
     /// request's params (`null`: none); resolves to the answer's envelope. A second call
     /// answers the core's "called next twice" error.
@@ -89,4 +96,18 @@ impl NativeServer {
             }
         })
     }
+}
+
+/// Export the pending spans and metrics now (the core's `telemetry::flush`; blocks).
+#[napi]
+#[cfg_attr(test, allow(dead_code))] // called from JS only; the unit-test build does not register it
+pub fn telemetry_flush() {
+    ferrite_core::telemetry::flush();
+}
+
+/// Export what is pending and stop the exporters (the core's `telemetry::shutdown`; blocks).
+#[napi]
+#[cfg_attr(test, allow(dead_code))] // called from JS only; the unit-test build does not register it
+pub fn telemetry_shutdown() {
+    ferrite_core::telemetry::shutdown();
 }

@@ -42,6 +42,18 @@ mod tasks;
 
 use pyo3::prelude::*;
 
+/// Export the pending spans and metrics now (the core's `telemetry::flush`), without the GIL.
+#[pyfunction]
+fn telemetry_flush(py: Python<'_>) {
+    py.detach(ferrite_core::telemetry::flush);
+}
+
+/// Export what is pending and stop the exporters (the core's `telemetry::shutdown`).
+#[pyfunction]
+fn telemetry_shutdown(py: Python<'_>) {
+    py.detach(ferrite_core::telemetry::shutdown);
+}
+
 /// The compiled module.
 #[pymodule]
 fn _ferrite(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -58,6 +70,8 @@ fn _ferrite(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<mrtr::PyInputRequired>()?;
     m.add_function(wrap_pyfunction!(mrtr::state_json, m)?)?;
     m.add_function(wrap_pyfunction!(diagnostics::set_diagnostics, m)?)?;
+    m.add_function(wrap_pyfunction!(telemetry_flush, m)?)?;
+    m.add_function(wrap_pyfunction!(telemetry_shutdown, m)?)?;
     m.add_function(wrap_pyfunction!(errors::url_elicitation_required, m)?)?;
     m.add("CORE_VERSION", env!("CARGO_PKG_VERSION"))?;
     // The headers every surface hides when it shows a request (`RequestInfo`'s repr).

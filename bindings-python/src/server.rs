@@ -307,6 +307,12 @@ impl Core {
         self.server.add_builtin_middleware(name, config).map_err(|e| errors::config_err(py, &e))
     }
 
+    /// Turn OpenTelemetry on (the core's `enable_telemetry`); an exporter the `OTEL_*`
+    /// variables make unbuildable raises `ConfigError`.
+    fn enable_telemetry(&self, py: Python<'_>) -> PyResult<()> {
+        self.server.enable_telemetry().map_err(|e| errors::message_err(py, "ConfigError", &e.to_string()))
+    }
+
     /// The ids of the connections currently served (stdio, HTTP sessions).
     fn connected_sessions(&self) -> Vec<String> {
         self.server.connected_sessions()

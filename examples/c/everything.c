@@ -258,6 +258,10 @@ int main(int argc, char **argv) {
     /* A static resource may be cached by anyone for a minute (2026-07-28 cache hints). */
     check("cache hint", ferrite_server_set_resource_cache_hint(server, S("test://static-text"), 60000, true));
     join_fleet(server, redis);
+    /* Spans and metrics over OTLP/HTTP when a collector is named (the OTEL_* variables). */
+    if (getenv("OTEL_EXPORTER_OTLP_ENDPOINT") != NULL) {
+        check("enable telemetry", ferrite_server_enable_telemetry(server));
+    }
 
     if (port < 0) {
         rc = ferrite_server_serve_stdio(server);
@@ -268,6 +272,7 @@ int main(int argc, char **argv) {
         rc = serve_http(server, (uint16_t)port);
     }
     ferrite_server_free(server);
+    ferrite_telemetry_shutdown(); /* exports what is pending; a no-op without telemetry */
     free(audio_result);
     free(wav_base64);
     return rc == FERRITE_RESULT_OK ? 0 : 1;

@@ -518,6 +518,13 @@ func run() error {
 	if err := s.EnableResourceSubscriptions(); err != nil {
 		return err
 	}
+	// Spans and metrics over OTLP/HTTP when a collector is named (the OTEL_* variables).
+	if os.Getenv("OTEL_EXPORTER_OTLP_ENDPOINT") != "" {
+		if err := s.EnableTelemetry(); err != nil {
+			return err
+		}
+		defer ferrite.ShutdownTelemetry()
+	}
 	if port < 0 {
 		return s.ServeStdio()
 	}

@@ -550,6 +550,8 @@ if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(realpathS
     console.error(`everything: ${e.message}`);
     process.exit(2);
   }
+  // Spans and metrics over OTLP/HTTP when a collector is named (the OTEL_* variables).
+  if (process.env.OTEL_EXPORTER_OTLP_ENDPOINT) server.enableTelemetry();
   if (args.mount !== undefined) {
     addHostValueTool(server);
     const http = await (args.mount === 'express' ? serveExpress : serveHono)(server, args.port);

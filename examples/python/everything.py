@@ -608,6 +608,9 @@ def main() -> None:
     except ConfigError as e:
         print(f"everything: {e}", file=sys.stderr)
         sys.exit(2)
+    if os.environ.get("OTEL_EXPORTER_OTLP_ENDPOINT"):
+        # Spans and metrics over OTLP/HTTP (the OTEL_* variables); exported at exit too.
+        server.enable_telemetry()
     if args.port is not None and args.mount:
         register_request_tools(server)
         serve_mounted(server, args.port)

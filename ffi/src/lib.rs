@@ -45,6 +45,7 @@ pub mod modern;
 pub mod register;
 pub mod request;
 pub mod server;
+pub mod telemetry;
 #[cfg(feature = "testing")]
 pub mod testing;
 

@@ -212,3 +212,33 @@ fn deliver(callback: AnswerFn, data: &UserData, answer: &Answer) {
         }
     }
 }
+
+/// Add the core's built-in middleware `name` at the end of the chain, configured by
+/// `config_json` (the core's keys; NULL for the defaults): `timing`, `logging` (`{"level"}`),
+/// `rate_limit` (`{"perSecond", "burst", "key": "client" | "session" | "global", "methods"}`),
+/// `cache` (`{"maxEntries"}`) or `error_masking` (`{"message"}`). They run in the core: no
+/// callback. An unknown name or a configuration the core refuses is
+/// `FERRITE_RESULT_INVALID_ARGUMENT` (the reason in `ferrite_last_error_message`); JSON that does
+/// not parse is `FERRITE_RESULT_INVALID_JSON`.
+///
+/// # Safety
+/// `server` is a live server; `name` points to `name_len` readable bytes; `config_json` is
+/// NULL or points to `config_json_len` readable bytes.
+#[no_mangle]
+pub unsafe extern "C" fn ferrite_server_add_builtin_middleware(
+    server: *const ferrite_server,
+    name: *const c_char,
+    name_len: usize,
+    config_json: *const c_char,
+    config_json_len: usize,
+) -> ferrite_result {
+    ffi_boundary!({
+        // SAFETY: forwarded from this function's contract.
+        let s = unsafe { server_ref(server) }?;
+        // SAFETY: forwarded from this function's contract.
+        let name = unsafe { crate::buffer::str_arg(name, name_len, "name") }?;
+        // SAFETY: forwarded from this function's contract.
+        let config: Option<Value> = unsafe { opt_json_arg(config_json, config_json_len, "config_json") }?;
+        s.core()?.add_builtin_middleware(name, config.unwrap_or(Value::Null)).map_err(crate::handler::config)
+    })
+}

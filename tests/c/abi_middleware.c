@@ -403,7 +403,31 @@ static void check_gate(void) {
           "middleware: every answer callback's finalizer runs exactly once (refused calls included)");
 }
 
+/* The core's built-ins (ferrite_server_add_builtin_middleware): no callback, configured by JSON. */
+static void check_builtin(void) {
+    ferrite_server *server = mw_server("abi-mw-builtin");
+    CHECK(ferrite_server_add_builtin_middleware(server, S("rate_limit"),
+                                                S("{\"perSecond\":0.01,\"burst\":2,\"methods\":[\"tools/call\"]}")) ==
+              FERRITE_RESULT_OK,
+          "builtin middleware: rate_limit is added with its JSON configuration");
+    initialize(server);
+    atomic_store(&add_calls, 0);
+    CHECK(add_text_is(server, true, 300, 1, 2, "3") && add_text_is(server, true, 301, 1, 2, "3"),
+          "builtin middleware: rate_limit lets the burst through");
+    CHECK(add_error_is(server, true, 302, "add", 1, -32000, "Rate limit exceeded: at most 0.01 requests a second", true) &&
+              atomic_load(&add_calls) == 2,
+          "builtin middleware: rate_limit answers -32000 over the burst, without the handler");
+    CHECK(ferrite_server_add_builtin_middleware(server, S("nope"), NULL, 0) == FERRITE_RESULT_INVALID_ARGUMENT &&
+              strstr(ferrite_last_error(), "no such built-in middleware \"nope\"") != NULL,
+          "builtin middleware: an unknown name is FERRITE_RESULT_INVALID_ARGUMENT with the core's reason");
+    CHECK(ferrite_server_add_builtin_middleware(server, S("rate_limit"), S("{\"perSecond\":")) ==
+              FERRITE_RESULT_INVALID_JSON,
+          "builtin middleware: a configuration that does not parse is FERRITE_RESULT_INVALID_JSON");
+    ferrite_server_free(server);
+}
+
 void check_middleware(void) {
     check_order();
     check_gate();
+    check_builtin();
 }

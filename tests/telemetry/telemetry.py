@@ -123,11 +123,16 @@ def serve() -> Tuple[ThreadingHTTPServer, Received]:
     return httpd, httpd.received  # type: ignore[attr-defined]
 
 
-def run_server(name: str, cmd: List[str], endpoint: str) -> str:
-    env = dict(os.environ)
+def run_server(name: str, cmd: List[str], endpoint: str, switched_on: bool = True) -> str:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OTEL_")}
+    if switched_on:
+        env["OTEL_EXPORTER_OTLP_ENDPOINT"] = endpoint
+    else:
+        # The per-signal endpoints alone do not switch an everything server's telemetry on.
+        env["OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"] = endpoint + "/v1/traces"
+        env["OTEL_EXPORTER_OTLP_METRICS_ENDPOINT"] = endpoint + "/v1/metrics"
     env.update(
         {
-            "OTEL_EXPORTER_OTLP_ENDPOINT": endpoint,
             "OTEL_SERVICE_NAME": f"everything-{name}",
             "OTEL_BSP_SCHEDULE_DELAY": "200",
             "OTEL_METRIC_EXPORT_INTERVAL": "500",
@@ -230,6 +235,16 @@ def check_server(name: str, cmd: List[str]) -> None:
         assert names == {f"everything-{name}"}, names
         assert types == {"application/x-protobuf"}, types
         print(f"telemetry {name}: ok ({len(got.spans)} spans, {len(got.points)} metric points; span `tools/call add` in the caller's trace)")
+    finally:
+        httpd.shutdown()
+    # Without OTEL_EXPORTER_OTLP_ENDPOINT the server exports nothing.
+    httpd, got = serve()
+    try:
+        run_server(name, cmd, f"http://127.0.0.1:{httpd.server_address[1]}", switched_on=False)
+        time.sleep(0.5)
+        with got.lock:
+            assert not got.content_types, f"{name}: exported without OTEL_EXPORTER_OTLP_ENDPOINT: {len(got.spans)} spans"
+        print(f"telemetry {name}: nothing exported without OTEL_EXPORTER_OTLP_ENDPOINT")
     finally:
         httpd.shutdown()
 

@@ -69,7 +69,7 @@ from .errors import (
 from .modern import CacheHint
 from .mrtr import InputRequest, InputRequired
 from .mcpserver import FastMCP, MCPServer
-from .middleware import CallNext, Middleware, MiddlewareContext
+from .middleware import CallNext, Middleware, MiddlewareContext, telemetry_flush
 from .registration import CompletionArgument, CompletionContext, TaskSupport
 from .request_info import Address, Headers, HostState, RequestInfo
 from .schema import schema_for
@@ -87,6 +87,7 @@ __all__ = [
     "Middleware",
     "MiddlewareContext",
     "CallNext",
+    "telemetry_flush",
     "Sent",
     "ServerRequestContext",
     "RequestInfo",

@@ -34,7 +34,7 @@ from .errors import _InvalidResult
 if TYPE_CHECKING:
     from . import _ferrite
 
-__all__ = ["CallNext", "Middleware", "MiddlewareContext"]
+__all__ = ["CallNext", "Middleware", "MiddlewareContext", "telemetry_flush"]
 
 #: The rest of the chain: awaits the answer to the (possibly changed) request.
 CallNext = Callable[["MiddlewareContext"], Awaitable[Dict[str, Any]]]
@@ -148,7 +148,7 @@ def _wrapper(mw: MiddlewareLike, server: Any) -> Callable[..., Any]:
 
     async def run(inp: Any, ctx: "_ferrite.RequestContext") -> Any:
         method, params, hook, raw_next = inp
-        context = MiddlewareContext(method, params, hook, Context(ctx, server_ref()))  # type: ignore[arg-type]
+        context = MiddlewareContext(method, params, hook, Context(ctx, server_ref()))
 
         def call_next(next_context: Optional[MiddlewareContext] = None) -> "Awaitable[Dict[str, Any]]":
             params = (next_context or context).params
@@ -162,6 +162,27 @@ def _wrapper(mw: MiddlewareLike, server: Any) -> Callable[..., Any]:
         return result
 
     return run
+
+
+_TELEMETRY_AT_EXIT = False
+
+
+def _shutdown_telemetry_at_exit() -> None:
+    global _TELEMETRY_AT_EXIT
+    if not _TELEMETRY_AT_EXIT:
+        import atexit
+
+        from . import _ferrite
+
+        atexit.register(_ferrite.telemetry_shutdown)
+        _TELEMETRY_AT_EXIT = True
+
+
+def telemetry_flush() -> None:
+    """Export the pending spans and metrics now (the exporters stay)."""
+    from . import _ferrite
+
+    _ferrite.telemetry_flush()
 
 
 def _camel(key: str) -> str:
@@ -188,6 +209,14 @@ class _Middlewares(_ServerBase):
         keyword (snake_case, e.g. ``per_second=5, burst=10``). An unknown name or a bad
         configuration raises :class:`~ferrite_mcp.ConfigError`."""
         self._core.add_builtin_middleware(name, {_camel(k): v for k, v in config.items()})
+
+    def enable_telemetry(self) -> None:
+        """Turn OpenTelemetry on: OTLP/HTTP exporters for spans and metrics (once per process,
+        configured by the standard ``OTEL_*`` environment variables) and a span plus metrics per
+        request following the MCP semantic conventions, recorded in the core. What is pending is
+        exported at exit (or call :func:`ferrite_mcp.telemetry_flush`)."""
+        self._core.enable_telemetry()
+        _shutdown_telemetry_at_exit()
 
     def middleware(self, fn: Callable[[MiddlewareContext, CallNext], Awaitable[Dict[str, Any]]]) -> Callable[..., Any]:
         """Decorator form of :meth:`add_middleware`."""
