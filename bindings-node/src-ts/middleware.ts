@@ -19,8 +19,7 @@
 import { Context } from './context.js';
 import { McpError, encodeError, encodeInvalid } from './errors.js';
 import type { JsonObject, JsonValue } from './model.js';
-import type { Host } from './registration.js';
-import { isThenable } from './schema.js';
+import { type Host, settle } from './registration.js';
 
 /** One request as a middleware sees it. */
 export interface MiddlewareContext {
@@ -139,19 +138,6 @@ export function use(host: Host, middleware: Middleware): void {
       ctx?._done();
       return encodeError(e);
     }
-    if (isThenable(out)) {
-      return Promise.resolve(out).then(
-        (v) => {
-          ctx!._done();
-          return encodeResult(v);
-        },
-        (e: unknown) => {
-          ctx!._done();
-          return encodeError(e);
-        },
-      );
-    }
-    ctx._done();
-    return encodeResult(out);
+    return settle(ctx, out, encodeResult);
   });
 }

@@ -115,21 +115,29 @@ function adapt<A>(
       ctx?._done();
       return encodeError(e);
     }
-    if (isThenable(out)) {
-      return Promise.resolve(out).then(
-        (v) => {
-          ctx!._done();
-          return encodeOk(encode, v, args as A, mrtr);
-        },
-        (e: unknown) => {
-          ctx!._done();
-          return encodeError(e);
-        },
-      );
-    }
-    ctx._done();
-    return encodeOk(encode, out, args as A, mrtr);
+    return settle(ctx, out, (v) => encodeOk(encode, v, args as A, mrtr));
   };
+}
+
+/**
+ * @internal The envelope of what a handler returned (`out`, a value or a promise): `ok(value)`
+ * once it settles, or the error envelope of a rejection; the context is done either way.
+ */
+export function settle(ctx: Context, out: unknown, ok: (value: unknown) => string): string | Promise<string> {
+  if (isThenable(out)) {
+    return Promise.resolve(out).then(
+      (v) => {
+        ctx._done();
+        return ok(v);
+      },
+      (e: unknown) => {
+        ctx._done();
+        return encodeError(e);
+      },
+    );
+  }
+  ctx._done();
+  return ok(out);
 }
 
 /** A success (or input-required) envelope, or the invalid-result envelope of a value that cannot be encoded. */
