@@ -102,6 +102,7 @@ fn an_unknown_builtin_or_a_bad_configuration_is_a_config_error() {
         ("rate_limit", json!({"perSecond": -1}), "perSecond must be a positive number"),
         ("rate_limit", json!({"perSecond": 1, "key": "ip"}), "key must be \"client\", \"session\" or \"global\""),
         ("timing", json!({"extra": 1}), "unknown field `extra`"),
+        ("logging", json!({"level": "loud"}), "level must be \"debug\", \"info\" or \"warn\", not \"loud\""),
     ] {
         match s.add_builtin_middleware(name, config) {
             Err(ConfigError::InvalidMiddleware { name: n, reason: r }) => {

@@ -43,21 +43,18 @@ pub const REQUEST_TARGET: &str = target::REQUEST;
 pub(crate) fn make(name: &str, config: Value) -> Result<Arc<dyn Middleware>, ConfigError> {
     let config = if config.is_null() { json!({}) } else { config };
     let invalid = |reason: String| ConfigError::InvalidMiddleware { name: name.to_owned(), reason };
-    Ok(match name {
-        "timing" => {
-            let _: Empty = serde_json::from_value(config).map_err(|e| invalid(e.to_string()))?;
-            Arc::new(Timing)
-        }
-        "logging" => Arc::new(Logging::new(serde_json::from_value(config).map_err(|e| invalid(e.to_string()))?)),
-        "rate_limit" => Arc::new(
-            RateLimit::new(serde_json::from_value(config).map_err(|e| invalid(e.to_string()))?).map_err(invalid)?,
-        ),
-        "cache" => Arc::new(Cache::new(serde_json::from_value(config).map_err(|e| invalid(e.to_string()))?)),
-        "error_masking" => Arc::new(ErrorMasking(serde_json::from_value(config).map_err(|e| invalid(e.to_string()))?)),
-        other => {
-            return Err(invalid(format!("no such built-in middleware {other:?} (there are {})", BUILTINS.join(", "))))
-        }
-    })
+    fn parse<T: serde::de::DeserializeOwned>(config: Value) -> Result<T, String> {
+        serde_json::from_value(config).map_err(|e| e.to_string())
+    }
+    let made: Result<Arc<dyn Middleware>, String> = match name {
+        "timing" => parse::<Empty>(config).map(|_| Arc::new(Timing) as Arc<dyn Middleware>),
+        "logging" => parse(config).and_then(Logging::new).map(|m| Arc::new(m) as Arc<dyn Middleware>),
+        "rate_limit" => parse(config).and_then(RateLimit::new).map(|m| Arc::new(m) as Arc<dyn Middleware>),
+        "cache" => parse(config).map(|c| Arc::new(Cache::new(c)) as Arc<dyn Middleware>),
+        "error_masking" => parse(config).map(|c| Arc::new(ErrorMasking(c)) as Arc<dyn Middleware>),
+        other => Err(format!("no such built-in middleware {other:?} (there are {})", BUILTINS.join(", "))),
+    };
+    made.map_err(invalid)
 }
 
 #[derive(Deserialize)]
@@ -107,12 +104,13 @@ enum LogLevel {
 struct Logging(LogLevel);
 
 impl Logging {
-    fn new(config: LoggingConfig) -> Self {
-        Logging(match config.level.as_deref() {
+    fn new(config: LoggingConfig) -> Result<Self, String> {
+        Ok(Logging(match config.level.as_deref() {
             Some("debug") => LogLevel::Debug,
+            None | Some("info") => LogLevel::Info,
             Some("warn") | Some("warning") => LogLevel::Warn,
-            _ => LogLevel::Info,
-        })
+            Some(other) => return Err(format!("level must be \"debug\", \"info\" or \"warn\", not {other:?}")),
+        }))
     }
 }
 
@@ -290,6 +288,10 @@ impl Cache {
 
 /// The hint a result carries: its `ttlMs` and whether its `cacheScope` is `public`.
 fn hint_of(answer: &RawJson) -> Option<(u64, bool)> {
+    // Most results carry no hint: skip parsing them.
+    if !answer.get().contains("\"ttlMs\"") {
+        return None;
+    }
     #[derive(Deserialize)]
     #[serde(rename_all = "camelCase")]
     struct Hint {
