@@ -12,7 +12,9 @@
 //! `FERRITE_AUTH_AUDIENCE` (the server's URL), keys from `FERRITE_AUTH_JWKS_URL`; every MCP
 //! request needs one, and the `whoami` tool (scope `mcp:whoami`) answers the token's subject.
 //! Any other argument, or a flag without its value, prints the usage on stderr and exits with
-//! status 2; `--help` prints it on stdout and exits 0. Both eras are served: the
+//! status 2; `--help` prints it on stdout and exits 0. `--compose` serves the same through
+//! composition: an empty server with everything mounted in it (no prefix), plus a second
+//! server's `shout` tool mounted under the prefix `extra` (`extra_shout`). Both eras are served: the
 //! handshake revisions and 2026-07-28 (fixtures in `everything/modern.rs`), and tasks of both
 //! generations (`everything/tasks.rs`); the fault tools are in `everything/faults.rs`.
 
@@ -462,6 +464,7 @@ fn build(
     stateless: bool,
     auth: Option<ResourceServer>,
     task_ttl: Option<std::time::Duration>,
+    compose: bool,
 ) -> Result<Server, Box<dyn std::error::Error>> {
     let info = Implementation::new("ferrite-everything", "0.1.0");
     let mut builder =
@@ -473,7 +476,9 @@ fn build(
     if let Some(ttl) = task_ttl {
         builder = builder.tasks(TaskOptions { default_ttl: ttl, ..TaskOptions::default() });
     }
-    let server = if stateless { builder.stateless() } else { builder.stateful() }.build();
+    let builder = if stateless { builder.stateless() } else { builder.stateful() };
+    let parent = builder.clone();
+    let server = builder.build();
     register_tools(&server)?;
     register_resources(&server)?;
     register_prompts(&server);
@@ -494,7 +499,19 @@ fn build(
     server.enable_resource_subscriptions()?;
     // A static resource may be cached by anyone for a minute (2026-07-28 cache hints).
     server.set_resource_cache_hint("test://static-text", CacheHint::new(60_000, CacheScope::Public))?;
-    Ok(server)
+    if !compose {
+        return Ok(server);
+    }
+    // Composed: an empty server of the same identity serves all of the above through a
+    // mount without a prefix, and one more server's tool under the prefix `extra`.
+    let parent = parent.build();
+    parent.mount("", &server)?;
+    let extra = Server::new("ferrite-everything-extra", "0.1.0");
+    extra.add_tool_fn(tool("shout", "Echoes the text in capitals", json!({"type":"object","properties":{"text":{"type":"string"}},"required":["text"]})), |args| {
+        Ok(CallToolResult::text(str_arg(&args, "text").to_uppercase()))
+    })?;
+    parent.mount("extra", &extra)?;
+    Ok(parent)
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -521,7 +538,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     } else {
         None
     };
-    let server = build(stateless, auth, args.task_ttl)?;
+    let server = build(stateless, auth, args.task_ttl, args.compose)?;
     if args.mount {
         server.add_tool(
             Tool::new("test_host_value", json!({"type": "object", "additionalProperties": false}))

@@ -98,7 +98,7 @@ impl Server {
 
     /// Deliver `event` here and hand it to the fleet; how many listeners here were reached.
     pub(crate) fn deliver_everywhere(&self, event: FanoutEvent) -> usize {
-        let reached = self.deliver(&event);
+        let reached = self.deliver(&event) + self.deliver_to_parents(&event);
         if let Some(f) = read(&self.inner.fanout).clone() {
             f.publish(&event);
         }

@@ -398,19 +398,23 @@ impl Server {
             if let CompletionReference::Prompt { name } = &request.reference {
                 let served = reg.prompts.contains_key(name)
                     || reg.completion_handler.is_some()
+                    || reg.mounted.iter().any(|m| m.completion.is_some())
                     || reg.completers.keys().any(|(r, _)| r == &request.reference);
                 if !served {
                     return Err(ErrorObject::invalid_params(format!("completion/complete: unknown prompt {name:?}")));
                 }
             }
             (
-                reg.completion_handler.clone(),
+                reg.global_completers(),
                 reg.completers.get(&(request.reference.clone(), request.argument_name.clone())).cloned(),
             )
         };
         let mut result = CompleteResult::default();
-        if let Some(g) = global {
+        for g in global {
             result = g.complete(request.clone(), ctx.clone()).await.map_err(HandlerError::into_rpc)?;
+            if !result.completion.values.is_empty() {
+                break;
+            }
         }
         if result.completion.values.is_empty() {
             if let Some(s) = specific {

@@ -12,6 +12,7 @@
 //! multi round-trip handlers, `tasks` runs calls as tasks, `offer` says what is served per mode and era, and `listen`
 //! delivers unsolicited notifications.
 
+mod compose;
 mod connection;
 mod context;
 mod dispatch;
@@ -137,6 +138,12 @@ pub enum ConfigError {
     /// Task options cannot change once a task was created (its store holds it).
     #[error("the task options cannot change after the first task was created")]
     TasksStarted,
+    /// A mount prefix may hold ASCII letters, digits, `-`, `_` and `.` only.
+    #[error("mount prefix {0:?} may hold ASCII letters, digits, '-', '_' and '.' only")]
+    InvalidMountPrefix(String),
+    /// A server cannot be mounted in itself or in a server mounted in it.
+    #[error("a server cannot be mounted in itself or in a server mounted in it")]
+    MountCycle,
     /// An extension id needs a reverse-DNS prefix (`io.example/name`).
     #[error("extension id {0:?} needs a prefix, like \"com.example/name\"")]
     InvalidExtensionId(String),
@@ -186,6 +193,8 @@ pub(crate) struct ServerInner {
     fanout: RwLock<Option<Arc<dyn fanout::Fanout>>>,
     /// Where the HTTP transport keeps handshake-era sessions and their events, when shared.
     shared: RwLock<Option<crate::stores::SharedStores>>,
+    /// The servers this one is mounted in (see [`Server::mount`]).
+    parents: Mutex<Vec<compose::ParentLink>>,
 }
 
 /// The core methods a custom method may not replace.
@@ -311,6 +320,7 @@ impl ServerBuilder {
                 tasks: TaskEngine::new(self.tasks),
                 fanout: RwLock::new(None),
                 shared: RwLock::new(None),
+                parents: Mutex::new(Vec::new()),
             }),
         }
     }

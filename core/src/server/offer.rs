@@ -131,7 +131,7 @@ impl Server {
                 || on(&f.subscriptions)
                 || on(&f.resources_list_changed),
             prompts: !reg.prompts.is_empty() || on(&f.prompts_list_changed),
-            completions: reg.completion_handler.is_some() || !reg.completers.is_empty(),
+            completions: !reg.global_completers().is_empty() || !reg.completers.is_empty(),
             logging: sessions && on(&f.logging),
             subscribe,
             tools_list_changed,

@@ -142,6 +142,12 @@ impl Server {
     /// Set the cache hint of reads of one resource or resource template (by its URI or URI
     /// template), overriding [`CacheHints::resource_read`].
     pub fn set_resource_cache_hint(&self, uri_or_template: &str, hint: CacheHint) -> Result<(), ConfigError> {
+        self.set_resource_cache_hint_here(uri_or_template, hint)?;
+        self.registry_changed();
+        Ok(())
+    }
+
+    fn set_resource_cache_hint_here(&self, uri_or_template: &str, hint: CacheHint) -> Result<(), ConfigError> {
         let mut reg = write(&self.inner.registry);
         if let Some(e) = reg.resources.get_mut(uri_or_template) {
             *e =

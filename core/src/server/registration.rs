@@ -27,6 +27,7 @@ impl Server {
         // A replaced handler is dropped after the lock is released (its finalizer may call
         // back into the server).
         let _replaced = write(&self.inner.registry).tools.insert(entry.tool.name.clone(), Arc::new(entry));
+        self.registry_changed();
         Ok(())
     }
 
@@ -46,6 +47,7 @@ impl Server {
     pub fn remove_tool(&self, name: &str) -> bool {
         // Dropped after the lock is released: a host finalizer may call back into the server.
         let removed = write(&self.inner.registry).tools.shift_remove(name);
+        self.registry_changed();
         removed.is_some()
     }
 
@@ -61,11 +63,14 @@ impl Server {
         name: &str,
         caps: ClientCapabilities,
     ) -> Result<(), ConfigError> {
-        let mut reg = write(&self.inner.registry);
-        let entry = reg.tools.get_mut(name).ok_or_else(|| ConfigError::UnknownTool(name.to_owned()))?;
-        let mut updated = (**entry).clone();
-        updated.required_caps = Some(caps);
-        *entry = Arc::new(updated);
+        {
+            let mut reg = write(&self.inner.registry);
+            let entry = reg.tools.get_mut(name).ok_or_else(|| ConfigError::UnknownTool(name.to_owned()))?;
+            let mut updated = (**entry).clone();
+            updated.required_caps = Some(caps);
+            *entry = Arc::new(updated);
+        }
+        self.registry_changed();
         Ok(())
     }
 
@@ -79,6 +84,7 @@ impl Server {
         let uri = resource.uri.clone();
         let entry = Arc::new(ResourceEntry { resource, handler: Arc::new(reader), cache: None });
         let _replaced = write(&self.inner.registry).resources.insert(uri, entry);
+        self.registry_changed();
     }
 
     /// Register a direct resource whose contents are fixed text.
@@ -94,6 +100,7 @@ impl Server {
     /// Remove a direct resource; whether it existed.
     pub fn remove_resource(&self, uri: &str) -> bool {
         let removed = write(&self.inner.registry).resources.shift_remove(uri);
+        self.registry_changed();
         removed.is_some()
     }
 
@@ -107,6 +114,7 @@ impl Server {
         let entry = Arc::new(TemplateEntry { template, parsed, handler: Arc::new(reader), cache: None });
         let _replaced = self.remove_resource_template(&entry.template.uri_template);
         write(&self.inner.registry).templates.push(entry);
+        self.registry_changed();
         Ok(())
     }
 
@@ -119,6 +127,7 @@ impl Server {
             reg.templates = kept;
             gone
         };
+        self.registry_changed();
         !removed.is_empty()
     }
 
@@ -129,17 +138,20 @@ impl Server {
         let _replaced = write(&self.inner.registry)
             .prompts
             .insert(name, Arc::new(PromptEntry { prompt, handler: Arc::new(handler) }));
+        self.registry_changed();
     }
 
     /// Remove a prompt; whether it existed.
     pub fn remove_prompt(&self, name: &str) -> bool {
         let removed = write(&self.inner.registry).prompts.shift_remove(name);
+        self.registry_changed();
         removed.is_some()
     }
 
     /// Set the global completion handler, tried before per-argument completers.
     pub fn set_completion_handler(&self, handler: impl CompletionHandler) {
         let _replaced = write(&self.inner.registry).completion_handler.replace(Arc::new(handler));
+        self.registry_changed();
     }
 
     /// Register a completer for one (reference, argument) pair.
@@ -151,6 +163,7 @@ impl Server {
     ) {
         let _replaced =
             write(&self.inner.registry).completers.insert((reference, argument.to_owned()), Arc::new(handler));
+        self.registry_changed();
     }
 
     /// Register a completer that offers the `candidates` starting with the typed prefix.
@@ -168,6 +181,7 @@ impl Server {
 
     pub(crate) fn set_skills(&self, set: Arc<crate::skills::SkillSet>) {
         write(&self.inner.registry).skills = Some(set);
+        self.registry_changed();
     }
 
     /// Advertise extension `id` (a prefixed name such as `io.modelcontextprotocol/skills`)
@@ -181,12 +195,15 @@ impl Server {
         }
         let settings = if settings.is_null() { Value::Object(Default::default()) } else { settings };
         write(&self.inner.registry).extensions.insert(id.to_owned(), settings);
+        self.registry_changed();
         Ok(())
     }
 
     /// Stop advertising extension `id`; whether it was advertised.
     pub fn remove_extension(&self, id: &str) -> bool {
-        write(&self.inner.registry).extensions.remove(id).is_some()
+        let removed = write(&self.inner.registry).extensions.remove(id).is_some();
+        self.registry_changed();
+        removed
     }
 
     /// Serve a request method the core does not (an extension's methods, custom methods),
@@ -201,12 +218,14 @@ impl Server {
             return Err(ConfigError::ReservedMethod(method.to_owned()));
         }
         let _replaced = write(&self.inner.registry).methods.insert(method.to_owned(), handler);
+        self.registry_changed();
         Ok(())
     }
 
     /// Stop serving a custom method; whether it was served.
     pub fn remove_method(&self, method: &str) -> bool {
         let removed = write(&self.inner.registry).methods.remove(method);
+        self.registry_changed();
         removed.is_some()
     }
 }

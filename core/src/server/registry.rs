@@ -136,6 +136,8 @@ pub(crate) struct Registry {
     pub(crate) cache: CacheHints,
     /// The skills served (the skills extension), once one was added.
     pub(crate) skills: Option<Arc<crate::skills::SkillSet>>,
+    /// What each mounted server put here (see `compose`).
+    pub(crate) mounted: Vec<super::compose::MountRecord>,
 }
 
 /// The cache hints (2026-07-28 `ttlMs`/`cacheScope`) of results that carry one. Every hint
@@ -161,6 +163,11 @@ impl Registry {
     /// Whether any tool may run as a task (the server then offers tasks).
     pub(crate) fn offers_tasks(&self) -> bool {
         self.tools.values().any(|e| e.task_support != TaskSupport::Forbidden)
+    }
+
+    /// The completion handlers asked for a whole server: its own, then each mount's.
+    pub(crate) fn global_completers(&self) -> Vec<Arc<dyn CompletionHandler>> {
+        self.completion_handler.iter().cloned().chain(self.mounted.iter().filter_map(|m| m.completion.clone())).collect()
     }
 
     /// The param headers of tool `name`, if it mirrors any argument.

@@ -20,9 +20,10 @@ pub fn auth_from_env() -> Result<ResourceServer, String> {
 }
 
 pub const USAGE: &str =
-    "usage: everything [--port N [--mount]] [--stateless] [--legacy-sse] [--auth] [--task-ttl-ms N] [--redis URL] [--help]\n  \
+    "usage: everything [--port N [--mount]] [--stateless] [--compose] [--legacy-sse] [--auth] [--task-ttl-ms N] [--redis URL] [--help]\n  \
     no --port: serve stdio; --port N: Streamable HTTP on 127.0.0.1:N at /mcp;\n  \
     --mount: the endpoint mounted in an axum app (GET /health, an x-user middleware);\n  \
+    --compose: everything mounted in an empty server (composition), plus extra_shout;\n  \
     --auth: require bearer JWTs (FERRITE_AUTH_ISSUER, FERRITE_AUTH_AUDIENCE, FERRITE_AUTH_JWKS_URL);\n  \
     --task-ttl-ms N: keep tasks N ms (default 300000; the tasks benchmark shortens it);\n  \
     --redis URL: keep shared state (tasks) in Redis, keys under FERRITE_REDIS_PREFIX (default ferrite:);\n  \
@@ -34,6 +35,7 @@ pub struct Args {
     pub stateless: bool,
     pub legacy_sse: bool,
     pub mount: bool,
+    pub compose: bool,
     pub auth: bool,
     pub task_ttl: Option<std::time::Duration>,
     pub redis: Option<String>,
@@ -46,6 +48,7 @@ pub fn parse_args() -> Result<Option<Args>, String> {
         stateless: false,
         legacy_sse: false,
         mount: false,
+        compose: false,
         auth: false,
         task_ttl: None,
         redis: None,
@@ -57,6 +60,7 @@ pub fn parse_args() -> Result<Option<Args>, String> {
             "--stateless" => args.stateless = true,
             "--legacy-sse" => args.legacy_sse = true,
             "--mount" => args.mount = true,
+            "--compose" => args.compose = true,
             "--auth" => args.auth = true,
             "--task-ttl-ms" => {
                 let ms = it.next().and_then(|v| v.parse::<u64>().ok()).filter(|&ms| ms > 0);
