@@ -633,6 +633,37 @@ ferrite_result ferrite_verification_token(const struct ferrite_verification *ver
 // `text` must be NULL or a pointer Ferrite returned as an owned buffer, not yet freed.
 void ferrite_string_free(char *text);
 
+// Serve `child`'s tools, prompts, resources, resource templates and completions from
+// `parent` under `prefix` (`prefix_len` bytes of UTF-8; tools and prompts become
+// `{prefix}_{name}`, URIs `scheme://{prefix}/rest`; an empty prefix keeps the names), and its
+// custom methods and extensions as they are. The mount is live: what `child` registers or
+// removes later shows in `parent`, and `child`'s notifications (list changes, resource
+// updates) reach `parent`'s clients. Handlers run as registered, with the child's own names
+// and URIs. `parent`'s own registrations win over mounted ones of the same name; `child`'s
+// middleware does not run for calls through `parent`. Closing or freeing `child` unmounts it.
+//
+// `FERRITE_RESULT_INVALID_ARGUMENT` when the prefix holds characters other than ASCII
+// letters, digits, `-`, `_` and `.`, or when the mount would make a cycle (a server in
+// itself, or in a server mounted in it).
+//
+// # Safety
+// `parent` and `child` are live servers; `prefix` points to `prefix_len` readable bytes (NULL
+// with 0 for no prefix).
+ferrite_result ferrite_server_mount(const struct ferrite_server *parent,
+                                    const char *prefix,
+                                    size_t prefix_len,
+                                    const struct ferrite_server *child);
+
+// Stop serving what `child` was mounted with under `prefix` in `parent`.
+// `FERRITE_RESULT_NOT_FOUND` if it was not mounted so.
+//
+// # Safety
+// As for `ferrite_server_mount`.
+ferrite_result ferrite_server_unmount(const struct ferrite_server *parent,
+                                      const char *prefix,
+                                      size_t prefix_len,
+                                      const struct ferrite_server *child);
+
 // Make a connection of `server` for a transport the host runs. `send` (NULL for none)
 // receives every message the server sends on it (see `ferrite_send_callback`); with it the
 // connection can take server-to-client requests (`ferrite_request_elicit`, ... on a stateful

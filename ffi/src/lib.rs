@@ -33,6 +33,7 @@
 
 pub mod auth;
 pub mod buffer;
+pub mod compose;
 pub mod connection;
 pub mod diagnostics;
 pub mod error;

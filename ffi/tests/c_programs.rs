@@ -21,7 +21,7 @@ fn lib_dir() -> PathBuf {
 
 /// Compile the C test program (`tests/c/abi_test.c`, `abi_handlers.c`, `abi_checks.c`,
 /// `abi_modern.c`, `abi_http.c`, `abi_parity.c`, `abi_auth.c`, `abi_mount.c`, `abi_tasks.c`,
-/// `abi_elicit.c`, `abi_limits.c` and `abi_middleware.c`, with `abi_frames.c`, the helpers
+/// `abi_elicit.c`, `abi_limits.c`, `abi_middleware.c` and `abi_compose.c`, with `abi_frames.c`, the helpers
 /// `abi_tasks.c`, `abi_elicit.c` and `abi_limits.c` share) once per test run.
 fn abi_test_binary() -> &'static PathBuf {
     static BIN: OnceLock<PathBuf> = OnceLock::new();
@@ -47,6 +47,7 @@ fn abi_test_binary() -> &'static PathBuf {
             .arg(repo_root().join("tests/c/abi_elicit.c"))
             .arg(repo_root().join("tests/c/abi_limits.c"))
             .arg(repo_root().join("tests/c/abi_middleware.c"))
+            .arg(repo_root().join("tests/c/abi_compose.c"))
             .arg(repo_root().join("tests/c/abi_frames.c"))
             .arg("-o")
             .arg(&bin)

@@ -170,6 +170,7 @@ int main(int argc, char **argv) {
     check_elicit();
     check_limits();
     check_middleware();
+    check_compose();
     printf("%d checks, %d failed\n", checks, failures);
     return failures == 0 ? 0 : 1;
 }

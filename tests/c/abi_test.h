@@ -96,6 +96,7 @@ void check_limits(void);
  * order, changed params, answers without the handler, changed answers, errors from the chain, next
  * twice, invalid results, in both eras, and the finalizers. */
 void check_middleware(void);
+void check_compose(void);
 
 /* abi_test.c: one HTTP/1.1 exchange on a fresh loopback connection (the whole response, malloc'd,
  * or NULL), and a response header's value (lower-case name). */

@@ -244,6 +244,13 @@ impl Server {
         found
     }
 
+    /// Take this server out of every server it is mounted in (a binding does this before
+    /// the runtime its handlers need goes away); how many mounts there were.
+    pub fn unmount_everywhere(&self) -> usize {
+        let parents = self.parents();
+        parents.iter().filter(|(parent, ns)| parent.unmount(&ns.prefix, self)).count()
+    }
+
     /// Whether this server is `other` or is mounted, directly or not, in `other`.
     fn is_ancestor_of(&self, other: &Server) -> bool {
         if Arc::ptr_eq(&self.inner, &other.inner) {

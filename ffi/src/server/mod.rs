@@ -167,6 +167,10 @@ impl ferrite_server {
             .wait_timeout_while(serving, SHUTDOWN_GRACE, |n| *n > 0)
             .unwrap_or_else(|p| p.into_inner());
         drop(serving);
+        // Mounted in other servers, its handlers would outlive the runtime they run on.
+        if let Some(s) = read(&self.server).clone() {
+            s.unmount_everywhere();
+        }
         let runtime = lock(&self.runtime).take();
         if let Some(rt) = runtime {
             rt.shutdown_timeout(SHUTDOWN_GRACE);

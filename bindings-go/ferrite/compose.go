@@ -1,0 +1,36 @@
+package ferrite
+
+/*
+#include "bridge.h"
+*/
+import "C"
+
+import "runtime"
+
+// Mount serves child's tools, prompts, resources, resource templates and completions from s
+// under prefix (ferrite_server_mount): tools and prompts become prefix_name, URIs
+// scheme://prefix/rest; an empty prefix keeps the names. Custom methods and extensions come as
+// they are. The mount is live: what child registers or removes later shows in s, and child's
+// notifications (list changes, resource updates) reach the clients of s. Handlers run as
+// registered, with the child's own names and URIs. The own registrations of s win over mounted
+// ones of the same name; child's middleware does not run for calls through s. Keep child
+// alive while it is mounted: closing it unmounts it. A prefix with characters other than ASCII
+// letters, digits, '-', '_' and '.', or a mount that makes a cycle, is an *Error with
+// CodeInvalidArgument.
+func (s *Server) Mount(prefix string, child *Server) error {
+	p, n := str(prefix)
+	err := check(C.ferrite_server_mount(s.ptr, p, n, child.ptr))
+	runtime.KeepAlive(s)
+	runtime.KeepAlive(child)
+	return err
+}
+
+// Unmount stops serving what child was mounted with under prefix (ferrite_server_unmount); an
+// *Error with CodeNotFound if it was not mounted so.
+func (s *Server) Unmount(prefix string, child *Server) error {
+	p, n := str(prefix)
+	err := check(C.ferrite_server_unmount(s.ptr, p, n, child.ptr))
+	runtime.KeepAlive(s)
+	runtime.KeepAlive(child)
+	return err
+}
