@@ -32,6 +32,7 @@ use crate::connection::PyConnection;
 use crate::context::Shared;
 use crate::{errors, tasks};
 
+mod compose;
 mod fleet;
 mod limits;
 mod serving;
@@ -88,6 +89,8 @@ impl Core {
     /// reading stdin only ends with the process.
     fn shutdown(&self, py: Option<Python<'_>>) {
         self.closed.store(true, Ordering::SeqCst);
+        // Mounted in other servers, its handlers would outlive the executor they run on.
+        self.server.unmount_everywhere();
         if let Some(token) = lock(&self.serving).take() {
             token.cancel();
         }

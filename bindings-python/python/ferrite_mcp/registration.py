@@ -82,6 +82,13 @@ class CompletionContext(Dict[str, Any]):
         return dict(self)
 
 
+def _core_of(server: Any) -> _ferrite.Core:
+    core = getattr(server, "_core", None)
+    if not isinstance(core, _ferrite.Core):
+        raise TypeError(f"mount takes a ferrite_mcp server, not {type(server).__name__}")
+    return core
+
+
 class _Registration(_ServerBase):
     """Registering tools, resources, prompts, completers and notification observers."""
 
@@ -202,6 +209,33 @@ class _Registration(_ServerBase):
     def remove_tool(self, name: str) -> bool:
         """Remove a tool; whether it existed."""
         return self._core.remove_tool(name)
+
+    # ----- composition -----
+
+    def mount(self, server: Any, prefix: Optional[str] = None) -> None:
+        """Serve ``server``'s tools, prompts, resources, templates and completions from this
+        server, as FastMCP's ``mount`` does: with a ``prefix``, tools and prompts become
+        ``{prefix}_{name}`` and URIs ``scheme://{prefix}/rest``; without one, names stay. The
+        mount is live: what ``server`` registers or removes later shows here, and its
+        notifications (list changes, resource updates) reach this server's clients. Its
+        handlers run as registered, with their own names and URIs; this server's own
+        registrations win over mounted ones of the same name, and this server's middleware
+        runs, not ``server``'s. ``mount("prefix", server)`` (the older FastMCP order) works
+        too. A prefix with characters other than ASCII letters, digits, ``-``, ``_`` and
+        ``.``, or a mount that makes a cycle, raises :class:`~ferrite_mcp.ConfigError`."""
+        if isinstance(server, str) and not isinstance(prefix, str):
+            server, prefix = prefix, server
+        child = _core_of(server)
+        self._core.mount(prefix or "", child)
+        # The child's executor runs its handlers: keep it while it is mounted.
+        mounts: Dict[Tuple[str, int], Any] = self.__dict__.setdefault("_mounts", {})
+        mounts[(prefix or "", id(child))] = server
+
+    def unmount(self, server: Any, prefix: Optional[str] = None) -> bool:
+        """Stop serving what ``server`` was mounted with under ``prefix``; whether it was."""
+        child = _core_of(server)
+        self.__dict__.get("_mounts", {}).pop((prefix or "", id(child)), None)
+        return self._core.unmount(prefix or "", child)
 
     def tools(self) -> List[Dict[str, Any]]:
         """The registered tools' descriptors, as ``tools/list`` shows them."""
