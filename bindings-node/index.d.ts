@@ -51,6 +51,14 @@ export declare class NativeExchange {
 /** The core server, owned by a JS `Server`. */
 export declare class NativeServer {
   /**
+   * Serve `child`'s tools, prompts, resources, templates and completions under `prefix`
+   * (`{prefix}_{name}`, `scheme://{prefix}/rest`; `""` keeps the names). A bad prefix or a
+   * cycle throws a `TypeError` with the core's message.
+   */
+  mountServer(prefix: string, child: NativeServer): void
+  /** Stop serving what `child` was mounted with under `prefix`; whether it was mounted. */
+  unmountServer(prefix: string, child: NativeServer): boolean
+  /**
    * A new connection with its own state. `onMessage(text)`, when given, receives what the
    * server sends on it (notifications and server-to-client requests, as wire text), and
    * the connection is registered for server-wide notifications; without it the

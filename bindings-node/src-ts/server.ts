@@ -80,6 +80,8 @@ export class Server implements AsyncDisposable {
   #watched = new Map<number, AbortController>();
   #observers: NotificationObservers;
   #closed: Promise<void> | undefined;
+  /** The servers mounted here (kept: their handlers run through their own native server). */
+  #children = new Map<Server, Set<string>>();
 
   constructor(options: ServerOptions) {
     if (options === null || typeof options !== 'object') throw new TypeError('new Server(options): options must be an object');
@@ -255,6 +257,31 @@ export class Server implements AsyncDisposable {
       process.once('exit', () => telemetryShutdown());
     }
     return this;
+  }
+  /**
+   * Serve `child`'s tools, prompts, resources, resource templates and completions from this
+   * server under `prefix`: tools and prompts become `${prefix}_${name}`, URIs
+   * `scheme://${prefix}/rest`; `''` keeps the names. Custom methods and extensions come as they
+   * are. The mount is live: what `child` registers or removes later shows here, and its
+   * notifications (list changes, resource updates) reach this server's clients. Its handlers
+   * run as registered, with their own names and URIs; this server's own registrations win over
+   * mounted ones of the same name, and this server's middleware runs, not `child`'s. Closing
+   * `child` unmounts it. A prefix with characters other than ASCII letters, digits, `-`, `_`
+   * and `.`, or a mount that makes a cycle, is a TypeError. Returns the server, for chaining.
+   */
+  mount(prefix: string, child: Server): this {
+    if (!(child instanceof Server)) throw new TypeError('mount(prefix, child): child must be a Server');
+    this.#native.mountServer(String(prefix), child.#native);
+    this.#children.set(child, (this.#children.get(child) ?? new Set()).add(String(prefix)));
+    return this;
+  }
+  /** Stop serving what `child` was mounted with under `prefix`; whether it was mounted. */
+  unmount(prefix: string, child: Server): boolean {
+    if (!(child instanceof Server)) throw new TypeError('unmount(prefix, child): child must be a Server');
+    const prefixes = this.#children.get(child);
+    prefixes?.delete(String(prefix));
+    if (prefixes?.size === 0) this.#children.delete(child);
+    return this.#native.unmountServer(String(prefix), child.#native);
   }
   /** `use`, by another name. */
   addMiddleware(mw: Middleware): this {

@@ -33,6 +33,7 @@
 
 mod auth;
 mod calls;
+mod compose;
 mod connection;
 mod context;
 mod diagnostics;

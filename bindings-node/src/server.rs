@@ -535,6 +535,8 @@ impl NativeServer {
     #[napi(ts_return_type = "Promise<void>")]
     pub fn close<'env>(&self, env: &'env Env) -> Result<Object<'env>> {
         self.shutdown.cancel();
+        // Mounted in other servers, its handlers would outlive the runtime they call JS from.
+        self.server.unmount_everywhere();
         self.close_mounted();
         let mut serving: Vec<JoinHandle<()>> = lock(&self.serving).take().into_iter().collect();
         serving.append(&mut lock(&self.listening));
@@ -581,6 +583,8 @@ impl Drop for NativeServer {
     /// reader may never return; this runs on the JS thread).
     fn drop(&mut self) {
         self.shutdown.cancel();
+        // Mounted in other servers, its handlers would outlive the runtime they call JS from.
+        self.server.unmount_everywhere();
         self.close_mounted();
         let state = std::mem::replace(&mut *lock(&self.runtime.state), RuntimeState::Closed);
         if let RuntimeState::Running(rt) = state {
