@@ -26,6 +26,10 @@
 #                           serves the JWK Set); its cost per request against "ferrite (rust)" is
 #                           the token check (default 1; 0 leaves the row out)
 #   FERRITE_CMD=...         command for the ferrite row instead of building the Rust everything example
+#   LAYERS=1                also the "ferrite (rust, middleware)" and "ferrite (rust, telemetry)" rows:
+#                           the everything example with one pass-through middleware, and with
+#                           OpenTelemetry on (exporting to bench/otlp_sink.py); their cost per request
+#                           against "ferrite (rust)" is printed (target: under 5 %); 0 leaves them out
 #   PYTHON=...              a python with mcp==2.3.0 for the Python SDK row (default: the first of
 #                           ~/.cache/ferrite/bench-venv and ~/.cache/ferrite/venv that has it; else
 #                           bench-venv is created)
@@ -129,7 +133,7 @@ add_auth_row() {
     : >"$issuer_out"
     node "$peers/auth-issuer.mjs" http://127.0.0.1/mcp >"$issuer_out" 2>>"$log_file" &
     issuer_pid=$!
-    trap 'kill "$issuer_pid" 2>/dev/null || true' EXIT
+    trap 'kill "${issuer_pid:-}" "${sink_pid:-}" 2>/dev/null || true' EXIT
     for _ in $(seq 100); do
         [[ -s $issuer_out ]] && break
         sleep 0.05
@@ -175,6 +179,27 @@ if [[ ${AUTH:-1} == 1 ]] && wanted "ferrite (rust, auth)"; then
     else
         (cd "$repo" && CARGO_TARGET_DIR=$ferrite_target cargo build --release --quiet --example everything) >>"$log_file" 2>&1 &&
             add_auth_row "$(printf '%q' "$ferrite_target/release/examples/everything")"
+    fi
+fi
+
+# The cost of Ferrite's layers per request (LAYERS=0 leaves these rows out), each against the
+# "ferrite (rust)" row: one pass-through middleware (the smallest chain; with none the chain is
+# skipped), and OpenTelemetry recording a span and metrics per request and exporting them over
+# OTLP/HTTP to a loopback sink (bench/otlp_sink.py).
+if [[ ${LAYERS:-1} == 1 ]] && [[ -z ${FERRITE_CMD:-} && -x $ferrite_target/release/examples/everything ]]; then
+    everything=$(printf '%q' "$ferrite_target/release/examples/everything")
+    wanted "ferrite (rust, middleware)" &&
+        add_everything "ferrite (rust, middleware)" "env FERRITE_PASSTHROUGH_MIDDLEWARE=1 $everything" "$both"
+    if wanted "ferrite (rust, telemetry)"; then
+        exec {sink_fd}< <(exec python3 "$repo/bench/otlp_sink.py")
+        sink_pid=$!
+        trap 'kill "${issuer_pid:-}" "${sink_pid:-}" 2>/dev/null || true' EXIT
+        read -r -t 10 sink_port <&"$sink_fd" || sink_port=
+        if [[ -n $sink_port ]]; then
+            add_everything "ferrite (rust, telemetry)" "env OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:$sink_port $everything" "$both"
+        else
+            say "   skipping the ferrite (rust, telemetry) row: the OTLP sink did not start"
+        fi
     fi
 fi
 

@@ -312,6 +312,41 @@ def print_envelope(rows: list[Row], ferrite: str, rmcp_prefix: str, mode: str | 
             )
 
 
+#: What a layer (middleware, telemetry) may cost per request: server CPU per call and req/s.
+LAYER_MAX_COST = 1.05
+
+
+def print_layers(rows: list[Row], ferrite: str) -> None:
+    """Each "ferrite (rust, LAYER)" row against the ferrite row at the same revision, level and
+    mode: the layer's cost per request (server CPU per call, and req/s)."""
+    stem = ferrite[:-1] + ", " if ferrite.endswith(")") else ferrite + " ("
+    layered = sorted({r.label for r in rows if r.label.startswith(stem)})
+    if not layered:
+        return
+    print(f"ferrite layers against '{ferrite}' (target: each costs under {LAYER_MAX_COST - 1:.0%}: server CPU/call"
+          f" <= {LAYER_MAX_COST:.2f}x and req/s >= {1 / LAYER_MAX_COST:.3f}x):")
+    for label in layered:
+        for r in sorted((r for r in rows if r.label == label), key=lambda r: (r.mode or "", r.protocol, r.inflight)):
+            base = next(
+                (b for b in rows if b.label == ferrite and b.protocol == r.protocol and b.inflight == r.inflight and b.mode == r.mode),
+                None,
+            )
+            where = f"{r.mode} " if r.mode else ""
+            if base is None:
+                print(f"  {label} {where}{r.protocol} @{r.inflight}: n/a (no '{ferrite}' figures)")
+                continue
+            rps = quotient(r.median("req_per_s"), base.median("req_per_s"))
+            cpu = quotient(r.median("cpu_us_per_call"), base.median("cpu_us_per_call"))
+            added = None
+            if r.median("cpu_us_per_call") is not None and base.median("cpu_us_per_call") is not None:
+                added = r.median("cpu_us_per_call") - base.median("cpu_us_per_call")
+            ok = rps is not None and cpu is not None and rps >= 1 / LAYER_MAX_COST and cpu <= LAYER_MAX_COST
+            print(
+                f"  {label} {where}{r.protocol} @{r.inflight}: req/s = {fold(rps, 3)}x, server CPU/call = {fold(cpu, 3)}x"
+                f" ({fold(added, 2)} µs/call added): {verdict(rps, ok)}"
+            )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("results", help="JSON-lines file of loadgen results")
@@ -334,6 +369,9 @@ def main() -> None:
     if any(r.protocol == ENVELOPE for r in rows):
         print()
         print_envelope(rows, args.ferrite, args.rmcp_prefix, HTTP_TARGET_MODE if args.http else None)
+    if any(r.label.startswith(args.ferrite[:-1] + ", ") for r in rows):
+        print()
+        print_layers(rows, args.ferrite)
     if any(r.bad for r in rows):
         print("\nsome runs answered calls wrongly and were left out (column 'bad'); see the log")
 

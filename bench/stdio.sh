@@ -21,6 +21,10 @@
 #                       the revisions the EXTRA_SERVERS rows are measured at
 #   ONLY="name;name2"   run only these rows (by name; each at every revision it serves)
 #   FERRITE_CMD=...     command for the ferrite row instead of building the Rust everything example
+#   LAYERS=1            also the "ferrite (rust, middleware)" and "ferrite (rust, telemetry)" rows: the
+#                       everything example with one pass-through middleware, and with OpenTelemetry
+#                       on (exporting to bench/otlp_sink.py); their cost per request against
+#                       "ferrite (rust)" is printed (target: under 5 %); 0 leaves them out
 #   BENCH_TARGET_DIR    cargo target dir for bench/ (default ~/.cache/ferrite/bench-target)
 #   CARGO_TARGET_DIR    the repository's target dir, where the everything example is built
 #   RESULTS=path.jsonl  where the raw loadgen lines go (default: in BENCH_TARGET_DIR)
@@ -118,6 +122,27 @@ if wanted "ferrite (rust)"; then
             add_server "ferrite (rust)" "$(printf '%q' "$ferrite_target/release/examples/everything")" "$both"
         else
             say "   skipping the ferrite (rust) row: the everything example does not build (log: $log_file)"
+        fi
+    fi
+fi
+
+# The cost of Ferrite's layers per request (LAYERS=0 leaves these rows out), each against the
+# "ferrite (rust)" row: one pass-through middleware (the smallest chain; with none the chain is
+# skipped), and OpenTelemetry recording a span and metrics per request and exporting them over
+# OTLP/HTTP to a loopback sink (bench/otlp_sink.py).
+if [[ ${LAYERS:-1} == 1 ]] && [[ -z ${FERRITE_CMD:-} && -x $ferrite_target/release/examples/everything ]]; then
+    everything=$(printf '%q' "$ferrite_target/release/examples/everything")
+    wanted "ferrite (rust, middleware)" &&
+        add_server "ferrite (rust, middleware)" "env FERRITE_PASSTHROUGH_MIDDLEWARE=1 $everything" "$both"
+    if wanted "ferrite (rust, telemetry)"; then
+        exec {sink_fd}< <(exec python3 "$repo/bench/otlp_sink.py")
+        sink_pid=$!
+        trap 'kill "${issuer_pid:-}" "${sink_pid:-}" 2>/dev/null || true' EXIT
+        read -r -t 10 sink_port <&"$sink_fd" || sink_port=
+        if [[ -n $sink_port ]]; then
+            add_server "ferrite (rust, telemetry)" "env OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:$sink_port $everything" "$both"
+        else
+            say "   skipping the ferrite (rust, telemetry) row: the OTLP sink did not start"
         fi
     fi
 fi

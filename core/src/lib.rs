@@ -20,6 +20,7 @@ pub mod fuzzing;
 mod inline;
 pub mod naming;
 pub mod protocol;
+pub mod proxy;
 pub mod request_state;
 pub mod server;
 pub mod skills;

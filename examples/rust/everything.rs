@@ -35,10 +35,11 @@ use std::time::Duration;
 
 use base64::Engine as _;
 use ferrite_core::auth::ResourceServer;
+use ferrite_core::server::middleware::{Answer, Middleware, MiddlewareRequest, Next};
 use ferrite_core::server::TemplateVariables;
 use ferrite_core::transport::{http, stdio};
 use ferrite_core::{
-    CacheHint, CacheScope, CallToolResult, CompletionReference, Content, CreateMessageParams, GetPromptResult,
+    BoxFuture, CacheHint, CacheScope, CallToolResult, CompletionReference, Content, CreateMessageParams, GetPromptResult,
     HandlerError, Implementation, Prompt, PromptArgument, PromptMessage, ReadResourceResult, RequestContext, Resource,
     ResourceContents, ResourceTemplate, Role, Server, TaskOptions, Tool,
 };
@@ -459,6 +460,15 @@ fn register_prompts(server: &Server) {
     );
 }
 
+/// A middleware that only runs the rest of the chain.
+struct PassThrough;
+
+impl Middleware for PassThrough {
+    fn call(&self, request: MiddlewareRequest, next: Next) -> BoxFuture<'static, Answer> {
+        next.run(request)
+    }
+}
+
 /// Build the everything server.
 fn build(
     stateless: bool,
@@ -554,6 +564,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     } else {
         tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?
     };
+    if std::env::var_os("FERRITE_PASSTHROUGH_MIDDLEWARE").is_some() {
+        // The smallest chain: one middleware that only runs the rest (the benchmarks' cost of
+        // middleware per request).
+        server.add_middleware(PassThrough);
+    }
     if std::env::var_os("OTEL_EXPORTER_OTLP_ENDPOINT").is_some() {
         // Spans and metrics over OTLP/HTTP, configured by the OTEL_* variables.
         server.enable_telemetry()?;

@@ -312,6 +312,18 @@ fn integer_matches(value: &Value, decoded: &str) -> Option<bool> {
     Some(whole.parse::<i128>().ok().map(|w| w * sign) == Some(body))
 }
 
+/// The `Mcp-Param-*` headers a client sends with a `tools/call` of these `arguments`: one per
+/// mirrored argument that is present (and not `null`), its value encoded for a header.
+pub fn param_header_values(params: &ParamHeaders, arguments: &Map<String, Value>) -> Vec<(String, String)> {
+    params
+        .iter()
+        .filter_map(|p| {
+            let rendered = value_at(arguments, &p.path).and_then(render)?;
+            Some((p.header_name(), encode_value(&rendered)))
+        })
+        .collect()
+}
+
 /// Check a `tools/call`'s `Mcp-Param-*` headers against its arguments: for each mirrored
 /// argument, header and value are present together and equal (after decoding), or absent
 /// together (`null` counts as absent). The first disagreement is `-32020`.

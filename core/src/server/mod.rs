@@ -221,6 +221,11 @@ const CORE_METHODS: [&str; 20] = [
     "tasks/update",
 ];
 
+/// Whether the core serves `method` itself (a custom method cannot take its name).
+pub(crate) fn is_core_method(method: &str) -> bool {
+    CORE_METHODS.contains(&method)
+}
+
 /// A sealing key from the OS CSPRNG, or (if the OS has no randomness to give, which leaves
 /// nothing else secure either) one derived from the clock, the process and an address.
 fn fresh_key() -> SealingKey {

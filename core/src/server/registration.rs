@@ -222,6 +222,11 @@ impl Server {
         Ok(())
     }
 
+    /// Whether a custom method `method` is served.
+    pub(crate) fn serves_method(&self, method: &str) -> bool {
+        read(&self.inner.registry).methods.contains_key(method)
+    }
+
     /// Stop serving a custom method; whether it was served.
     pub fn remove_method(&self, method: &str) -> bool {
         let removed = write(&self.inner.registry).methods.remove(method);

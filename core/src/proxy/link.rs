@@ -1,0 +1,419 @@
+//! The JSON-RPC client side of a proxy: requests to the upstream server and their answers,
+//! and what the upstream sends while a forwarded request runs (progress, log messages,
+//! server-to-client requests), carried back to the client of the request that caused it.
+//!
+//! A wire (`stdio`, `http`) moves frames; this matches them. A message the wire can relate to
+//! one request (an HTTP POST's SSE stream) goes to that request; otherwise (stdio) progress
+//! goes by its token and anything else to the one forwarded request in flight, or to the
+//! server's clients when none or several are.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, OnceLock, Weak};
+
+use serde_json::{json, Map, Value};
+use tokio::sync::{oneshot, Notify};
+
+use crate::protocol::model::{
+    InputRequest, InputRequired, InputResponses, LoggingLevel, CLIENT_CAPABILITIES_KEY, CLIENT_INFO_KEY,
+    LOG_LEVEL_KEY, PROTOCOL_VERSION_KEY,
+};
+use crate::protocol::ErrorObject;
+use crate::server::{BoxFuture, PeerError, RequestContext};
+use crate::sync::lock;
+
+/// Moves frames to the upstream server. Incoming frames go to [`Link::incoming`].
+pub(crate) trait Wire: Send + Sync + 'static {
+    /// Send one JSON-RPC message. For a request, `id` is its id: a wire that reads the
+    /// answer on its own channel (an HTTP POST) relates what it reads to it.
+    /// `headers`: what the request carries beside the frame (the `Mcp-Param-*` headers an
+    /// HTTP wire sends; a stdio wire has none).
+    fn send(&self, link: &Arc<Link>, frame: Value, id: Option<i64>, headers: &[(String, String)]) -> BoxFuture<'static, Result<(), String>>;
+    /// Stop (kill the child, close streams).
+    fn close(&self);
+    /// The wire itself (for what only one kind of wire keeps).
+    fn as_any(&self) -> &dyn std::any::Any;
+}
+
+/// Where the upstream's unsolicited notifications go (the proxy's mirror of it).
+pub(crate) trait Events: Send + Sync + 'static {
+    fn notification(self: Arc<Self>, method: &str, params: Option<Value>);
+}
+
+/// The revision the proxy speaks upstream.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum UpstreamEra {
+    /// Both, when the upstream serves both: `initialize` once, and each client's request
+    /// forwarded in the client's own era (2026-07-28 ones with the envelope, when the
+    /// upstream answers `server/discover`; otherwise on the session). The default.
+    #[default]
+    Auto,
+    /// `initialize` once, then every request on the session (2025-11-25 and older peers).
+    Handshake,
+    /// Every request carries the 2026-07-28 envelope; no session.
+    Modern,
+}
+
+/// A local request being forwarded: the context its progress, logs and input go to.
+pub(crate) struct Forward {
+    pub(crate) ctx: RequestContext,
+    /// The progress token sent upstream, when the client asked for progress.
+    token: Mutex<Option<String>>,
+    /// Server-to-client requests the upstream made so far (their keys when the client is on
+    /// 2026-07-28 and answers by retrying).
+    asked: AtomicUsize,
+    /// Answers the 2026-07-28 client gave (this retry's and the earlier ones').
+    answers: InputResponses,
+    /// What the upstream asked that the 2026-07-28 client has yet to answer.
+    needs: Mutex<Option<InputRequired>>,
+    needs_input: Notify,
+    /// Headers the forwarded request carries (a tool's `Mcp-Param-*`).
+    pub(crate) headers: Vec<(String, String)>,
+}
+
+impl Forward {
+    pub(crate) fn new(ctx: RequestContext) -> Arc<Forward> {
+        Self::with_headers(ctx, Vec::new())
+    }
+
+    pub(crate) fn with_headers(ctx: RequestContext, headers: Vec<(String, String)>) -> Arc<Forward> {
+        // A retry carries the answers of earlier rounds in its request state (see `ask_client`).
+        let mut answers: InputResponses = match ctx.request_state_as::<InputResponses>() {
+            Some(Ok(earlier)) => earlier,
+            _ => Map::new(),
+        };
+        answers.extend(ctx.input_responses().iter().map(|(k, v)| (k.clone(), v.clone())));
+        Arc::new(Forward {
+            ctx,
+            token: Mutex::new(None),
+            asked: AtomicUsize::new(0),
+            answers,
+            needs: Mutex::new(None),
+            needs_input: Notify::new(),
+            headers,
+        })
+    }
+}
+
+/// Why a forwarded request did not get a result.
+pub(crate) enum Failure {
+    /// The upstream answered with an error, or the link failed (as `-32603`).
+    Rpc(ErrorObject),
+    /// The upstream asked something the 2026-07-28 client answers by retrying.
+    NeedsInput(InputRequired),
+}
+
+impl From<ErrorObject> for Failure {
+    fn from(e: ErrorObject) -> Self {
+        Failure::Rpc(e)
+    }
+}
+
+type Pending = oneshot::Sender<Result<Value, ErrorObject>>;
+
+/// One connection to the upstream server.
+pub(crate) struct Link {
+    wire: OnceLock<Box<dyn Wire>>,
+    pub(crate) era: UpstreamEra,
+    /// Whether 2026-07-28 requests may go upstream (always for `Modern`; for `Auto`, once
+    /// the upstream answered `server/discover`).
+    pub(crate) modern_ok: AtomicBool,
+    next_id: AtomicI64,
+    pending: Mutex<HashMap<i64, Pending>>,
+    forwards: Mutex<Vec<(i64, Arc<Forward>)>>,
+    events: Mutex<Option<Weak<dyn Events>>>,
+    /// What the proxy declares upstream when no client's capabilities apply.
+    pub(crate) capabilities: Value,
+    client_info: Value,
+}
+
+/// The link's error for a failure of the wire or the upstream process.
+pub(crate) fn upstream_error(detail: impl std::fmt::Display) -> ErrorObject {
+    ErrorObject::internal(format!("upstream server: {detail}"))
+}
+
+impl Link {
+    pub(crate) fn new(era: UpstreamEra, client_info: Value) -> Arc<Link> {
+        Arc::new(Link {
+            wire: OnceLock::new(),
+            era,
+            modern_ok: AtomicBool::new(era == UpstreamEra::Modern),
+            next_id: AtomicI64::new(1),
+            pending: Mutex::new(HashMap::new()),
+            forwards: Mutex::new(Vec::new()),
+            events: Mutex::new(None),
+            capabilities: json!({"sampling": {}, "elicitation": {"form": {}, "url": {}}, "roots": {}}),
+            client_info,
+        })
+    }
+
+    pub(crate) fn set_wire(&self, wire: Box<dyn Wire>) {
+        let _ = self.wire.set(wire);
+    }
+
+    pub(crate) fn wire(&self) -> Option<&dyn Wire> {
+        self.wire.get().map(|w| &**w)
+    }
+
+    /// Fail one request waiting for an answer.
+    pub(crate) fn fail_one(&self, id: i64, why: &str) {
+        if let Some(p) = lock(&self.pending).remove(&id) {
+            let _ = p.send(Err(upstream_error(why)));
+        }
+    }
+
+    pub(crate) fn set_events(&self, events: Weak<dyn Events>) {
+        *lock(&self.events) = Some(events);
+    }
+
+    pub(crate) fn close(&self) {
+        if let Some(w) = self.wire.get() {
+            w.close();
+        }
+        self.fail_all("the upstream connection closed");
+    }
+
+    /// Fail every request waiting for an answer (the upstream went away).
+    pub(crate) fn fail_all(&self, why: &str) {
+        let pending: Vec<Pending> = lock(&self.pending).drain().map(|(_, p)| p).collect();
+        for p in pending {
+            let _ = p.send(Err(upstream_error(why)));
+        }
+    }
+
+    async fn send(self: &Arc<Self>, frame: Value, id: Option<i64>) -> Result<(), ErrorObject> {
+        self.send_with(frame, id, &[]).await
+    }
+
+    async fn send_with(self: &Arc<Self>, frame: Value, id: Option<i64>, headers: &[(String, String)]) -> Result<(), ErrorObject> {
+        let wire = self.wire.get().ok_or_else(|| upstream_error("not connected"))?;
+        wire.send(self, frame, id, headers).await.map_err(upstream_error)
+    }
+
+    /// Send a notification upstream.
+    pub(crate) async fn notify(self: &Arc<Self>, method: &str, params: Option<Value>) -> Result<(), ErrorObject> {
+        let mut frame = json!({"jsonrpc": "2.0", "method": method});
+        if let Some(p) = params {
+            frame["params"] = p;
+        }
+        self.send(frame, None).await
+    }
+
+    /// `params` with the 2026-07-28 envelope in `_meta` (the client's capabilities when a
+    /// request is forwarded, the proxy's own otherwise).
+    fn enveloped(&self, params: &mut Map<String, Value>, forward: Option<&Forward>) {
+        let caps = match forward {
+            Some(f) => serde_json::to_value(f.ctx.client_capabilities()).unwrap_or_else(|_| json!({})),
+            None => self.capabilities.clone(),
+        };
+        let meta = params.entry("_meta").or_insert_with(|| json!({}));
+        if let Value::Object(m) = meta {
+            m.insert(PROTOCOL_VERSION_KEY.to_owned(), json!("2026-07-28"));
+            m.insert(CLIENT_CAPABILITIES_KEY.to_owned(), caps);
+            m.insert(CLIENT_INFO_KEY.to_owned(), self.client_info.clone());
+            // Every message comes; the local server filters by each client's level.
+            m.insert(LOG_LEVEL_KEY.to_owned(), json!("debug"));
+        }
+    }
+
+    /// Whether a request (forwarded for `forward`'s client, if any) goes upstream in the
+    /// 2026-07-28 era.
+    pub(crate) fn goes_modern(&self, forward: Option<&Forward>) -> bool {
+        match self.era {
+            UpstreamEra::Modern => true,
+            UpstreamEra::Handshake => false,
+            UpstreamEra::Auto => {
+                forward.is_some_and(|f| f.ctx.is_modern()) && self.modern_ok.load(Ordering::Relaxed)
+            }
+        }
+    }
+
+    /// Send a request and wait for its answer. With `forward`, what the upstream sends for
+    /// it reaches that request's client, and cancelling that request cancels this one.
+    pub(crate) async fn request(
+        self: &Arc<Self>,
+        method: &str,
+        params: Option<Value>,
+        forward: Option<&Arc<Forward>>,
+    ) -> Result<Value, Failure> {
+        let modern = self.goes_modern(forward.map(|f| &**f));
+        self.request_in(method, params, forward, modern).await
+    }
+
+    /// As [`Link::request`], in the era given.
+    pub(crate) async fn request_in(
+        self: &Arc<Self>,
+        method: &str,
+        params: Option<Value>,
+        forward: Option<&Arc<Forward>>,
+        modern: bool,
+    ) -> Result<Value, Failure> {
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let mut params = match params {
+            Some(Value::Object(m)) => m,
+            None | Some(Value::Null) => Map::new(),
+            Some(other) => return Err(ErrorObject::invalid_params(format!("{method}: params must be an object, not {other}")).into()),
+        };
+        if let Some(f) = forward {
+            if f.ctx.progress_token().is_some() {
+                let token = format!("ferrite-proxy-{id}");
+                let meta = params.entry("_meta").or_insert_with(|| json!({}));
+                if let Value::Object(m) = meta {
+                    m.insert("progressToken".to_owned(), json!(token));
+                }
+                *lock(&f.token) = Some(token);
+            }
+        }
+        if modern {
+            self.enveloped(&mut params, forward.map(|f| &**f));
+        }
+        let (tx, rx) = oneshot::channel();
+        lock(&self.pending).insert(id, tx);
+        if let Some(f) = forward {
+            lock(&self.forwards).push((id, f.clone()));
+        }
+        let _cleanup = Cleanup { link: self, id };
+        let frame = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+        let headers = forward.map(|f| f.headers.as_slice()).unwrap_or_default();
+        self.send_with(frame, Some(id), headers).await?;
+        let answer = async { rx.await.unwrap_or_else(|_| Err(upstream_error("the connection closed"))) };
+        match forward {
+            None => Ok(answer.await?),
+            Some(f) => tokio::select! {
+                a = answer => Ok(a?),
+                _ = f.ctx.cancelled() => {
+                    let _ = self.notify("notifications/cancelled", Some(json!({"requestId": id, "reason": "cancelled downstream"}))).await;
+                    Err(ErrorObject::new(-32800, "Request cancelled").into())
+                }
+                _ = f.needs_input.notified() => {
+                    let _ = self.notify("notifications/cancelled", Some(json!({"requestId": id, "reason": "input required downstream"}))).await;
+                    let needs = lock(&f.needs).take().unwrap_or_default();
+                    Err(Failure::NeedsInput(needs))
+                }
+            },
+        }
+    }
+
+    /// A message from the upstream; `related` is the request the wire read it for, if any.
+    pub(crate) fn incoming(self: &Arc<Self>, msg: Value, related: Option<i64>) {
+        let method = msg.get("method").and_then(Value::as_str).map(str::to_owned);
+        let id = msg.get("id").cloned().filter(|v| !v.is_null());
+        match (method, id) {
+            (None, Some(id)) => {
+                let Some(id) = id.as_i64() else { return };
+                let Some(tx) = lock(&self.pending).remove(&id) else { return };
+                let answer = match (msg.get("result"), msg.get("error")) {
+                    (Some(r), _) => Ok(r.clone()),
+                    (None, Some(e)) => Err(serde_json::from_value::<ErrorObject>(e.clone())
+                        .unwrap_or_else(|_| upstream_error(format!("a malformed error: {e}")))),
+                    (None, None) => Err(upstream_error("an answer with neither result nor error")),
+                };
+                let _ = tx.send(answer);
+            }
+            (Some(method), Some(id)) => {
+                let link = self.clone();
+                let params = msg.get("params").cloned();
+                tokio::spawn(async move {
+                    let answer = link.server_request(&method, params, related).await;
+                    let mut frame = json!({"jsonrpc": "2.0", "id": id});
+                    match answer {
+                        Ok(result) => frame["result"] = result,
+                        Err(e) => frame["error"] = serde_json::to_value(e).unwrap_or_else(|_| json!({"code": -32603, "message": "error"})),
+                    }
+                    let _ = link.send(frame, None).await;
+                });
+            }
+            (Some(method), None) => self.notification(&method, msg.get("params").cloned(), related),
+            (None, None) => {}
+        }
+    }
+
+    /// The forwarded request a message belongs to: the one the wire read it for, else the
+    /// only one in flight.
+    fn forward_for(&self, related: Option<i64>) -> Option<Arc<Forward>> {
+        let forwards = lock(&self.forwards);
+        match related {
+            Some(id) => forwards.iter().find(|(i, _)| *i == id).map(|(_, f)| f.clone()),
+            None if forwards.len() == 1 => forwards.first().map(|(_, f)| f.clone()),
+            None => None,
+        }
+    }
+
+    fn notification(&self, method: &str, params: Option<Value>, related: Option<i64>) {
+        match method {
+            "notifications/progress" => {
+                let p = params.unwrap_or_default();
+                let token = p.get("progressToken").map(|t| t.as_str().map(str::to_owned).unwrap_or_else(|| t.to_string()));
+                let forward = {
+                    let forwards = lock(&self.forwards);
+                    forwards.iter().find(|(_, f)| lock(&f.token).as_deref() == token.as_deref()).map(|(_, f)| f.clone())
+                };
+                if let (Some(f), Some(progress)) = (forward, p.get("progress").and_then(Value::as_f64)) {
+                    f.ctx.report_progress(progress, p.get("total").and_then(Value::as_f64), p.get("message").and_then(Value::as_str));
+                }
+            }
+            "notifications/message" => {
+                if let Some(f) = self.forward_for(related) {
+                    let p = params.unwrap_or_default();
+                    let level = p.get("level").cloned().and_then(|l| serde_json::from_value::<LoggingLevel>(l).ok());
+                    let logger = p.get("logger").and_then(Value::as_str);
+                    f.ctx.log(level.unwrap_or(LoggingLevel::Info), p.get("data").cloned().unwrap_or(Value::Null), logger);
+                } else {
+                    self.event(method, params);
+                }
+            }
+            "notifications/cancelled" => {}
+            _ => self.event(method, params),
+        }
+    }
+
+    fn event(&self, method: &str, params: Option<Value>) {
+        let events = lock(&self.events).as_ref().and_then(Weak::upgrade);
+        if let Some(e) = events {
+            e.notification(method, params);
+        }
+    }
+
+    /// A request the upstream sent: answered by the client of the forwarded request it
+    /// belongs to (a 2026-07-28 client by retrying: see [`Forward`]).
+    async fn server_request(&self, method: &str, params: Option<Value>, related: Option<i64>) -> Result<Value, ErrorObject> {
+        if method == "ping" {
+            return Ok(json!({}));
+        }
+        let Some(f) = self.forward_for(related) else {
+            return Err(ErrorObject::new(
+                crate::code::METHOD_NOT_FOUND,
+                format!("{method}: the proxy has no client request to ask this for"),
+            ));
+        };
+        if !f.ctx.is_modern() {
+            return f.ctx.send_request(method, params).await.map_err(|e| match e {
+                PeerError::Rpc(e) => e,
+                other => ErrorObject::internal(other.to_string()),
+            });
+        }
+        let key = format!("upstream-{}", f.asked.fetch_add(1, Ordering::SeqCst));
+        if let Some(answer) = f.answers.get(&key) {
+            return Ok(answer.clone());
+        }
+        let request: InputRequest = serde_json::from_value(json!({"method": method, "params": params.unwrap_or_default()}))
+            .map_err(|e| ErrorObject::internal(format!("{method}: cannot ask the client for this: {e}")))?;
+        let state = serde_json::to_string(&f.answers).unwrap_or_default();
+        *lock(&f.needs) = Some(InputRequired::new().ask(key, request).with_state(state));
+        f.needs_input.notify_one();
+        Err(ErrorObject::internal("the proxy's client answers this by retrying"))
+    }
+}
+
+/// Takes a request's bookkeeping out when it ends, however it ends.
+struct Cleanup<'a> {
+    link: &'a Link,
+    id: i64,
+}
+
+impl Drop for Cleanup<'_> {
+    fn drop(&mut self) {
+        lock(&self.link.pending).remove(&self.id);
+        lock(&self.link.forwards).retain(|(i, _)| *i != self.id);
+    }
+}

@@ -1,0 +1,659 @@
+//! Proxying: a Ferrite server in front of another MCP server (a child process on stdio, or a
+//! Streamable HTTP URL, speaking either the handshake revisions or 2026-07-28), re-exposed
+//! through Ferrite's transports to clients of either era.
+//!
+//! The upstream's tools, resources, templates and prompts are mirrored into the local server
+//! as registrations whose handlers forward the call (so the local core does what it does for
+//! any server: both eras, sessions, validation, middleware, telemetry), and kept in step with
+//! its list-changed notifications. While a forwarded request runs, the upstream's progress,
+//! log messages and server-to-client requests go to the client that made it; cancelling it
+//! cancels the upstream request. A 2026-07-28 client answers the upstream's questions by
+//! retrying (input required), as it would any Ferrite server's. Completions, resource
+//! subscriptions and the upstream's custom methods are forwarded too. Tasks are not: tools
+//! are mirrored without their `execution` (the proxy calls them plainly).
+
+mod http;
+mod link;
+mod stdio;
+
+use std::sync::{Arc, Mutex};
+
+use serde::de::DeserializeOwned;
+use serde_json::{json, Map, Value};
+
+use link::{Events, Failure, Forward, Link};
+pub use link::UpstreamEra;
+
+use crate::protocol::model::{
+    is_input_required, CallToolResult, CompleteRequest, CompleteResult, GetPromptResult, Implementation,
+    InputRequired, Prompt, ReadResourceResult, Reply, Resource, ResourceTemplate, Tool,
+};
+use crate::protocol::headers::{param_header_values, param_headers, ParamHeaders};
+use crate::protocol::ErrorObject;
+use crate::server::middleware::{answer_with, Answer, Middleware, MiddlewareRequest, Next};
+use crate::server::{
+    BoxFuture, CompletionHandler, HandlerError, HandlerResult, PromptHandler, RequestContext, ResourceHandler, Server,
+    TemplateVariables, ToolHandler, WeakServer,
+};
+use crate::sync::lock;
+
+/// Where the upstream server is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum UpstreamTarget {
+    /// A program to start, speaking MCP on its stdin and stdout.
+    Stdio {
+        /// The program.
+        program: String,
+        /// Its arguments.
+        args: Vec<String>,
+        /// Environment variables added to the proxy's.
+        env: Vec<(String, String)>,
+    },
+    /// A Streamable HTTP endpoint.
+    Http {
+        /// Its URL (`http://host:port/mcp`).
+        url: String,
+        /// Headers sent with every request (an `Authorization`, say).
+        headers: Vec<(String, String)>,
+    },
+}
+
+impl UpstreamTarget {
+    /// Parse the JSON form every binding passes: `{"command": "prog", "args": [...],
+    /// "env": {...}}` or `{"url": "http://...", "headers": {...}}`.
+    pub fn from_value(v: &Value) -> Result<Self, ProxyError> {
+        let bad = |what: &str| ProxyError::Target(what.to_owned());
+        let pairs = |key: &str| -> Result<Vec<(String, String)>, ProxyError> {
+            match v.get(key) {
+                None | Some(Value::Null) => Ok(Vec::new()),
+                Some(Value::Object(m)) => m
+                    .iter()
+                    .map(|(k, v)| v.as_str().map(|s| (k.clone(), s.to_owned())).ok_or_else(|| bad(&format!("{key} values must be strings"))))
+                    .collect(),
+                Some(_) => Err(bad(&format!("{key} must be an object of strings"))),
+            }
+        };
+        match (v.get("command"), v.get("url")) {
+            (Some(Value::String(program)), None) => {
+                let args = match v.get("args") {
+                    None | Some(Value::Null) => Vec::new(),
+                    Some(Value::Array(a)) => a
+                        .iter()
+                        .map(|x| x.as_str().map(str::to_owned).ok_or_else(|| bad("args must be strings")))
+                        .collect::<Result<_, _>>()?,
+                    Some(_) => return Err(bad("args must be an array of strings")),
+                };
+                Ok(UpstreamTarget::Stdio { program: program.clone(), args, env: pairs("env")? })
+            }
+            (None, Some(Value::String(url))) => Ok(UpstreamTarget::Http { url: url.clone(), headers: pairs("headers")? }),
+            _ => Err(bad("give either command (a string) or url (a string)")),
+        }
+    }
+}
+
+/// Why a proxy could not be set up.
+#[derive(Debug, Clone, thiserror::Error)]
+#[non_exhaustive]
+pub enum ProxyError {
+    /// The target does not describe an upstream.
+    #[error("invalid upstream: {0}")]
+    Target(String),
+    /// The upstream could not be started or reached.
+    #[error("cannot reach the upstream server: {0}")]
+    Connect(String),
+    /// The upstream refused a request the proxy needs.
+    #[error("the upstream server answered {method} with an error: {error}")]
+    Upstream {
+        /// The method.
+        method: String,
+        /// Its error.
+        error: ErrorObject,
+    },
+    /// An answer of the upstream does not have the shape the protocol gives it.
+    #[error("the upstream server's {method} answer is malformed: {detail}")]
+    Malformed {
+        /// The method.
+        method: String,
+        /// What is wrong.
+        detail: String,
+    },
+}
+
+/// A connected, initialized upstream server.
+pub struct Upstream {
+    link: Arc<Link>,
+    /// A second connection for 2026-07-28 clients, when the first cannot carry both eras (a
+    /// stdio child pins its era at the first request).
+    modern: Option<Arc<Link>>,
+    info: Implementation,
+    instructions: Option<String>,
+    capabilities: Value,
+}
+
+impl std::fmt::Debug for Upstream {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Upstream").field("info", &self.info).field("era", &self.link.era).finish_non_exhaustive()
+    }
+}
+
+async fn call(link: &Arc<Link>, method: &str, params: Value) -> Result<Value, ProxyError> {
+    match link.request(method, Some(params), None).await {
+        Ok(v) => Ok(v),
+        Err(Failure::Rpc(error)) => Err(ProxyError::Upstream { method: method.to_owned(), error }),
+        Err(Failure::NeedsInput(_)) => Err(ProxyError::Malformed { method: method.to_owned(), detail: "asks for input".into() }),
+    }
+}
+
+impl Upstream {
+    /// Start or reach the upstream and initialize it: `initialize` (handshake era), or
+    /// `server/discover` (2026-07-28). Must run inside a Tokio runtime.
+    pub async fn connect(target: &UpstreamTarget, era: UpstreamEra) -> Result<Upstream, ProxyError> {
+        let client_info = json!({"name": "ferrite-proxy", "version": env!("CARGO_PKG_VERSION")});
+        let link = Link::new(era, client_info.clone());
+        match target {
+            UpstreamTarget::Stdio { program, args, env } => stdio::spawn(&link, program, args, env),
+            UpstreamTarget::Http { url, headers } => http::connect(&link, url, headers),
+        }
+        .map_err(ProxyError::Connect)?;
+        let malformed = |method: &str, detail: String| ProxyError::Malformed { method: method.to_owned(), detail };
+        let (info, instructions, capabilities) = match era {
+            UpstreamEra::Handshake | UpstreamEra::Auto => {
+                let init = call(
+                    &link,
+                    "initialize",
+                    json!({"protocolVersion": "2025-11-25", "capabilities": link.capabilities, "clientInfo": client_info}),
+                )
+                .await?;
+                let version = init.get("protocolVersion").and_then(Value::as_str).unwrap_or("2025-11-25").to_owned();
+                link.notify("notifications/initialized", None).await.map_err(|e| ProxyError::Connect(e.message))?;
+                if matches!(target, UpstreamTarget::Http { .. }) {
+                    http::initialized(&link, &version);
+                }
+                let info = serde_json::from_value(init.get("serverInfo").cloned().unwrap_or_default())
+                    .map_err(|e| malformed("initialize", e.to_string()))?;
+                (info, init.get("instructions").and_then(Value::as_str).map(str::to_owned), init.get("capabilities").cloned())
+            }
+            UpstreamEra::Modern => {
+                let found = call(&link, "server/discover", json!({})).await?;
+                let info = found
+                    .pointer("/_meta/io.modelcontextprotocol~1serverInfo")
+                    .cloned()
+                    .map(serde_json::from_value)
+                    .transpose()
+                    .map_err(|e| malformed("server/discover", e.to_string()))?
+                    .unwrap_or_else(|| Implementation::new("upstream", "0"));
+                (info, found.get("instructions").and_then(Value::as_str).map(str::to_owned), found.get("capabilities").cloned())
+            }
+        };
+        let capabilities = capabilities.unwrap_or_else(|| json!({}));
+        let mut modern = None;
+        if era == UpstreamEra::Auto {
+            // 2026-07-28 clients' requests go upstream in their era when the upstream serves
+            // it: over HTTP on the same endpoint, over stdio to a second child (a stdio
+            // connection speaks the era of its first request).
+            let probe = match target {
+                UpstreamTarget::Http { .. } => Some(link.clone()),
+                UpstreamTarget::Stdio { program, args, env } => {
+                    let second = Link::new(UpstreamEra::Modern, client_info.clone());
+                    stdio::spawn(&second, program, args, env).ok().map(|()| second)
+                }
+            };
+            if let Some(probe) = probe {
+                let found = probe.request_in("server/discover", Some(json!({})), None, true).await;
+                let serves = found.as_ref().ok().and_then(|f| f.get("supportedVersions")).and_then(Value::as_array);
+                if serves.is_some_and(|v| v.iter().any(|x| x == "2026-07-28")) {
+                    probe.modern_ok.store(true, std::sync::atomic::Ordering::Relaxed);
+                    if !Arc::ptr_eq(&probe, &link) {
+                        modern = Some(probe);
+                    }
+                } else if !Arc::ptr_eq(&probe, &link) {
+                    probe.close();
+                }
+            }
+        }
+        if era != UpstreamEra::Modern && capabilities.get("logging").is_some() {
+            // Every message comes; the local server filters by each client's level.
+            let _ = call(&link, "logging/setLevel", json!({"level": "debug"})).await;
+        }
+        Ok(Upstream { link, modern, info, instructions, capabilities })
+    }
+
+    /// The upstream's identity.
+    pub fn info(&self) -> &Implementation {
+        &self.info
+    }
+
+    /// The upstream's instructions.
+    pub fn instructions(&self) -> Option<&str> {
+        self.instructions.as_deref()
+    }
+
+    /// The capabilities the upstream declared.
+    pub fn capabilities(&self) -> &Value {
+        &self.capabilities
+    }
+
+    /// A stateful server with the upstream's identity and instructions, serving what the
+    /// upstream serves (see [`Server::proxy`]).
+    pub async fn into_server(self) -> Result<(Server, Proxy), ProxyError> {
+        let mut builder = Server::builder(self.info.clone()).stateful();
+        if let Some(i) = &self.instructions {
+            builder = builder.instructions(i.clone());
+        }
+        let server = builder.build();
+        let proxy = server.proxy(self).await?;
+        Ok((server, proxy))
+    }
+}
+
+/// A running proxy: the upstream connection behind a server's mirrored registrations.
+/// Dropping it leaves the proxy running (the server holds it); [`Proxy::close`] stops the
+/// upstream.
+#[derive(Clone)]
+pub struct Proxy {
+    mirror: Arc<Mirror>,
+}
+
+impl std::fmt::Debug for Proxy {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Proxy").finish_non_exhaustive()
+    }
+}
+
+impl Proxy {
+    /// Stop the upstream (kill the child process, close the HTTP streams); forwarded calls
+    /// then fail with `-32603`.
+    pub fn close(&self) {
+        self.mirror.link.close();
+        if let Some(m) = &self.mirror.modern {
+            m.close();
+        }
+    }
+}
+
+/// What a server mirrors of the upstream, and the names it registered for it.
+struct Mirror {
+    link: Arc<Link>,
+    /// The connection for 2026-07-28 clients, when it is not `link` (see [`Upstream`]).
+    modern: Option<Arc<Link>>,
+    server: WeakServer,
+    have: Mutex<Have>,
+}
+
+#[derive(Default)]
+struct Have {
+    tools: Vec<String>,
+    resources: Vec<String>,
+    templates: Vec<String>,
+    prompts: Vec<String>,
+}
+
+impl Server {
+    /// Serve what `upstream` serves: its tools, resources, templates and prompts mirrored as
+    /// registrations that forward each call, its completions, subscriptions and custom
+    /// methods forwarded, its capabilities (logging, subscriptions, list changes, extensions)
+    /// declared here, and its list-changed notifications followed. See the module docs.
+    pub async fn proxy(&self, upstream: Upstream) -> Result<Proxy, ProxyError> {
+        let caps = upstream.capabilities.clone();
+        let mirror = Arc::new(Mirror {
+            link: upstream.link.clone(),
+            modern: upstream.modern.clone(),
+            server: self.downgrade(),
+            have: Mutex::default(),
+        });
+        // The sink lives as long as the mirror, which the mirrored handlers hold.
+        let events: Arc<dyn Events> = mirror.clone();
+        upstream.link.set_events(Arc::downgrade(&events));
+        if let Some(m) = &upstream.modern {
+            m.set_events(Arc::downgrade(&events));
+        }
+        if caps.get("tools").is_some() {
+            mirror.sync_tools().await?;
+            if caps.pointer("/tools/listChanged") == Some(&Value::Bool(true)) {
+                self.enable_tools_list_changed();
+            }
+        }
+        if caps.get("resources").is_some() {
+            mirror.sync_resources().await?;
+            if caps.pointer("/resources/listChanged") == Some(&Value::Bool(true)) {
+                self.enable_resources_list_changed();
+            }
+            if caps.pointer("/resources/subscribe") == Some(&Value::Bool(true)) {
+                let _ = self.enable_resource_subscriptions();
+            }
+        }
+        if caps.get("prompts").is_some() {
+            mirror.sync_prompts().await?;
+            if caps.pointer("/prompts/listChanged") == Some(&Value::Bool(true)) {
+                self.enable_prompts_list_changed();
+            }
+        }
+        if caps.get("completions").is_some() {
+            self.set_completion_handler(CompleteForward(mirror.clone()));
+        }
+        if caps.get("logging").is_none() {
+            self.disable_logging();
+        }
+        if let Some(Value::Object(exts)) = caps.get("extensions") {
+            for (id, settings) in exts {
+                let _ = self.add_extension(id, settings.clone());
+            }
+        }
+        self.add_middleware(Methods(mirror.clone()));
+        Ok(Proxy { mirror })
+    }
+}
+
+impl Mirror {
+    /// The connection a request of `ctx`'s client goes on.
+    fn link_for(&self, ctx: &RequestContext) -> &Arc<Link> {
+        match &self.modern {
+            Some(m) if ctx.is_modern() => m,
+            _ => &self.link,
+        }
+    }
+
+    /// Every page of a list method's `key` items.
+    async fn list(&self, method: &str, key: &str) -> Result<Vec<Value>, ProxyError> {
+        let mut items = Vec::new();
+        let mut cursor: Option<String> = None;
+        for _ in 0..1000 {
+            let params = match &cursor {
+                Some(c) => json!({"cursor": c}),
+                None => json!({}),
+            };
+            let page = call(&self.link, method, params).await?;
+            match page.get(key) {
+                Some(Value::Array(a)) => items.extend(a.iter().cloned()),
+                _ => return Err(ProxyError::Malformed { method: method.into(), detail: format!("no {key} array") }),
+            }
+            cursor = page.get("nextCursor").and_then(Value::as_str).map(str::to_owned);
+            if cursor.is_none() {
+                break;
+            }
+        }
+        Ok(items)
+    }
+
+    fn parse<T: DeserializeOwned>(method: &str, v: Value) -> Option<T> {
+        serde_json::from_value(v)
+            .map_err(|e| tracing::warn!(target: crate::diagnostics::target::HANDLER, "proxy: skipping a malformed {method} entry: {e}"))
+            .ok()
+    }
+
+    async fn sync_tools(self: &Arc<Self>) -> Result<(), ProxyError> {
+        let listed = self.list("tools/list", "tools").await?;
+        let Some(server) = self.server.upgrade() else { return Ok(()) };
+        let mut names = Vec::new();
+        for v in listed {
+            let Some(mut tool) = Self::parse::<Tool>("tools/list", v) else { continue };
+            tool.execution = None;
+            let name = tool.name.clone();
+            let headers = param_headers(&tool.input_schema).ok().filter(|h| !h.is_empty());
+            let handler = Arc::new(ToolForward { mirror: self.clone(), name: name.clone(), headers });
+            match server.add_tool_arc(tool, handler) {
+                Ok(()) => names.push(name),
+                Err(e) => tracing::warn!(target: crate::diagnostics::target::HANDLER, "proxy: skipping tool {name:?}: {e}"),
+            }
+        }
+        let gone: Vec<String> = std::mem::replace(&mut lock(&self.have).tools, names.clone());
+        for n in gone.iter().filter(|n| !names.contains(n)) {
+            server.remove_tool(n);
+        }
+        Ok(())
+    }
+
+    async fn sync_resources(self: &Arc<Self>) -> Result<(), ProxyError> {
+        let listed = self.list("resources/list", "resources").await?;
+        let templates = match self.list("resources/templates/list", "resourceTemplates").await {
+            Ok(t) => t,
+            Err(ProxyError::Upstream { .. }) => Vec::new(),
+            Err(e) => return Err(e),
+        };
+        let Some(server) = self.server.upgrade() else { return Ok(()) };
+        let mut uris = Vec::new();
+        for v in listed {
+            let Some(resource) = Self::parse::<Resource>("resources/list", v) else { continue };
+            uris.push(resource.uri.clone());
+            server.add_resource(resource, ReadForward(self.clone()));
+        }
+        let mut patterns = Vec::new();
+        for v in templates {
+            let Some(template) = Self::parse::<ResourceTemplate>("resources/templates/list", v) else { continue };
+            let pattern = template.uri_template.clone();
+            match server.add_resource_template(template, ReadForward(self.clone())) {
+                Ok(()) => patterns.push(pattern),
+                Err(e) => tracing::warn!(target: crate::diagnostics::target::HANDLER, "proxy: skipping template {pattern:?}: {e}"),
+            }
+        }
+        let (gone_uris, gone_patterns) = {
+            let mut have = lock(&self.have);
+            (std::mem::replace(&mut have.resources, uris.clone()), std::mem::replace(&mut have.templates, patterns.clone()))
+        };
+        for u in gone_uris.iter().filter(|u| !uris.contains(u)) {
+            server.remove_resource(u);
+        }
+        for p in gone_patterns.iter().filter(|p| !patterns.contains(p)) {
+            server.remove_resource_template(p);
+        }
+        Ok(())
+    }
+
+    async fn sync_prompts(self: &Arc<Self>) -> Result<(), ProxyError> {
+        let listed = self.list("prompts/list", "prompts").await?;
+        let Some(server) = self.server.upgrade() else { return Ok(()) };
+        let mut names = Vec::new();
+        for v in listed {
+            let Some(prompt) = Self::parse::<Prompt>("prompts/list", v) else { continue };
+            names.push(prompt.name.clone());
+            server.add_prompt(prompt.clone(), PromptForward { mirror: self.clone(), name: prompt.name });
+        }
+        let gone: Vec<String> = std::mem::replace(&mut lock(&self.have).prompts, names.clone());
+        for n in gone.iter().filter(|n| !names.contains(n)) {
+            server.remove_prompt(n);
+        }
+        Ok(())
+    }
+
+    /// Forward a tools/call, resources/read or prompts/get for `ctx`'s client. A 2026-07-28
+    /// upstream's input-required answer goes to a 2026-07-28 client as it is (its retry
+    /// brings the answers and the upstream's state back); a handshake-era client is asked
+    /// here and the upstream retried.
+    async fn forward<T: DeserializeOwned>(
+        &self,
+        method: &str,
+        mut params: Map<String, Value>,
+        ctx: RequestContext,
+        headers: Vec<(String, String)>,
+    ) -> HandlerResult<Reply<T>> {
+        let forward = Forward::with_headers(ctx.clone(), headers);
+        let link = self.link_for(&ctx);
+        if link.goes_modern(Some(&forward)) {
+            if !ctx.input_responses().is_empty() {
+                params.insert("inputResponses".into(), Value::Object(ctx.input_responses().clone()));
+            }
+            if let Some(state) = ctx.request_state() {
+                params.insert("requestState".into(), json!(state));
+            }
+        }
+        for _ in 0..crate::server::MAX_INPUT_ROUNDS {
+            let v = match link.request(method, Some(Value::Object(params.clone())), Some(&forward)).await {
+                Ok(v) => v,
+                Err(Failure::Rpc(e)) => return Err(HandlerError::Rpc(e)),
+                Err(Failure::NeedsInput(needs)) => return Ok(Reply::InputRequired(needs)),
+            };
+            if !(is_input_required(&v) && !ctx.is_modern()) {
+                return Reply::from_value(v).map_err(HandlerError::invalid_result);
+            }
+            let asked = InputRequired::from_value(&v).map_err(HandlerError::invalid_result)?;
+            let mut answers = Map::new();
+            for (key, request) in asked.input_requests {
+                let p = serde_json::to_value(&request).ok().and_then(|r| r.get("params").cloned());
+                answers.insert(key, ctx.send_request(request.method(), p).await?);
+            }
+            params.insert("inputResponses".into(), Value::Object(answers));
+            match asked.request_state {
+                Some(s) => params.insert("requestState".into(), json!(s)),
+                None => params.remove("requestState"),
+            };
+        }
+        Err(HandlerError::failed("the upstream server kept asking for input"))
+    }
+
+    fn refresh(self: &Arc<Self>, method: &str) {
+        let mirror = self.clone();
+        let method = method.to_owned();
+        tokio::spawn(async move {
+            let Some(server) = mirror.server.upgrade() else { return };
+            let synced = match method.as_str() {
+                "notifications/tools/list_changed" => mirror.sync_tools().await.map(|()| server.notify_tools_list_changed()),
+                "notifications/resources/list_changed" => {
+                    mirror.sync_resources().await.map(|()| server.notify_resources_list_changed())
+                }
+                _ => mirror.sync_prompts().await.map(|()| server.notify_prompts_list_changed()),
+            };
+            if let Err(e) = synced {
+                tracing::warn!(target: crate::diagnostics::target::HANDLER, "proxy: following {method}: {e}");
+            }
+        });
+    }
+}
+
+impl Events for Mirror {
+    fn notification(self: Arc<Self>, method: &str, params: Option<Value>) {
+        let Some(server) = self.server.upgrade() else { return };
+        match method {
+            "notifications/tools/list_changed" | "notifications/resources/list_changed" | "notifications/prompts/list_changed" => {
+                self.refresh(method)
+            }
+            "notifications/resources/updated" => {
+                if let Some(uri) = params.as_ref().and_then(|p| p.get("uri")).and_then(Value::as_str) {
+                    server.notify_resource_updated(uri);
+                }
+            }
+            _ => {
+                server.notify(method, params);
+            }
+        }
+    }
+}
+
+struct ToolForward {
+    mirror: Arc<Mirror>,
+    name: String,
+    /// The arguments the tool mirrors into `Mcp-Param-*` headers (2026-07-28 over HTTP).
+    headers: Option<ParamHeaders>,
+}
+
+impl ToolHandler for ToolForward {
+    fn call(&self, arguments: Value, ctx: RequestContext) -> BoxFuture<'static, HandlerResult<Reply<CallToolResult>>> {
+        let (mirror, name) = (self.mirror.clone(), self.name.clone());
+        let headers = match (&self.headers, arguments.as_object()) {
+            (Some(h), Some(args)) => param_header_values(h, args),
+            _ => Vec::new(),
+        };
+        Box::pin(async move {
+            let params = Map::from_iter([("name".to_owned(), json!(name)), ("arguments".to_owned(), arguments)]);
+            mirror.forward("tools/call", params, ctx, headers).await
+        })
+    }
+}
+
+struct ReadForward(Arc<Mirror>);
+
+impl ResourceHandler for ReadForward {
+    fn read(&self, uri: String, _v: TemplateVariables, ctx: RequestContext) -> BoxFuture<'static, HandlerResult<Reply<ReadResourceResult>>> {
+        let mirror = self.0.clone();
+        Box::pin(async move { mirror.forward("resources/read", Map::from_iter([("uri".to_owned(), json!(uri))]), ctx, Vec::new()).await })
+    }
+}
+
+struct PromptForward {
+    mirror: Arc<Mirror>,
+    name: String,
+}
+
+impl PromptHandler for PromptForward {
+    fn get(&self, arguments: Map<String, Value>, ctx: RequestContext) -> BoxFuture<'static, HandlerResult<Reply<GetPromptResult>>> {
+        let (mirror, name) = (self.mirror.clone(), self.name.clone());
+        Box::pin(async move {
+            let params = Map::from_iter([("name".to_owned(), json!(name)), ("arguments".to_owned(), Value::Object(arguments))]);
+            mirror.forward("prompts/get", params, ctx, Vec::new()).await
+        })
+    }
+}
+
+struct CompleteForward(Arc<Mirror>);
+
+impl CompletionHandler for CompleteForward {
+    fn complete(&self, request: CompleteRequest, ctx: RequestContext) -> BoxFuture<'static, HandlerResult<CompleteResult>> {
+        let mirror = self.0.clone();
+        Box::pin(async move {
+            let params = serde_json::to_value(&request).map_err(HandlerError::invalid_result)?;
+            let link = mirror.link_for(&ctx).clone();
+            let forward = Forward::new(ctx);
+            match link.request("completion/complete", Some(params), Some(&forward)).await {
+                Ok(v) => serde_json::from_value(v).map_err(HandlerError::invalid_result),
+                Err(Failure::Rpc(e)) => Err(HandlerError::Rpc(e)),
+                Err(Failure::NeedsInput(_)) => Err(HandlerError::failed("the upstream asked for input while completing")),
+            }
+        })
+    }
+}
+
+/// The methods the mirror does not register: resource subscriptions (the upstream must
+/// notify the proxy too) and the upstream's custom methods.
+struct Methods(Arc<Mirror>);
+
+/// `params` without the 2026-07-28 envelope and progress token the local core already read.
+fn without_envelope(params: Option<Value>) -> Option<Value> {
+    let mut p = params?;
+    if let Some(Value::Object(meta)) = p.get_mut("_meta") {
+        meta.retain(|k, _| !k.starts_with("io.modelcontextprotocol/") && k != "progressToken");
+        if meta.is_empty() {
+            p.as_object_mut().map(|m| m.remove("_meta"));
+        }
+    }
+    Some(p)
+}
+
+impl Middleware for Methods {
+    fn call(&self, request: MiddlewareRequest, next: Next) -> BoxFuture<'static, Answer> {
+        let mirror = self.0.clone();
+        Box::pin(async move {
+            let method = request.method.as_str();
+            let handshake = mirror.link.era != UpstreamEra::Modern;
+            match method {
+                "resources/subscribe" | "resources/unsubscribe" if handshake => {
+                    if let Err(Failure::Rpc(e)) = mirror.link.request(method, without_envelope(request.params.clone()), None).await {
+                        return Err(e);
+                    }
+                    next.run(request).await
+                }
+                "subscriptions/listen" if handshake => {
+                    let uris: Vec<String> = request
+                        .params
+                        .as_ref()
+                        .and_then(|p| p.pointer("/notifications/resourceSubscriptions"))
+                        .and_then(Value::as_array)
+                        .map(|a| a.iter().filter_map(Value::as_str).map(str::to_owned).collect())
+                        .unwrap_or_default();
+                    for uri in uris {
+                        let _ = mirror.link.request("resources/subscribe", Some(json!({"uri": uri})), None).await;
+                    }
+                    next.run(request).await
+                }
+                m if !crate::server::is_core_method(m) && mirror.server.upgrade().is_some_and(|s| !s.serves_method(m)) => {
+                    let forward = Forward::new(request.ctx.clone());
+                    let link = mirror.link_for(&request.ctx).clone();
+                    match link.request(m, without_envelope(request.params.clone()), Some(&forward)).await {
+                        Ok(v) => answer_with(&v),
+                        Err(Failure::Rpc(e)) => Err(e),
+                        Err(Failure::NeedsInput(_)) => Err(ErrorObject::internal(format!("{m}: the upstream asked for input"))),
+                    }
+                }
+                _ => next.run(request).await,
+            }
+        })
+    }
+}
