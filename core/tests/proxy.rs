@@ -1,0 +1,207 @@
+//! Proxying (issue 16): a server in front of the Rust everything server (a stdio child) and of
+//! an in-process HTTP server, in both eras: calls, progress, logging, server-to-client
+//! requests, cancellation, list changes, input-required pass-through, and an upstream that
+//! goes away.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use ferrite_core::proxy::{ProxyError, Upstream, UpstreamEra, UpstreamTarget};
+use ferrite_core::transport::http;
+use ferrite_core::{CallToolResult, InputRequest, InputRequired, Message, Reply, RequestContext, Server, Tool};
+use serde_json::{json, Value};
+
+mod common;
+use common::{stateful, Harness};
+
+/// The everything example `cargo test` builds beside the test executables.
+fn everything() -> UpstreamTarget {
+    let exe = std::env::current_exe().expect("test executable");
+    let profile: PathBuf = exe.parent().and_then(|deps| deps.parent()).expect("target/<profile>").to_path_buf();
+    let program = profile.join("examples/everything");
+    assert!(program.exists(), "{} is missing: cargo test builds the examples first", program.display());
+    UpstreamTarget::Stdio { program: program.display().to_string(), args: Vec::new(), env: Vec::new() }
+}
+
+async fn proxied(era: UpstreamEra) -> (Server, ferrite_core::proxy::Proxy) {
+    Upstream::connect(&everything(), era).await.expect("connect").into_server().await.expect("mirror")
+}
+
+fn text(result: &Value) -> &str {
+    result["content"][0]["text"].as_str().unwrap_or_default()
+}
+
+#[tokio::test]
+async fn the_everything_server_through_a_stdio_proxy_in_both_eras() {
+    let (server, proxy) = proxied(UpstreamEra::Auto).await;
+    assert_eq!(server.info().name, "ferrite-everything", "the proxy takes the upstream's identity");
+    let h = Harness::new(server.clone());
+    let caps = h.initialize("2025-11-25", json!({"sampling": {}})).await["capabilities"].clone();
+    assert_eq!(caps["tools"]["listChanged"], true, "{caps}");
+    assert_eq!(caps["resources"]["subscribe"], true, "{caps}");
+    let tools = h.ok("tools/list", json!({})).await;
+    assert!(tools["tools"].as_array().unwrap().iter().any(|t| t["name"] == "add"), "{tools}");
+    let r = h.ok("tools/call", json!({"name": "add", "arguments": {"a": 20, "b": 22}})).await;
+    assert_eq!(text(&r), "42");
+    assert_eq!(r["structuredContent"], json!({"sum": 42}));
+    let modern = Harness::new(server.clone());
+    let r = modern.modern_ok("tools/call", json!({"name": "add", "arguments": {"a": 1, "b": 2}}), json!({})).await;
+    assert_eq!(text(&r), "3");
+    let r = h.ok("resources/read", json!({"uri": "test://static-text"})).await;
+    assert_eq!(r["contents"][0]["uri"], "test://static-text");
+    let p = h.ok("prompts/get", json!({"name": "test_simple_prompt"})).await;
+    assert!(p["messages"].as_array().is_some_and(|m| !m.is_empty()), "{p}");
+    // An upstream tool error stays a tool error; an unknown tool is the local -32602.
+    let e = h.ok("tools/call", json!({"name": "test_error_handling", "arguments": {}})).await;
+    assert_eq!(e["isError"], true);
+    assert_eq!(h.err_code("tools/call", json!({"name": "nope", "arguments": {}})).await, -32602);
+    proxy.close();
+}
+
+#[tokio::test]
+async fn progress_logs_and_sampling_reach_the_client_of_the_forwarded_call() {
+    let (server, proxy) = proxied(UpstreamEra::Auto).await;
+    let h = Harness::new(server);
+    h.initialize("2025-11-25", json!({"sampling": {}})).await;
+    h.ok("logging/setLevel", json!({"level": "debug"})).await;
+    h.ok("tools/call", json!({"name": "test_tool_with_progress", "arguments": {}, "_meta": {"progressToken": "mine"}})).await;
+    let progress: Vec<Value> =
+        h.recorder.frames().into_iter().filter(|f| f["method"] == "notifications/progress").collect();
+    assert_eq!(progress.len(), 3, "{progress:?}");
+    assert!(progress.iter().all(|f| f["params"]["progressToken"] == "mine"), "the client's own token: {progress:?}");
+    assert_eq!(progress[2]["params"]["progress"], 100.0);
+    h.ok("tools/call", json!({"name": "test_tool_with_logging", "arguments": {}})).await;
+    let logs: Vec<Value> = h.recorder.frames().into_iter().filter(|f| f["method"] == "notifications/message").collect();
+    assert_eq!(logs.len(), 3, "{logs:?}");
+    assert_eq!(logs[0]["params"]["data"], "Tool execution started");
+    *h.recorder.reply.lock().unwrap() =
+        Some(json!({"role": "assistant", "content": {"type": "text", "text": "from the client"}, "model": "m"}));
+    let r = h.ok("tools/call", json!({"name": "test_sampling", "arguments": {"prompt": "hi"}})).await;
+    assert!(text(&r).contains("from the client"), "{r}");
+    let asked = h.recorder.requests.lock().unwrap().clone();
+    assert_eq!(asked.len(), 1);
+    assert_eq!(asked[0].0, "sampling/createMessage", "the upstream's request reached this client");
+    proxy.close();
+}
+
+#[tokio::test]
+async fn cancelling_the_client_request_cancels_the_upstream_one() {
+    let (server, proxy) = proxied(UpstreamEra::Handshake).await;
+    let h = Arc::new(Harness::new(server));
+    h.initialize("2025-11-25", json!({})).await;
+    let h2 = h.clone();
+    let call = tokio::spawn(async move {
+        let msg = Message::request(7, "tools/call", Some(json!({"name": "test_slow", "arguments": {"ms": 5000}})));
+        h2.server.handle(msg, &h2.conn, &h2.peer).await
+    });
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    h.notify("notifications/cancelled", json!({"requestId": 7})).await;
+    let answer = tokio::time::timeout(Duration::from_secs(3), call).await.expect("the call ended").unwrap();
+    assert!(answer.is_none(), "a cancelled request gets no response");
+    // The upstream saw the cancellation: its handler counted it.
+    let mut counted = String::new();
+    for _ in 0..50 {
+        counted = text(&h.ok("tools/call", json!({"name": "test_cancellation_count", "arguments": {}})).await).to_owned();
+        if counted == "1" {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(counted, "1");
+    proxy.close();
+}
+
+#[tokio::test]
+async fn the_upstreams_list_changes_are_followed_and_announced() {
+    let (server, proxy) = proxied(UpstreamEra::Handshake).await;
+    let h = Harness::new(server.clone());
+    h.initialize("2025-11-25", json!({})).await;
+    let _guard = server.attach_listener(&h.conn, &h.peer);
+    let before = h.ok("tools/list", json!({})).await;
+    let version = |list: &Value| {
+        list["tools"].as_array().unwrap().iter().find(|t| t["name"] == "test_dynamic_tool").map(|t| t["description"].clone())
+    };
+    let first = version(&before);
+    h.ok("tools/call", json!({"name": "test_trigger_tool_change", "arguments": {}})).await;
+    let mut announced = false;
+    for _ in 0..100 {
+        if h.recorder.methods().iter().any(|m| m == "notifications/tools/list_changed") {
+            announced = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert!(announced, "the proxy's listener heard the change: {:?}", h.recorder.methods());
+    let after = h.ok("tools/list", json!({})).await;
+    assert_ne!(version(&after), first, "the mirror re-listed the upstream's tools");
+    proxy.close();
+}
+
+#[tokio::test]
+async fn an_upstream_that_goes_away_gives_clear_errors_and_the_proxy_keeps_serving() {
+    let missing = UpstreamTarget::Stdio { program: "/nonexistent/mcp-server".into(), args: vec![], env: vec![] };
+    assert!(matches!(Upstream::connect(&missing, UpstreamEra::Auto).await, Err(ProxyError::Connect(_))));
+    assert!(matches!(UpstreamTarget::from_value(&json!({"command": 3})), Err(ProxyError::Target(_))));
+    let (server, proxy) = proxied(UpstreamEra::Handshake).await;
+    server.add_tool_fn(Tool::new("local", json!({"type": "object"})), |_| Ok(CallToolResult::text("here"))).unwrap();
+    let h = Harness::new(server);
+    h.initialize("2025-11-25", json!({})).await;
+    proxy.close();
+    let r = h.call("tools/call", json!({"name": "add", "arguments": {"a": 1, "b": 1}})).await;
+    assert_eq!(r["error"]["code"], -32603, "{r}");
+    assert!(r["error"]["message"].as_str().unwrap().starts_with("upstream server:"), "{r}");
+    assert_eq!(text(&h.ok("tools/call", json!({"name": "local", "arguments": {}})).await), "here");
+}
+
+/// An in-process HTTP upstream whose tool asks for input the 2026-07-28 way.
+async fn http_upstream() -> (String, tokio::task::JoinHandle<()>) {
+    let up = stateful("http-upstream");
+    up.add_tool(Tool::new("confirm", json!({"type": "object"})), |_args: Value, ctx: RequestContext| async move {
+        let reply = match ctx.input_responses().get("ok") {
+            Some(answer) => Reply::Complete(CallToolResult::text(format!(
+                "answered {} with state {}",
+                answer["action"],
+                ctx.request_state().unwrap_or("none")
+            ))),
+            None => Reply::InputRequired(
+                InputRequired::new()
+                    .ask("ok", InputRequest::elicit("Sure?", json!({"type": "object", "properties": {}})))
+                    .with_state("upstream-state"),
+            ),
+        };
+        Ok(reply)
+    })
+    .unwrap();
+    let bound = http::bind(&up, ([127, 0, 0, 1], 0).into(), http::HttpOptions::default()).await.unwrap();
+    let url = format!("http://{}/mcp", bound.local_addr().unwrap());
+    let task = tokio::spawn(async move {
+        let _ = bound.run().await;
+    });
+    (url, task)
+}
+
+#[tokio::test]
+async fn a_2026_client_answers_an_http_upstreams_input_request_by_retrying() {
+    let (url, task) = http_upstream().await;
+    let target = UpstreamTarget::Http { url, headers: vec![] };
+    let (server, proxy) = Upstream::connect(&target, UpstreamEra::Auto).await.unwrap().into_server().await.unwrap();
+    let h = Harness::new(server);
+    let caps = json!({"elicitation": {}});
+    let first = h.modern_ok("tools/call", json!({"name": "confirm", "arguments": {}}), caps.clone()).await;
+    assert_eq!(first["resultType"], "input_required", "{first}");
+    assert_eq!(first["inputRequests"]["ok"]["method"], "elicitation/create");
+    let state = first["requestState"].as_str().expect("a request state").to_owned();
+    assert_ne!(state, "upstream-state", "the proxy seals the upstream's state in its own");
+    let retry = json!({"name": "confirm", "arguments": {}, "inputResponses": {"ok": {"action": "accept", "content": {}}}, "requestState": state});
+    let done = h.modern_ok("tools/call", retry, caps).await;
+    assert_eq!(text(&done), "answered \"accept\" with state upstream-state", "{done}");
+    // A handshake-era client is asked here, and the upstream retried with the answer.
+    let old = Harness::new(h.server.clone());
+    old.initialize("2025-11-25", json!({"elicitation": {}})).await;
+    *old.recorder.reply.lock().unwrap() = Some(json!({"action": "decline"}));
+    let r = old.ok("tools/call", json!({"name": "confirm", "arguments": {}})).await;
+    assert_eq!(text(&r), "answered \"decline\" with state upstream-state", "{r}");
+    proxy.close();
+    task.abort();
+}
