@@ -136,6 +136,9 @@ enum ferrite_result
   // The process's Rust code installed a `tracing` subscriber of its own: the core's log
   // records go there, not to `ferrite_set_diagnostic_callback`.
   FERRITE_RESULT_LOGGER_TAKEN = 18,
+  // A proxy's upstream server could not be started or reached, or refused or garbled a
+  // request the proxy needs (`ferrite_server_proxy`).
+  FERRITE_RESULT_UPSTREAM = 19,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
@@ -663,6 +666,27 @@ ferrite_result ferrite_server_unmount(const struct ferrite_server *parent,
                                       const char *prefix,
                                       size_t prefix_len,
                                       const struct ferrite_server *child);
+
+// Serve what another MCP server serves (`ferrite_core::proxy`): `upstream_json` is
+// `{"command": "prog", "args": [...], "env": {...}}` (a child speaking MCP on stdio) or
+// `{"url": "http://host/mcp", "headers": {...}}` (Streamable HTTP), with `"era"`: `"auto"`
+// (the default: each client's request upstream in the client's era, when the upstream serves
+// both), `"handshake"` or `"modern"`. Connects and initializes the upstream now (blocking),
+// then mirrors its tools, resources, templates and prompts into `server` as registrations
+// that forward each call (progress, logs, server-to-client requests and cancellation go
+// between the upstream and the client of the call), follows its list changes, and forwards
+// completions, subscriptions and custom methods. The upstream stops when the server closes.
+//
+// `FERRITE_RESULT_INVALID_JSON` / `FERRITE_RESULT_INVALID_ARGUMENT` for a description that
+// does not parse or describes no upstream; `FERRITE_RESULT_UPSTREAM` when the upstream cannot
+// be started or reached, or refuses `initialize` (the detail in `ferrite_last_error`);
+// `FERRITE_RESULT_WRONG_THREAD` from a callback.
+//
+// # Safety
+// `server` is a live server; `upstream_json` points to `upstream_json_len` readable bytes.
+ferrite_result ferrite_server_proxy(const struct ferrite_server *server,
+                                    const char *upstream_json,
+                                    size_t upstream_json_len);
 
 // Make a connection of `server` for a transport the host runs. `send` (NULL for none)
 // receives every message the server sends on it (see `ferrite_send_callback`); with it the

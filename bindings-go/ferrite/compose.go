@@ -34,3 +34,33 @@ func (s *Server) Unmount(prefix string, child *Server) error {
 	runtime.KeepAlive(child)
 	return err
 }
+
+// Upstream describes the MCP server a proxy fronts: Command (with Args and Env) starts a child
+// speaking MCP on stdio; URL (with Headers) reaches a Streamable HTTP endpoint. Era is "auto"
+// (the default: each client's request upstream in the client's era, when the upstream serves
+// both), "handshake" or "modern".
+type Upstream struct {
+	Command string            `json:"command,omitempty"`
+	Args    []string          `json:"args,omitempty"`
+	Env     map[string]string `json:"env,omitempty"`
+	URL     string            `json:"url,omitempty"`
+	Headers map[string]string `json:"headers,omitempty"`
+	Era     string            `json:"era,omitempty"`
+}
+
+// Proxy serves what another MCP server serves (ferrite_server_proxy): it connects and
+// initializes the upstream now, then mirrors its tools, resources, templates and prompts as
+// registrations that forward each call (progress, logs, server-to-client requests and
+// cancellation go between the upstream and the client of the call), follows its list changes,
+// and forwards completions, subscriptions and custom methods. The upstream stops when the
+// server closes. An upstream that cannot be started or reached is an *Error with CodeUpstream;
+// a description with neither Command nor URL, CodeInvalidArgument.
+func (s *Server) Proxy(upstream Upstream) error {
+	p, n, err := jsonArg(upstream)
+	if err != nil {
+		return err
+	}
+	err = check(C.ferrite_server_proxy(s.ptr, p, n))
+	runtime.KeepAlive(s)
+	return err
+}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -102,5 +103,32 @@ func TestMountRefusesBadPrefixesAndCyclesAndUnmountTakesItOut(t *testing.T) {
 	r := rpc(t, parent, true, "tools/call", map[string]any{"name": "add", "arguments": map[string]any{"a": 1, "b": 1}})
 	if code := r["error"].(map[string]any)["code"]; code != float64(-32601) {
 		t.Errorf("after Unmount the parent serves no tools: %v", r)
+	}
+}
+
+func TestProxyServesAStdioUpstreamInBothErasAndReportsBadUpstreams(t *testing.T) {
+	proxy := newServer(t)
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// This test binary's stdio mode (see TestMain) is the upstream child.
+	up := ferrite.Upstream{Command: exe, Env: map[string]string{"FERRITE_GO_TEST_STDIO": "1"}}
+	if err := proxy.Proxy(up); err != nil {
+		t.Fatalf("Proxy: %v", err)
+	}
+	call(t, proxy.HandleRaw, fmt.Sprintf(initialize, "{}"))
+	for _, modern := range []bool{false, true} {
+		got := text(t, rpc(t, proxy, modern, "tools/call", map[string]any{"name": "seen", "arguments": map[string]any{}}))
+		if !strings.Contains(got, `"infoIsNil":true`) {
+			t.Errorf("seen through the proxy (modern %v) = %s", modern, got)
+		}
+	}
+	var fe *ferrite.Error
+	if err := proxy.Proxy(ferrite.Upstream{Command: "/nonexistent/mcp-server"}); !errors.As(err, &fe) || fe.Code != ferrite.CodeUpstream {
+		t.Errorf("a missing program: %v, want CodeUpstream", err)
+	}
+	if err := proxy.Proxy(ferrite.Upstream{}); !errors.As(err, &fe) || fe.Code != ferrite.CodeInvalidArgument {
+		t.Errorf("no command or url: %v, want CodeInvalidArgument", err)
 	}
 }

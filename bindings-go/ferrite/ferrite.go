@@ -60,6 +60,7 @@ const (
 	CodeCancelled        Code = C.FERRITE_RESULT_CANCELLED
 	CodeTasksStarted     Code = C.FERRITE_RESULT_TASKS_STARTED
 	CodeLoggerTaken      Code = C.FERRITE_RESULT_LOGGER_TAKEN
+	CodeUpstream         Code = C.FERRITE_RESULT_UPSTREAM
 )
 
 // String is the library's fixed description of the code.

@@ -1,6 +1,7 @@
-//! Composition from C: one server's registrations served by another under a prefix. What a
-//! mount copies, how names and URIs are rewritten and how it stays live are the core's
-//! (`Server::mount`); this converts arguments.
+//! Composition and proxying from C: one server's registrations served by another under a
+//! prefix, and a server in front of another MCP server. What a mount copies, how names and
+//! URIs are rewritten and how it stays live, and everything a proxy forwards, are the core's
+//! (`Server::mount`, `ferrite_core::proxy`); this converts arguments.
 
 use std::ffi::c_char;
 
@@ -81,4 +82,43 @@ unsafe fn args<'a>(
         unsafe { str_arg(prefix, prefix_len, "prefix") }?
     };
     Ok((p, c, prefix))
+}
+
+/// Serve what another MCP server serves (`ferrite_core::proxy`): `upstream_json` is
+/// `{"command": "prog", "args": [...], "env": {...}}` (a child speaking MCP on stdio) or
+/// `{"url": "http://host/mcp", "headers": {...}}` (Streamable HTTP), with `"era"`: `"auto"`
+/// (the default: each client's request upstream in the client's era, when the upstream serves
+/// both), `"handshake"` or `"modern"`. Connects and initializes the upstream now (blocking),
+/// then mirrors its tools, resources, templates and prompts into `server` as registrations
+/// that forward each call (progress, logs, server-to-client requests and cancellation go
+/// between the upstream and the client of the call), follows its list changes, and forwards
+/// completions, subscriptions and custom methods. The upstream stops when the server closes.
+///
+/// `FERRITE_RESULT_INVALID_JSON` / `FERRITE_RESULT_INVALID_ARGUMENT` for a description that
+/// does not parse or describes no upstream; `FERRITE_RESULT_UPSTREAM` when the upstream cannot
+/// be started or reached, or refuses `initialize` (the detail in `ferrite_last_error`);
+/// `FERRITE_RESULT_WRONG_THREAD` from a callback.
+///
+/// # Safety
+/// `server` is a live server; `upstream_json` points to `upstream_json_len` readable bytes.
+#[no_mangle]
+pub unsafe extern "C" fn ferrite_server_proxy(
+    server: *const ferrite_server,
+    upstream_json: *const c_char,
+    upstream_json_len: usize,
+) -> ferrite_result {
+    ffi_boundary!({
+        // SAFETY: forwarded from this function's contract.
+        let s = unsafe { server_ref(server) }?;
+        // SAFETY: forwarded from this function's contract.
+        let spec: serde_json::Value =
+            unsafe { crate::buffer::json_arg(upstream_json, upstream_json_len, "upstream_json") }?;
+        let core = s.core()?;
+        s.run("ferrite_server_proxy", async move { core.proxy_upstream(&spec).await })?
+            .map(drop)
+            .map_err(|e| match e {
+                ferrite_core::proxy::ProxyError::Target(_) => Error::new(ferrite_result::InvalidArgument, e.to_string()),
+                _ => Error::new(ferrite_result::Upstream, e.to_string()),
+            })
+    })
 }

@@ -68,6 +68,9 @@ pub enum ferrite_result {
     /// The process's Rust code installed a `tracing` subscriber of its own: the core's log
     /// records go there, not to `ferrite_set_diagnostic_callback`.
     LoggerTaken = 18,
+    /// A proxy's upstream server could not be started or reached, or refused or garbled a
+    /// request the proxy needs (`ferrite_server_proxy`).
+    Upstream = 19,
 }
 
 impl ferrite_result {
@@ -94,6 +97,7 @@ impl ferrite_result {
             16 => Cancelled,
             17 => TasksStarted,
             18 => LoggerTaken,
+            19 => Upstream,
             _ => return None,
         })
     }
@@ -120,6 +124,7 @@ impl ferrite_result {
             Cancelled => c"the HTTP exchange was cancelled",
             TasksStarted => c"the task options are fixed once tasks have begun",
             LoggerTaken => c"another tracing subscriber receives the log records",
+            Upstream => c"the proxy's upstream server failed",
         }
     }
 }

@@ -8,6 +8,11 @@
  * takes the child's entries out (the parent, with no tools left, answers tools/call -32601) and a
  * second unmount is NOT_FOUND; freeing a mounted child unmounts it first (the parent keeps
  * serving, without the child's tools).
+ *
+ * And proxying (ferrite_server_proxy): a server in front of this very program's "serve" mode (a
+ * Ferrite C server on stdio, started as the upstream child) answers tools/call add in both eras
+ * through the child; a missing program is FERRITE_RESULT_UPSTREAM and a description without
+ * command or url is INVALID_ARGUMENT, each with the core's reason; closing the proxy stops it.
  */
 #include "abi_test.h"
 #include "abi_server.h"
@@ -45,7 +50,34 @@ static ferrite_server *compose_server(const char *name) {
     return server;
 }
 
+static void check_proxy(void) {
+    ferrite_server *proxy = compose_server("abi-proxy");
+    char upstream[1024];
+    int n = snprintf(upstream, sizeof upstream, "{\"command\":\"%s\",\"args\":[\"serve\"]}", self_path);
+    CHECK(n > 0 && (size_t)n < sizeof upstream && ferrite_server_proxy(proxy, upstream, (size_t)n) == FERRITE_RESULT_OK,
+          "proxy: this program's stdio server as the upstream child connects");
+    ferrite_string_free(call(proxy, INIT));
+    CHECK(responds(proxy, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"add\","
+                          "\"arguments\":{\"a\":20,\"b\":22}}}",
+                   "\"text\":\"42\""),
+          "proxy: the upstream's add answers through the proxy (handshake era)");
+    CHECK(responds(proxy, MODERN(3, "tools/call", "\"name\":\"add\",\"arguments\":{\"a\":1,\"b\":2},", "{}"),
+                   "\"text\":\"3\""),
+          "proxy: the upstream's add answers through the proxy (2026-07-28)");
+    CHECK(ferrite_server_proxy(proxy, S("{\"command\":\"/nonexistent/mcp-server\"}")) == FERRITE_RESULT_UPSTREAM &&
+              strstr(ferrite_last_error(), "upstream server") != NULL,
+          "proxy: a program that does not exist is FERRITE_RESULT_UPSTREAM naming the upstream (under valgrind the "
+          "failed exec shows as the child exiting)");
+    CHECK(ferrite_server_proxy(proxy, S("{\"port\":1}")) == FERRITE_RESULT_INVALID_ARGUMENT &&
+              strstr(ferrite_last_error(), "command") != NULL,
+          "proxy: a description with neither command nor url is INVALID_ARGUMENT");
+    CHECK(ferrite_server_proxy(proxy, S("{\"command\":")) == FERRITE_RESULT_INVALID_JSON,
+          "proxy: a description that does not parse is INVALID_JSON");
+    ferrite_server_free(proxy);
+}
+
 void check_compose(void) {
+    check_proxy();
     ferrite_server *parent = compose_server("abi-compose-parent");
     ferrite_server *child = compose_server("abi-compose-child");
     ferrite_server_add_tool(child, S(ADD_JSON), tool_add, NULL, NULL);

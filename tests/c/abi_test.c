@@ -141,7 +141,11 @@ bool http_header(const char *response, const char *name, char *value, size_t cap
     return false;
 }
 
+const char *self_path;
+
 int main(int argc, char **argv) {
+    /* The program's own path (not /proc/self/exe, which under valgrind names valgrind). */
+    self_path = argv[0];
     if (argc > 1 && strcmp(argv[1], "serve-until-close") == 0) {
         return serve_until_close();
     }

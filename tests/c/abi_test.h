@@ -97,6 +97,8 @@ void check_limits(void);
  * twice, invalid results, in both eras, and the finalizers. */
 void check_middleware(void);
 void check_compose(void);
+/* argv[0] of the test program (abi_compose.c starts it as a proxy's upstream). */
+extern const char *self_path;
 
 /* abi_test.c: one HTTP/1.1 exchange on a fresh loopback connection (the whole response, malloc'd,
  * or NULL), and a response header's value (lower-case name). */

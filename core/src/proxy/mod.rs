@@ -91,6 +91,20 @@ impl UpstreamTarget {
     }
 }
 
+/// Parse the JSON every binding passes for an upstream: the target's keys (see
+/// [`UpstreamTarget::from_value`]) and `"era"`: `"auto"` (the default), `"handshake"` or
+/// `"modern"`.
+pub fn parse_upstream(v: &Value) -> Result<(UpstreamTarget, UpstreamEra), ProxyError> {
+    let era = match v.get("era") {
+        None | Some(Value::Null) => UpstreamEra::Auto,
+        Some(Value::String(e)) if e == "auto" => UpstreamEra::Auto,
+        Some(Value::String(e)) if e == "handshake" => UpstreamEra::Handshake,
+        Some(Value::String(e)) if e == "modern" => UpstreamEra::Modern,
+        Some(other) => return Err(ProxyError::Target(format!("era must be \"auto\", \"handshake\" or \"modern\", not {other}"))),
+    };
+    Ok((UpstreamTarget::from_value(v)?, era))
+}
+
 /// Why a proxy could not be set up.
 #[derive(Debug, Clone, thiserror::Error)]
 #[non_exhaustive]
@@ -341,6 +355,15 @@ impl Server {
         }
         self.add_middleware(Methods(mirror.clone()));
         Ok(Proxy { mirror })
+    }
+}
+
+impl Server {
+    /// Connect to the upstream `spec` describes (see [`parse_upstream`]) and serve what it
+    /// serves (see [`Server::proxy`]): the one call every binding makes.
+    pub async fn proxy_upstream(&self, spec: &Value) -> Result<Proxy, ProxyError> {
+        let (target, era) = parse_upstream(spec)?;
+        self.proxy(Upstream::connect(&target, era).await?).await
     }
 }
 
