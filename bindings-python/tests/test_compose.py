@@ -1,14 +1,17 @@
-"""Composition (issue 16): a server mounted in another under a prefix, names and URIs rewritten
-both ways, live, notifications carried to the parent's clients, in both eras."""
+"""Composition and proxying (issue 16): a server mounted in another under a prefix, names and URIs
+rewritten both ways, live, notifications carried to the parent's clients, in both eras; and a
+server in front of the Python everything server as a stdio child."""
 
 from __future__ import annotations
 
 import asyncio
+import sys
+from pathlib import Path
 from typing import Any, Dict, List
 
 import pytest
 
-from ferrite_mcp import Client, ConfigError, FastMCP, McpError, Server
+from ferrite_mcp import Client, ConfigError, FastMCP, McpError, Server, UpstreamError
 
 from conftest import modern_ok
 
@@ -110,3 +113,39 @@ def test_bad_prefixes_cycles_and_unmount() -> None:
     assert parent.unmount(child)
     assert not parent.unmount(child)
     assert parent.tools() == []
+
+
+EVERYTHING = str(Path(__file__).resolve().parents[2] / "examples" / "python" / "everything.py")
+
+
+def test_a_proxy_serves_a_stdio_upstream_in_both_eras() -> None:
+    proxy = Server("proxy", "1.0.0")
+    proxy.proxy([sys.executable, EVERYTHING])
+    names = [t["name"] for t in proxy.tools()]
+    assert "add" in names and "test_tool_with_progress" in names
+
+    async def go() -> None:
+        async with Client(proxy) as c:
+            assert (await c.call_tool("add", {"a": 20, "b": 22})).text == "42"
+            seen: List[float] = []
+
+            async def progress(p: float, total: Any, message: Any) -> None:
+                seen.append(p)
+
+            await c.call_tool("test_tool_with_progress", {}, progress_callback=progress)
+            assert seen == [0, 50, 100]
+
+    asyncio.run(go())
+    r = modern_ok(proxy, "tools/call", {"name": "add", "arguments": {"a": 1, "b": 2}})
+    assert r["content"][0]["text"] == "3"
+    proxy.close()
+
+
+def test_bad_upstreams_raise_clear_errors() -> None:
+    proxy = Server("proxy", "1.0.0")
+    with pytest.raises(UpstreamError, match="upstream server"):
+        proxy.proxy(["/nonexistent/mcp-server"])
+    with pytest.raises(ConfigError, match="command"):
+        proxy.proxy()
+    with pytest.raises(ConfigError, match="era"):
+        proxy.proxy(url="http://127.0.0.1:9/mcp", era="sideways")  # type: ignore[arg-type]

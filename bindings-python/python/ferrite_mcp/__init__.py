@@ -46,6 +46,7 @@ from .context import Context, Sent, ServerRequestContext
 from .errors import (
     ClientError,
     ConfigError,
+    UpstreamError,
     ConnectionClosedError,
     FerriteError,
     InternalError,
@@ -129,6 +130,7 @@ __all__ = [
     "error",
     "FerriteError",
     "ConfigError",
+    "UpstreamError",
     "ServerClosedError",
     "ToolError",
     "McpError",

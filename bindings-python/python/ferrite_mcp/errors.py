@@ -59,6 +59,11 @@ class ConfigError(FerriteError, ValueError):
     not parse, a handler whose parameters do not fit, a feature the server's mode forbids."""
 
 
+class UpstreamError(FerriteError, ConnectionError):
+    """A proxy's upstream server could not be started or reached, or refused or garbled a
+    request the proxy needs (:meth:`~ferrite_mcp.Server.proxy`)."""
+
+
 class ServerClosedError(FerriteError, RuntimeError):
     """The server was closed; it can no longer handle requests."""
 

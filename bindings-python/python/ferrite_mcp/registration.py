@@ -231,6 +231,35 @@ class _Registration(_ServerBase):
         mounts: Dict[Tuple[str, int], Any] = self.__dict__.setdefault("_mounts", {})
         mounts[(prefix or "", id(child))] = server
 
+    def proxy(
+        self,
+        command: Optional[Sequence[str]] = None,
+        *,
+        url: Optional[str] = None,
+        env: Optional[Dict[str, str]] = None,
+        headers: Optional[Dict[str, str]] = None,
+        era: Literal["auto", "handshake", "modern"] = "auto",
+    ) -> None:
+        """Serve what another MCP server serves: ``command`` (a program and its arguments,
+        with ``env`` added) started as a child speaking MCP on stdio, or the Streamable HTTP
+        endpoint at ``url`` (with ``headers``). Connects now; then the upstream's tools,
+        resources, templates and prompts are served here and forwarded (progress, logs,
+        sampling, elicitation and cancellation go between the upstream and the client of the
+        call), its list changes followed, its completions, subscriptions and custom methods
+        forwarded. ``era``: ``"auto"`` (each client's request upstream in the client's era,
+        when the upstream serves both), ``"handshake"`` or ``"modern"``. An upstream that
+        cannot be started, reached or initialized raises :class:`~ferrite_mcp.UpstreamError`;
+        neither ``command`` nor ``url`` (or both) raises :class:`~ferrite_mcp.ConfigError`."""
+        spec: Dict[str, Any] = {"era": era}
+        if command is not None:
+            words = [command] if isinstance(command, str) else list(command)
+            if not words:
+                raise ConfigError("proxy: command is empty")
+            spec.update(command=words[0], args=words[1:], env=env or {})
+        if url is not None:
+            spec.update(url=url, headers=headers or {})
+        self._core.proxy(spec)
+
     def unmount(self, server: Any, prefix: Optional[str] = None) -> bool:
         """Stop serving what ``server`` was mounted with under ``prefix``; whether it was."""
         child = _core_of(server)
