@@ -59,6 +59,12 @@ export declare class NativeServer {
   /** Stop serving what `child` was mounted with under `prefix`; whether it was mounted. */
   unmountServer(prefix: string, child: NativeServer): boolean
   /**
+   * Serve what the upstream `specJson` describes serves (`{command, args, env}` or
+   * `{url, headers}`, with `era`); resolves to an envelope: `{"ok": null}`, or
+   * `{"error": {kind: "invalid" | "upstream", message}}`.
+   */
+  proxy(specJson: string): Promise<string>
+  /**
    * A new connection with its own state. `onMessage(text)`, when given, receives what the
    * server sends on it (notifications and server-to-client requests, as wire text), and
    * the connection is registered for server-wide notifications; without it the

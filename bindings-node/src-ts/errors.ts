@@ -138,6 +138,17 @@ export class ClientRequestError extends Error {
   }
 }
 
+/**
+ * A proxy's upstream server could not be started or reached, or refused or garbled a request
+ * the proxy needs (`server.proxy`).
+ */
+export class UpstreamError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UpstreamError';
+  }
+}
+
 /** The reason an aborted `ctx.signal` carries: the client cancelled the request. */
 export class RequestCancelledError extends Error {
   constructor(message = 'the client cancelled the request') {

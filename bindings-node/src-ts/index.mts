@@ -28,6 +28,7 @@ export {
   ResourceTemplate,
   Server,
   StdioServerTransport,
+  UpstreamError,
   UrlElicitationRequiredError,
   VerifierUnavailableError,
   completable,

@@ -29,6 +29,15 @@ import type {
  * surface: stateful, the `logging` capability on, tool arguments validated against their
  * input schema; and, as in the TypeScript SDK, output schemas enforced.
  */
+/** The MCP server a proxy fronts (`server.proxy`): a child on stdio, or a Streamable HTTP URL. */
+export type ProxyUpstream = (
+  | { command: string; args?: string[]; env?: { [name: string]: string } }
+  | { url: string; headers?: { [name: string]: string } }
+) & {
+  /** The revision spoken upstream (default `'auto'`). */
+  era?: 'auto' | 'handshake' | 'modern';
+};
+
 export interface ServerOptions {
   name: string;
   version: string;

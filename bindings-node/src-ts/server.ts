@@ -10,7 +10,7 @@ import { Connection, type ConnectionOptions } from './connection.js';
 import * as fleet from './fleet.js';
 import type { RedisOptions } from './fleet.js';
 import type { Context } from './context.js';
-import { RequestCancelledError, clientRequestResult } from './errors.js';
+import { RequestCancelledError, UpstreamError, clientRequestResult } from './errors.js';
 import type {
   ArgsSchema,
   CacheHint,
@@ -41,6 +41,7 @@ import type {
   ResourceMetadata,
   ResourceTemplateHandler,
   ResourceTemplateMetadata,
+  ProxyUpstream,
   ServerOptions,
   ToolConfig,
   ToolHandler,
@@ -60,6 +61,7 @@ export type {
   ResourceMetadata,
   ResourceTemplateHandler,
   ResourceTemplateMetadata,
+  ProxyUpstream,
   ServerOptions,
   ToolConfig,
   ToolHandler,
@@ -273,6 +275,25 @@ export class Server implements AsyncDisposable {
     if (!(child instanceof Server)) throw new TypeError('mount(prefix, child): child must be a Server');
     this.#native.mountServer(String(prefix), child.#native);
     this.#children.set(child, (this.#children.get(child) ?? new Set()).add(String(prefix)));
+    return this;
+  }
+  /**
+   * Serve what another MCP server serves: `{command, args?, env?}` starts a child speaking MCP
+   * on stdio, `{url, headers?}` reaches a Streamable HTTP endpoint; `era` is `'auto'` (the
+   * default: each client's request upstream in the client's era, when the upstream serves
+   * both), `'handshake'` or `'modern'`. Connects now; then the upstream's tools, resources,
+   * templates and prompts are served here and forwarded (progress, logs, sampling,
+   * elicitation and cancellation go between the upstream and the client of the call), its list
+   * changes followed, its completions, subscriptions and custom methods forwarded. Rejects
+   * with an `UpstreamError` when the upstream cannot be started, reached or initialized, and a
+   * TypeError for a description of no upstream. Resolves to the server, for chaining.
+   */
+  async proxy(upstream: ProxyUpstream): Promise<this> {
+    const envelope = JSON.parse(await this.#native.proxy(JSON.stringify(upstream ?? {}))) as {
+      error?: { kind: string; message: string };
+    };
+    if (envelope.error?.kind === 'invalid') throw new TypeError(envelope.error.message);
+    if (envelope.error !== undefined) throw new UpstreamError(envelope.error.message);
     return this;
   }
   /** Stop serving what `child` was mounted with under `prefix`; whether it was mounted. */

@@ -1,12 +1,15 @@
-//! Composition: one server's registrations served by another under a prefix. The core's
-//! `Server::mount` copies, renames and keeps the mount live; this converts arguments. A
-//! mounted server's handlers still call into JavaScript through its own machinery, so closing
-//! it unmounts it first (see `NativeServer::close`).
+//! Composition and proxying: one server's registrations served by another under a prefix,
+//! and a server in front of another MCP server. The core's `Server::mount` copies, renames and
+//! keeps the mount live, and `ferrite_core::proxy` does all a proxy does; this converts
+//! arguments. A mounted server's handlers still call into JavaScript through its own
+//! machinery, so closing it unmounts it first (see `NativeServer::close`).
 
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
-use crate::errors;
+use ferrite_core::proxy::ProxyError;
+
+use crate::{envelope, errors};
 use crate::server::NativeServer;
 
 #[napi]
@@ -23,5 +26,24 @@ impl NativeServer {
     #[napi]
     pub fn unmount_server(&self, prefix: String, child: &NativeServer) -> bool {
         self.server.unmount(&prefix, &child.server)
+    }
+
+    /// Serve what the upstream `specJson` describes serves (`{command, args, env}` or
+    /// `{url, headers}`, with `era`); resolves to an envelope: `{"ok": null}`, or
+    /// `{"error": {kind: "invalid" | "upstream", message}}`.
+    #[napi(ts_return_type = "Promise<string>")]
+    pub fn proxy<'env>(&self, env: &'env Env, spec_json: String) -> Result<Object<'env>> {
+        let server = self.server.clone();
+        self.spawn_string(env, async move {
+            let spec: serde_json::Value = match serde_json::from_str(&spec_json) {
+                Ok(v) => v,
+                Err(e) => return envelope::error("invalid", format!("invalid upstream: {e}")),
+            };
+            match server.proxy_upstream(&spec).await {
+                Ok(_) => envelope::ok(&serde_json::Value::Null),
+                Err(e @ ProxyError::Target(_)) => envelope::error("invalid", e),
+                Err(e) => envelope::error("upstream", e),
+            }
+        })
     }
 }

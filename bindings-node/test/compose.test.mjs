@@ -1,9 +1,11 @@
 // Composition (issue 16): a server mounted in another under a prefix, names and URIs rewritten
-// both ways, live, notifications carried to the parent's clients, in both eras.
+// both ways, live, notifications carried to the parent's clients, in both eras; and a proxy in
+// front of the Node everything server as a stdio child.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
 
-import { Server } from '../lib/index.mjs';
+import { Server, UpstreamError } from '../lib/index.mjs';
 import { modernOk, rpc, textOf } from './helpers.mjs';
 
 function weather(seen) {
@@ -82,4 +84,17 @@ test('bad prefixes and cycles are TypeErrors; unmount takes the mount out', asyn
   assert.equal((await rpc(parent, 'tools/call', { name: 'forecast', arguments: { city: 'a' } })).error.code, -32601);
   await parent.close();
   await child.close();
+});
+
+const everything = fileURLToPath(new URL('../../examples/node/everything.mjs', import.meta.url));
+
+test('a proxy serves a stdio upstream in both eras; bad upstreams reject clearly', async () => {
+  const proxy = new Server({ name: 'proxy', version: '1.0.0' });
+  assert.equal(await proxy.proxy({ command: process.execPath, args: [everything] }), proxy);
+  assert.equal(textOf((await rpc(proxy, 'tools/call', { name: 'add', arguments: { a: 20, b: 22 } })).result), '42');
+  assert.equal(textOf(await modernOk(proxy, 'tools/call', { name: 'add', arguments: { a: 1, b: 2 } })), '3');
+  await assert.rejects(proxy.proxy({ command: '/nonexistent/mcp-server' }), { name: 'UpstreamError', message: /upstream server/ });
+  await assert.rejects(proxy.proxy({ port: 1 }), { name: 'TypeError', message: /command/ });
+  assert.ok(UpstreamError.prototype instanceof Error);
+  await proxy.close();
 });
