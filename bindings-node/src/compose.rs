@@ -9,8 +9,8 @@ use napi_derive::napi;
 
 use ferrite_core::proxy::ProxyError;
 
-use crate::{envelope, errors};
 use crate::server::NativeServer;
+use crate::{envelope, errors};
 
 #[napi]
 impl NativeServer {

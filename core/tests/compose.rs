@@ -18,15 +18,24 @@ use common::{stateful, Harness};
 /// record the URIs they were asked for.
 fn weather(seen: &Arc<Mutex<Vec<String>>>) -> Server {
     let s = stateful("weather");
-    s.add_tool_fn(Tool::new("forecast", json!({"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]})), |a| {
-        Ok(CallToolResult::text(format!("sunny in {}", a["city"].as_str().unwrap_or("?"))))
-    })
+    s.add_tool_fn(
+        Tool::new(
+            "forecast",
+            json!({"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}),
+        ),
+        |a| Ok(CallToolResult::text(format!("sunny in {}", a["city"].as_str().unwrap_or("?")))),
+    )
     .unwrap();
     let log = seen.clone();
-    s.add_resource(Resource::new("data://cities", "cities"), move |uri: String, _v: TemplateVariables, _c: RequestContext| {
-        log.lock().unwrap().push(uri.clone());
-        async move { Ok(ReadResourceResult { contents: vec![ResourceContents::text(uri, None, "paris,rome")], meta: None }) }
-    });
+    s.add_resource(
+        Resource::new("data://cities", "cities"),
+        move |uri: String, _v: TemplateVariables, _c: RequestContext| {
+            log.lock().unwrap().push(uri.clone());
+            async move {
+                Ok(ReadResourceResult { contents: vec![ResourceContents::text(uri, None, "paris,rome")], meta: None })
+            }
+        },
+    );
     let log = seen.clone();
     s.add_resource_template(
         ResourceTemplate::new("data://cities/{city}", "city"),
@@ -41,7 +50,11 @@ fn weather(seen: &Arc<Mutex<Vec<String>>>) -> Server {
         Prompt::new("brief").with_arguments(vec![PromptArgument::new("city", None, true)]),
         |args: serde_json::Map<String, Value>, _c: RequestContext| async move {
             let city = args.get("city").and_then(Value::as_str).unwrap_or("?").to_owned();
-            Ok(GetPromptResult { description: None, messages: vec![PromptMessage::user_text(format!("brief for {city}"))], meta: None })
+            Ok(GetPromptResult {
+                description: None,
+                messages: vec![PromptMessage::user_text(format!("brief for {city}"))],
+                meta: None,
+            })
         },
     );
     s.set_argument_candidates(
@@ -142,7 +155,9 @@ async fn the_parents_own_entries_win_and_unmount_takes_the_mount_out() {
     let seen = Arc::new(Mutex::new(Vec::new()));
     let child = weather(&seen);
     let parent = stateful("app");
-    parent.add_tool_fn(Tool::new("w_forecast", json!({"type": "object"})), |_| Ok(CallToolResult::text("mine"))).unwrap();
+    parent
+        .add_tool_fn(Tool::new("w_forecast", json!({"type": "object"})), |_| Ok(CallToolResult::text("mine")))
+        .unwrap();
     parent.mount("w", &child).unwrap();
     let h = Harness::new(parent.clone());
     let r = h.ok("tools/call", json!({"name": "w_forecast", "arguments": {}})).await;
@@ -195,7 +210,8 @@ async fn a_childs_global_completion_handler_answers_for_its_namespace_only() {
     let h = Harness::new(parent);
     let caps = h.initialize("2025-11-25", json!({})).await["capabilities"].clone();
     assert_eq!(caps["completions"], json!({}));
-    let ask = |name: &str| json!({"ref": {"type": "ref/prompt", "name": name}, "argument": {"name": "x", "value": "a"}});
+    let ask =
+        |name: &str| json!({"ref": {"type": "ref/prompt", "name": name}, "argument": {"name": "x", "value": "a"}});
     assert_eq!(h.ok("completion/complete", ask("c_p")).await["completion"]["values"], json!(["alpha"]));
     assert_eq!(h.ok("completion/complete", ask("mine")).await["completion"]["values"], json!([]));
     assert_eq!(*asked.lock().unwrap(), [CompletionReference::Prompt { name: "p".into() }]);

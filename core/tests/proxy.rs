@@ -65,7 +65,8 @@ async fn progress_logs_and_sampling_reach_the_client_of_the_forwarded_call() {
     let h = Harness::new(server);
     h.initialize("2025-11-25", json!({"sampling": {}})).await;
     h.ok("logging/setLevel", json!({"level": "debug"})).await;
-    h.ok("tools/call", json!({"name": "test_tool_with_progress", "arguments": {}, "_meta": {"progressToken": "mine"}})).await;
+    h.ok("tools/call", json!({"name": "test_tool_with_progress", "arguments": {}, "_meta": {"progressToken": "mine"}}))
+        .await;
     let progress: Vec<Value> =
         h.recorder.frames().into_iter().filter(|f| f["method"] == "notifications/progress").collect();
     assert_eq!(progress.len(), 3, "{progress:?}");
@@ -102,7 +103,8 @@ async fn cancelling_the_client_request_cancels_the_upstream_one() {
     // The upstream saw the cancellation: its handler counted it.
     let mut counted = String::new();
     for _ in 0..50 {
-        counted = text(&h.ok("tools/call", json!({"name": "test_cancellation_count", "arguments": {}})).await).to_owned();
+        counted =
+            text(&h.ok("tools/call", json!({"name": "test_cancellation_count", "arguments": {}})).await).to_owned();
         if counted == "1" {
             break;
         }
@@ -120,7 +122,12 @@ async fn the_upstreams_list_changes_are_followed_and_announced() {
     let _guard = server.attach_listener(&h.conn, &h.peer);
     let before = h.ok("tools/list", json!({})).await;
     let version = |list: &Value| {
-        list["tools"].as_array().unwrap().iter().find(|t| t["name"] == "test_dynamic_tool").map(|t| t["description"].clone())
+        list["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["name"] == "test_dynamic_tool")
+            .map(|t| t["description"].clone())
     };
     let first = version(&before);
     h.ok("tools/call", json!({"name": "test_trigger_tool_change", "arguments": {}})).await;

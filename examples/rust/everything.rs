@@ -39,9 +39,9 @@ use ferrite_core::server::middleware::{Answer, Middleware, MiddlewareRequest, Ne
 use ferrite_core::server::TemplateVariables;
 use ferrite_core::transport::{http, stdio};
 use ferrite_core::{
-    BoxFuture, CacheHint, CacheScope, CallToolResult, CompletionReference, Content, CreateMessageParams, GetPromptResult,
-    HandlerError, Implementation, Prompt, PromptArgument, PromptMessage, ReadResourceResult, RequestContext, Resource,
-    ResourceContents, ResourceTemplate, Role, Server, TaskOptions, Tool,
+    BoxFuture, CacheHint, CacheScope, CallToolResult, CompletionReference, Content, CreateMessageParams,
+    GetPromptResult, HandlerError, Implementation, Prompt, PromptArgument, PromptMessage, ReadResourceResult,
+    RequestContext, Resource, ResourceContents, ResourceTemplate, Role, Server, TaskOptions, Tool,
 };
 use serde_json::{json, Map, Value};
 
@@ -517,9 +517,14 @@ fn build(
     let parent = parent.build();
     parent.mount("", &server)?;
     let extra = Server::new("ferrite-everything-extra", "0.1.0");
-    extra.add_tool_fn(tool("shout", "Echoes the text in capitals", json!({"type":"object","properties":{"text":{"type":"string"}},"required":["text"]})), |args| {
-        Ok(CallToolResult::text(str_arg(&args, "text").to_uppercase()))
-    })?;
+    extra.add_tool_fn(
+        tool(
+            "shout",
+            "Echoes the text in capitals",
+            json!({"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}),
+        ),
+        |args| Ok(CallToolResult::text(str_arg(&args, "text").to_uppercase())),
+    )?;
     parent.mount("extra", &extra)?;
     Ok(parent)
 }

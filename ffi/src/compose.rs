@@ -114,11 +114,9 @@ pub unsafe extern "C" fn ferrite_server_proxy(
         let spec: serde_json::Value =
             unsafe { crate::buffer::json_arg(upstream_json, upstream_json_len, "upstream_json") }?;
         let core = s.core()?;
-        s.run("ferrite_server_proxy", async move { core.proxy_upstream(&spec).await })?
-            .map(drop)
-            .map_err(|e| match e {
-                ferrite_core::proxy::ProxyError::Target(_) => Error::new(ferrite_result::InvalidArgument, e.to_string()),
-                _ => Error::new(ferrite_result::Upstream, e.to_string()),
-            })
+        s.run("ferrite_server_proxy", async move { core.proxy_upstream(&spec).await })?.map(drop).map_err(|e| match e {
+            ferrite_core::proxy::ProxyError::Target(_) => Error::new(ferrite_result::InvalidArgument, e.to_string()),
+            _ => Error::new(ferrite_result::Upstream, e.to_string()),
+        })
     })
 }

@@ -79,7 +79,13 @@ impl HttpWire {
 }
 
 impl Wire for HttpWire {
-    fn send(&self, link: &Arc<Link>, frame: Value, id: Option<i64>, headers: &[(String, String)]) -> BoxFuture<'static, Result<(), String>> {
+    fn send(
+        &self,
+        link: &Arc<Link>,
+        frame: Value,
+        id: Option<i64>,
+        headers: &[(String, String)],
+    ) -> BoxFuture<'static, Result<(), String>> {
         let mut request = self.post(&frame);
         if is_modern(&frame) {
             for (k, v) in headers {
@@ -137,7 +143,12 @@ impl Link {
 }
 
 /// Read an SSE response: each event's data is one JSON-RPC message.
-async fn read_sse(link: Arc<Link>, mut response: reqwest::Response, related: Option<i64>, closed: tokio_util::sync::CancellationToken) {
+async fn read_sse(
+    link: Arc<Link>,
+    mut response: reqwest::Response,
+    related: Option<i64>,
+    closed: tokio_util::sync::CancellationToken,
+) {
     let mut buf = String::new();
     loop {
         let chunk = tokio::select! {
@@ -206,7 +217,9 @@ pub(crate) fn initialized(link: &Arc<Link>, version: &str) {
         match response {
             Ok(r) if r.status().is_success() => read_sse(link, r, None, closed).await,
             Ok(_) => {}
-            Err(e) => tracing::warn!(target: crate::diagnostics::target::HANDLER, "upstream GET stream: {}", upstream_error(e.to_string())),
+            Err(e) => {
+                tracing::warn!(target: crate::diagnostics::target::HANDLER, "upstream GET stream: {}", upstream_error(e.to_string()))
+            }
         }
     });
 }

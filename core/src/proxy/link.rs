@@ -15,8 +15,8 @@ use serde_json::{json, Map, Value};
 use tokio::sync::{oneshot, Notify};
 
 use crate::protocol::model::{
-    InputRequest, InputRequired, InputResponses, LoggingLevel, CLIENT_CAPABILITIES_KEY, CLIENT_INFO_KEY,
-    LOG_LEVEL_KEY, PROTOCOL_VERSION_KEY,
+    InputRequest, InputRequired, InputResponses, LoggingLevel, CLIENT_CAPABILITIES_KEY, CLIENT_INFO_KEY, LOG_LEVEL_KEY,
+    PROTOCOL_VERSION_KEY,
 };
 use crate::protocol::ErrorObject;
 use crate::server::{BoxFuture, PeerError, RequestContext};
@@ -28,7 +28,13 @@ pub(crate) trait Wire: Send + Sync + 'static {
     /// answer on its own channel (an HTTP POST) relates what it reads to it.
     /// `headers`: what the request carries beside the frame (the `Mcp-Param-*` headers an
     /// HTTP wire sends; a stdio wire has none).
-    fn send(&self, link: &Arc<Link>, frame: Value, id: Option<i64>, headers: &[(String, String)]) -> BoxFuture<'static, Result<(), String>>;
+    fn send(
+        &self,
+        link: &Arc<Link>,
+        frame: Value,
+        id: Option<i64>,
+        headers: &[(String, String)],
+    ) -> BoxFuture<'static, Result<(), String>>;
     /// Stop (kill the child, close streams).
     fn close(&self);
     /// The wire itself (for what only one kind of wire keeps).
@@ -185,7 +191,12 @@ impl Link {
         self.send_with(frame, id, &[]).await
     }
 
-    async fn send_with(self: &Arc<Self>, frame: Value, id: Option<i64>, headers: &[(String, String)]) -> Result<(), ErrorObject> {
+    async fn send_with(
+        self: &Arc<Self>,
+        frame: Value,
+        id: Option<i64>,
+        headers: &[(String, String)],
+    ) -> Result<(), ErrorObject> {
         let wire = self.wire.get().ok_or_else(|| upstream_error("not connected"))?;
         wire.send(self, frame, id, headers).await.map_err(upstream_error)
     }
@@ -222,9 +233,7 @@ impl Link {
         match self.era {
             UpstreamEra::Modern => true,
             UpstreamEra::Handshake => false,
-            UpstreamEra::Auto => {
-                forward.is_some_and(|f| f.ctx.is_modern()) && self.modern_ok.load(Ordering::Relaxed)
-            }
+            UpstreamEra::Auto => forward.is_some_and(|f| f.ctx.is_modern()) && self.modern_ok.load(Ordering::Relaxed),
         }
     }
 
@@ -252,7 +261,11 @@ impl Link {
         let mut params = match params {
             Some(Value::Object(m)) => m,
             None | Some(Value::Null) => Map::new(),
-            Some(other) => return Err(ErrorObject::invalid_params(format!("{method}: params must be an object, not {other}")).into()),
+            Some(other) => {
+                return Err(
+                    ErrorObject::invalid_params(format!("{method}: params must be an object, not {other}")).into()
+                )
+            }
         };
         if let Some(f) = forward {
             if f.ctx.progress_token().is_some() {
@@ -318,7 +331,10 @@ impl Link {
                     let mut frame = json!({"jsonrpc": "2.0", "id": id});
                     match answer {
                         Ok(result) => frame["result"] = result,
-                        Err(e) => frame["error"] = serde_json::to_value(e).unwrap_or_else(|_| json!({"code": -32603, "message": "error"})),
+                        Err(e) => {
+                            frame["error"] =
+                                serde_json::to_value(e).unwrap_or_else(|_| json!({"code": -32603, "message": "error"}))
+                        }
                     }
                     let _ = link.send(frame, None).await;
                 });
@@ -343,13 +359,18 @@ impl Link {
         match method {
             "notifications/progress" => {
                 let p = params.unwrap_or_default();
-                let token = p.get("progressToken").map(|t| t.as_str().map(str::to_owned).unwrap_or_else(|| t.to_string()));
+                let token =
+                    p.get("progressToken").map(|t| t.as_str().map(str::to_owned).unwrap_or_else(|| t.to_string()));
                 let forward = {
                     let forwards = lock(&self.forwards);
                     forwards.iter().find(|(_, f)| lock(&f.token).as_deref() == token.as_deref()).map(|(_, f)| f.clone())
                 };
                 if let (Some(f), Some(progress)) = (forward, p.get("progress").and_then(Value::as_f64)) {
-                    f.ctx.report_progress(progress, p.get("total").and_then(Value::as_f64), p.get("message").and_then(Value::as_str));
+                    f.ctx.report_progress(
+                        progress,
+                        p.get("total").and_then(Value::as_f64),
+                        p.get("message").and_then(Value::as_str),
+                    );
                 }
             }
             "notifications/message" => {
@@ -357,7 +378,11 @@ impl Link {
                     let p = params.unwrap_or_default();
                     let level = p.get("level").cloned().and_then(|l| serde_json::from_value::<LoggingLevel>(l).ok());
                     let logger = p.get("logger").and_then(Value::as_str);
-                    f.ctx.log(level.unwrap_or(LoggingLevel::Info), p.get("data").cloned().unwrap_or(Value::Null), logger);
+                    f.ctx.log(
+                        level.unwrap_or(LoggingLevel::Info),
+                        p.get("data").cloned().unwrap_or(Value::Null),
+                        logger,
+                    );
                 } else {
                     self.event(method, params);
                 }
@@ -376,7 +401,12 @@ impl Link {
 
     /// A request the upstream sent: answered by the client of the forwarded request it
     /// belongs to (a 2026-07-28 client by retrying: see [`Forward`]).
-    async fn server_request(&self, method: &str, params: Option<Value>, related: Option<i64>) -> Result<Value, ErrorObject> {
+    async fn server_request(
+        &self,
+        method: &str,
+        params: Option<Value>,
+        related: Option<i64>,
+    ) -> Result<Value, ErrorObject> {
         if method == "ping" {
             return Ok(json!({}));
         }
@@ -396,8 +426,9 @@ impl Link {
         if let Some(answer) = f.answers.get(&key) {
             return Ok(answer.clone());
         }
-        let request: InputRequest = serde_json::from_value(json!({"method": method, "params": params.unwrap_or_default()}))
-            .map_err(|e| ErrorObject::internal(format!("{method}: cannot ask the client for this: {e}")))?;
+        let request: InputRequest =
+            serde_json::from_value(json!({"method": method, "params": params.unwrap_or_default()}))
+                .map_err(|e| ErrorObject::internal(format!("{method}: cannot ask the client for this: {e}")))?;
         let state = serde_json::to_string(&f.answers).unwrap_or_default();
         *lock(&f.needs) = Some(InputRequired::new().ask(key, request).with_state(state));
         f.needs_input.notify_one();

@@ -21,14 +21,14 @@ use std::sync::{Arc, Mutex};
 use serde::de::DeserializeOwned;
 use serde_json::{json, Map, Value};
 
-use link::{Events, Failure, Forward, Link};
 pub use link::UpstreamEra;
+use link::{Events, Failure, Forward, Link};
 
-use crate::protocol::model::{
-    is_input_required, CallToolResult, CompleteRequest, CompleteResult, GetPromptResult, Implementation,
-    InputRequired, Prompt, ReadResourceResult, Reply, Resource, ResourceTemplate, Tool,
-};
 use crate::protocol::headers::{param_header_values, param_headers, ParamHeaders};
+use crate::protocol::model::{
+    is_input_required, CallToolResult, CompleteRequest, CompleteResult, GetPromptResult, Implementation, InputRequired,
+    Prompt, ReadResourceResult, Reply, Resource, ResourceTemplate, Tool,
+};
 use crate::protocol::ErrorObject;
 use crate::server::middleware::{answer_with, Answer, Middleware, MiddlewareRequest, Next};
 use crate::server::{
@@ -68,7 +68,11 @@ impl UpstreamTarget {
                 None | Some(Value::Null) => Ok(Vec::new()),
                 Some(Value::Object(m)) => m
                     .iter()
-                    .map(|(k, v)| v.as_str().map(|s| (k.clone(), s.to_owned())).ok_or_else(|| bad(&format!("{key} values must be strings"))))
+                    .map(|(k, v)| {
+                        v.as_str()
+                            .map(|s| (k.clone(), s.to_owned()))
+                            .ok_or_else(|| bad(&format!("{key} values must be strings")))
+                    })
                     .collect(),
                 Some(_) => Err(bad(&format!("{key} must be an object of strings"))),
             }
@@ -85,7 +89,9 @@ impl UpstreamTarget {
                 };
                 Ok(UpstreamTarget::Stdio { program: program.clone(), args, env: pairs("env")? })
             }
-            (None, Some(Value::String(url))) => Ok(UpstreamTarget::Http { url: url.clone(), headers: pairs("headers")? }),
+            (None, Some(Value::String(url))) => {
+                Ok(UpstreamTarget::Http { url: url.clone(), headers: pairs("headers")? })
+            }
             _ => Err(bad("give either command (a string) or url (a string)")),
         }
     }
@@ -100,7 +106,9 @@ pub fn parse_upstream(v: &Value) -> Result<(UpstreamTarget, UpstreamEra), ProxyE
         Some(Value::String(e)) if e == "auto" => UpstreamEra::Auto,
         Some(Value::String(e)) if e == "handshake" => UpstreamEra::Handshake,
         Some(Value::String(e)) if e == "modern" => UpstreamEra::Modern,
-        Some(other) => return Err(ProxyError::Target(format!("era must be \"auto\", \"handshake\" or \"modern\", not {other}"))),
+        Some(other) => {
+            return Err(ProxyError::Target(format!("era must be \"auto\", \"handshake\" or \"modern\", not {other}")))
+        }
     };
     Ok((UpstreamTarget::from_value(v)?, era))
 }
@@ -154,7 +162,9 @@ async fn call(link: &Arc<Link>, method: &str, params: Value) -> Result<Value, Pr
     match link.request(method, Some(params), None).await {
         Ok(v) => Ok(v),
         Err(Failure::Rpc(error)) => Err(ProxyError::Upstream { method: method.to_owned(), error }),
-        Err(Failure::NeedsInput(_)) => Err(ProxyError::Malformed { method: method.to_owned(), detail: "asks for input".into() }),
+        Err(Failure::NeedsInput(_)) => {
+            Err(ProxyError::Malformed { method: method.to_owned(), detail: "asks for input".into() })
+        }
     }
 }
 
@@ -185,7 +195,11 @@ impl Upstream {
                 }
                 let info = serde_json::from_value(init.get("serverInfo").cloned().unwrap_or_default())
                     .map_err(|e| malformed("initialize", e.to_string()))?;
-                (info, init.get("instructions").and_then(Value::as_str).map(str::to_owned), init.get("capabilities").cloned())
+                (
+                    info,
+                    init.get("instructions").and_then(Value::as_str).map(str::to_owned),
+                    init.get("capabilities").cloned(),
+                )
             }
             UpstreamEra::Modern => {
                 let found = call(&link, "server/discover", json!({})).await?;
@@ -196,7 +210,11 @@ impl Upstream {
                     .transpose()
                     .map_err(|e| malformed("server/discover", e.to_string()))?
                     .unwrap_or_else(|| Implementation::new("upstream", "0"));
-                (info, found.get("instructions").and_then(Value::as_str).map(str::to_owned), found.get("capabilities").cloned())
+                (
+                    info,
+                    found.get("instructions").and_then(Value::as_str).map(str::to_owned),
+                    found.get("capabilities").cloned(),
+                )
             }
         };
         let capabilities = capabilities.unwrap_or_else(|| json!({}));
@@ -416,7 +434,9 @@ impl Mirror {
             let handler = Arc::new(ToolForward { mirror: self.clone(), name: name.clone(), headers });
             match server.add_tool_arc(tool, handler) {
                 Ok(()) => names.push(name),
-                Err(e) => tracing::warn!(target: crate::diagnostics::target::HANDLER, "proxy: skipping tool {name:?}: {e}"),
+                Err(e) => {
+                    tracing::warn!(target: crate::diagnostics::target::HANDLER, "proxy: skipping tool {name:?}: {e}")
+                }
             }
         }
         let gone: Vec<String> = std::mem::replace(&mut lock(&self.have).tools, names.clone());
@@ -446,12 +466,17 @@ impl Mirror {
             let pattern = template.uri_template.clone();
             match server.add_resource_template(template, ReadForward(self.clone())) {
                 Ok(()) => patterns.push(pattern),
-                Err(e) => tracing::warn!(target: crate::diagnostics::target::HANDLER, "proxy: skipping template {pattern:?}: {e}"),
+                Err(e) => {
+                    tracing::warn!(target: crate::diagnostics::target::HANDLER, "proxy: skipping template {pattern:?}: {e}")
+                }
             }
         }
         let (gone_uris, gone_patterns) = {
             let mut have = lock(&self.have);
-            (std::mem::replace(&mut have.resources, uris.clone()), std::mem::replace(&mut have.templates, patterns.clone()))
+            (
+                std::mem::replace(&mut have.resources, uris.clone()),
+                std::mem::replace(&mut have.templates, patterns.clone()),
+            )
         };
         for u in gone_uris.iter().filter(|u| !uris.contains(u)) {
             server.remove_resource(u);
@@ -505,7 +530,7 @@ impl Mirror {
                 Err(Failure::Rpc(e)) => return Err(HandlerError::Rpc(e)),
                 Err(Failure::NeedsInput(needs)) => return Ok(Reply::InputRequired(needs)),
             };
-            if !(is_input_required(&v) && !ctx.is_modern()) {
+            if !is_input_required(&v) || ctx.is_modern() {
                 return Reply::from_value(v).map_err(HandlerError::invalid_result);
             }
             let asked = InputRequired::from_value(&v).map_err(HandlerError::invalid_result)?;
@@ -529,7 +554,9 @@ impl Mirror {
         tokio::spawn(async move {
             let Some(server) = mirror.server.upgrade() else { return };
             let synced = match method.as_str() {
-                "notifications/tools/list_changed" => mirror.sync_tools().await.map(|()| server.notify_tools_list_changed()),
+                "notifications/tools/list_changed" => {
+                    mirror.sync_tools().await.map(|()| server.notify_tools_list_changed())
+                }
                 "notifications/resources/list_changed" => {
                     mirror.sync_resources().await.map(|()| server.notify_resources_list_changed())
                 }
@@ -546,9 +573,9 @@ impl Events for Mirror {
     fn notification(self: Arc<Self>, method: &str, params: Option<Value>) {
         let Some(server) = self.server.upgrade() else { return };
         match method {
-            "notifications/tools/list_changed" | "notifications/resources/list_changed" | "notifications/prompts/list_changed" => {
-                self.refresh(method)
-            }
+            "notifications/tools/list_changed"
+            | "notifications/resources/list_changed"
+            | "notifications/prompts/list_changed" => self.refresh(method),
             "notifications/resources/updated" => {
                 if let Some(uri) = params.as_ref().and_then(|p| p.get("uri")).and_then(Value::as_str) {
                     server.notify_resource_updated(uri);
@@ -585,9 +612,16 @@ impl ToolHandler for ToolForward {
 struct ReadForward(Arc<Mirror>);
 
 impl ResourceHandler for ReadForward {
-    fn read(&self, uri: String, _v: TemplateVariables, ctx: RequestContext) -> BoxFuture<'static, HandlerResult<Reply<ReadResourceResult>>> {
+    fn read(
+        &self,
+        uri: String,
+        _v: TemplateVariables,
+        ctx: RequestContext,
+    ) -> BoxFuture<'static, HandlerResult<Reply<ReadResourceResult>>> {
         let mirror = self.0.clone();
-        Box::pin(async move { mirror.forward("resources/read", Map::from_iter([("uri".to_owned(), json!(uri))]), ctx, Vec::new()).await })
+        Box::pin(async move {
+            mirror.forward("resources/read", Map::from_iter([("uri".to_owned(), json!(uri))]), ctx, Vec::new()).await
+        })
     }
 }
 
@@ -597,10 +631,15 @@ struct PromptForward {
 }
 
 impl PromptHandler for PromptForward {
-    fn get(&self, arguments: Map<String, Value>, ctx: RequestContext) -> BoxFuture<'static, HandlerResult<Reply<GetPromptResult>>> {
+    fn get(
+        &self,
+        arguments: Map<String, Value>,
+        ctx: RequestContext,
+    ) -> BoxFuture<'static, HandlerResult<Reply<GetPromptResult>>> {
         let (mirror, name) = (self.mirror.clone(), self.name.clone());
         Box::pin(async move {
-            let params = Map::from_iter([("name".to_owned(), json!(name)), ("arguments".to_owned(), Value::Object(arguments))]);
+            let params =
+                Map::from_iter([("name".to_owned(), json!(name)), ("arguments".to_owned(), Value::Object(arguments))]);
             mirror.forward("prompts/get", params, ctx, Vec::new()).await
         })
     }
@@ -609,7 +648,11 @@ impl PromptHandler for PromptForward {
 struct CompleteForward(Arc<Mirror>);
 
 impl CompletionHandler for CompleteForward {
-    fn complete(&self, request: CompleteRequest, ctx: RequestContext) -> BoxFuture<'static, HandlerResult<CompleteResult>> {
+    fn complete(
+        &self,
+        request: CompleteRequest,
+        ctx: RequestContext,
+    ) -> BoxFuture<'static, HandlerResult<CompleteResult>> {
         let mirror = self.0.clone();
         Box::pin(async move {
             let params = serde_json::to_value(&request).map_err(HandlerError::invalid_result)?;
@@ -618,7 +661,9 @@ impl CompletionHandler for CompleteForward {
             match link.request("completion/complete", Some(params), Some(&forward)).await {
                 Ok(v) => serde_json::from_value(v).map_err(HandlerError::invalid_result),
                 Err(Failure::Rpc(e)) => Err(HandlerError::Rpc(e)),
-                Err(Failure::NeedsInput(_)) => Err(HandlerError::failed("the upstream asked for input while completing")),
+                Err(Failure::NeedsInput(_)) => {
+                    Err(HandlerError::failed("the upstream asked for input while completing"))
+                }
             }
         })
     }
@@ -648,7 +693,9 @@ impl Middleware for Methods {
             let handshake = mirror.link.era != UpstreamEra::Modern;
             match method {
                 "resources/subscribe" | "resources/unsubscribe" if handshake => {
-                    if let Err(Failure::Rpc(e)) = mirror.link.request(method, without_envelope(request.params.clone()), None).await {
+                    if let Err(Failure::Rpc(e)) =
+                        mirror.link.request(method, without_envelope(request.params.clone()), None).await
+                    {
                         return Err(e);
                     }
                     next.run(request).await
@@ -666,13 +713,17 @@ impl Middleware for Methods {
                     }
                     next.run(request).await
                 }
-                m if !crate::server::is_core_method(m) && mirror.server.upgrade().is_some_and(|s| !s.serves_method(m)) => {
+                m if !crate::server::is_core_method(m)
+                    && mirror.server.upgrade().is_some_and(|s| !s.serves_method(m)) =>
+                {
                     let forward = Forward::new(request.ctx.clone());
                     let link = mirror.link_for(&request.ctx).clone();
                     match link.request(m, without_envelope(request.params.clone()), Some(&forward)).await {
                         Ok(v) => answer_with(&v),
                         Err(Failure::Rpc(e)) => Err(e),
-                        Err(Failure::NeedsInput(_)) => Err(ErrorObject::internal(format!("{m}: the upstream asked for input"))),
+                        Err(Failure::NeedsInput(_)) => {
+                            Err(ErrorObject::internal(format!("{m}: the upstream asked for input")))
+                        }
                     }
                 }
                 _ => next.run(request).await,

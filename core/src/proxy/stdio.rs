@@ -19,7 +19,13 @@ struct StdioWire {
 }
 
 impl Wire for StdioWire {
-    fn send(&self, _link: &Arc<Link>, frame: Value, _id: Option<i64>, _headers: &[(String, String)]) -> BoxFuture<'static, Result<(), String>> {
+    fn send(
+        &self,
+        _link: &Arc<Link>,
+        frame: Value,
+        _id: Option<i64>,
+        _headers: &[(String, String)],
+    ) -> BoxFuture<'static, Result<(), String>> {
         let sent = self.lines.send(frame.to_string()).map_err(|_| "the upstream process exited".to_owned());
         Box::pin(async move { sent })
     }
@@ -65,7 +71,9 @@ pub(crate) fn spawn(link: &Arc<Link>, program: &str, args: &[String], env: &[(St
             let Some(link) = reader_link.upgrade() else { break };
             match serde_json::from_str::<Value>(&line) {
                 Ok(msg) => link.incoming(msg, None),
-                Err(e) => tracing::warn!(target: crate::diagnostics::target::HANDLER, "upstream sent a line that is not JSON: {e}"),
+                Err(e) => {
+                    tracing::warn!(target: crate::diagnostics::target::HANDLER, "upstream sent a line that is not JSON: {e}")
+                }
             }
         }
         if let Some(link) = reader_link.upgrade() {

@@ -136,7 +136,11 @@ struct MountedCompleter {
 }
 
 impl CompletionHandler for MountedCompleter {
-    fn complete(&self, mut request: CompleteRequest, ctx: RequestContext) -> BoxFuture<'static, HandlerResult<CompleteResult>> {
+    fn complete(
+        &self,
+        mut request: CompleteRequest,
+        ctx: RequestContext,
+    ) -> BoxFuture<'static, HandlerResult<CompleteResult>> {
         match self.ns.unreference(&request.reference) {
             Some(own) => {
                 request.reference = own;
@@ -256,8 +260,11 @@ impl Server {
         if Arc::ptr_eq(&self.inner, &other.inner) {
             return true;
         }
-        let parents: Vec<Server> =
-            lock(&other.inner.parents).iter().filter_map(|p| p.parent.upgrade()).map(|inner| Server { inner }).collect();
+        let parents: Vec<Server> = lock(&other.inner.parents)
+            .iter()
+            .filter_map(|p| p.parent.upgrade())
+            .map(|inner| Server { inner })
+            .collect();
         parents.iter().any(|p| self.is_ancestor_of(p))
     }
 
@@ -278,7 +285,8 @@ impl Server {
                 skills: reg.skills.clone(),
             }
         };
-        let mut record = MountRecord { child: Arc::downgrade(&child.inner), ns: Some(ns.clone()), ..Default::default() };
+        let mut record =
+            MountRecord { child: Arc::downgrade(&child.inner), ns: Some(ns.clone()), ..Default::default() };
         let mut old = None;
         {
             let mut reg = write(&self.inner.registry);
@@ -465,7 +473,11 @@ fn take_out(reg: &mut super::registry::Registry, record: &MountRecord) {
 struct FirstOf(Vec<Arc<dyn CompletionHandler>>);
 
 impl CompletionHandler for FirstOf {
-    fn complete(&self, request: CompleteRequest, ctx: RequestContext) -> BoxFuture<'static, HandlerResult<CompleteResult>> {
+    fn complete(
+        &self,
+        request: CompleteRequest,
+        ctx: RequestContext,
+    ) -> BoxFuture<'static, HandlerResult<CompleteResult>> {
         let handlers = self.0.clone();
         Box::pin(async move {
             let mut result = CompleteResult::default();

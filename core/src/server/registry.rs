@@ -167,7 +167,11 @@ impl Registry {
 
     /// The completion handlers asked for a whole server: its own, then each mount's.
     pub(crate) fn global_completers(&self) -> Vec<Arc<dyn CompletionHandler>> {
-        self.completion_handler.iter().cloned().chain(self.mounted.iter().filter_map(|m| m.completion.clone())).collect()
+        self.completion_handler
+            .iter()
+            .cloned()
+            .chain(self.mounted.iter().filter_map(|m| m.completion.clone()))
+            .collect()
     }
 
     /// The param headers of tool `name`, if it mirrors any argument.
