@@ -25,7 +25,7 @@ use std::time::Instant;
 
 use opentelemetry::metrics::{Histogram, UpDownCounter};
 use opentelemetry::propagation::{Extractor, TextMapPropagator};
-use opentelemetry::trace::{SpanKind, Status, TraceContextExt, Tracer};
+use opentelemetry::trace::{Span, SpanKind, Status, Tracer};
 use opentelemetry::{global, Context, KeyValue};
 use opentelemetry_sdk::metrics::{PeriodicReader, SdkMeterProvider};
 use opentelemetry_sdk::propagation::TraceContextPropagator;
@@ -223,46 +223,80 @@ fn error_type(method: &str, answer: &Answer) -> Option<(String, Option<i32>)> {
     }
 }
 
+/// A known method's name as a static string (no allocation per request), else the method.
+fn method_value(method: &str) -> opentelemetry::Value {
+    const KNOWN: [&str; 16] = [
+        "tools/call",
+        "tools/list",
+        "resources/read",
+        "resources/list",
+        "resources/templates/list",
+        "resources/subscribe",
+        "resources/unsubscribe",
+        "prompts/get",
+        "prompts/list",
+        "completion/complete",
+        "server/discover",
+        "subscriptions/listen",
+        "logging/setLevel",
+        "tasks/get",
+        "tasks/result",
+        "tasks/cancel",
+    ];
+    match KNOWN.iter().find(|k| **k == method) {
+        Some(k) => opentelemetry::Value::from(*k),
+        None => opentelemetry::Value::from(method.to_owned()),
+    }
+}
+
 impl Middleware for TelemetryLayer {
     fn call(&self, request: MiddlewareRequest, next: Next) -> BoxFuture<'static, Answer> {
         let ctx = &request.ctx;
-        let parent = TraceContextPropagator::new().extract_with_context(&Context::new(), &MetaCarrier(ctx.meta()));
+        // Most requests carry no trace context: skip the propagator for them.
+        let parent = match ctx.meta() {
+            Some(meta) if meta.contains_key("traceparent") => {
+                TraceContextPropagator::new().extract_with_context(&Context::new(), &MetaCarrier(Some(meta)))
+            }
+            _ => Context::new(),
+        };
         let method = request.method.clone();
         let target = target_of(&request);
         let transport = if ctx.request_info().http().is_some() { "tcp" } else { "pipe" };
-        let version = ctx.protocol_version().as_str();
+        let method_name = method_value(&method);
         let mut common = vec![
-            KeyValue::new("mcp.method.name", method.clone()),
-            KeyValue::new("mcp.protocol.version", version),
+            KeyValue::new("mcp.method.name", method_name.clone()),
+            KeyValue::new("mcp.protocol.version", ctx.protocol_version().as_str()),
             KeyValue::new("network.transport", transport),
         ];
-        if let Some((key, value)) = &target {
-            common.push(KeyValue::new(*key, value.clone()));
-        }
-        let name: Cow<'static, str> = match &target {
-            Some((_, t)) => format!("{method} {t}").into(),
+        let mut span_attrs = Vec::with_capacity(8);
+        span_attrs.extend(common.iter().cloned());
+        let name: Cow<'static, str> = match target {
+            Some((key, value)) => {
+                let name = format!("{method} {value}");
+                let value = opentelemetry::Value::from(value);
+                span_attrs.push(KeyValue::new(key, value.clone()));
+                common.push(KeyValue::new(key, value));
+                name.into()
+            }
             None => method.clone().into(),
         };
-        let mut span_attrs = common.clone();
         span_attrs.push(KeyValue::new("mcp.session.id", ctx.connection_id().to_owned()));
         span_attrs.push(KeyValue::new("jsonrpc.request.id", ctx.request_id().to_string()));
         if method == "tools/call" {
             span_attrs.push(KeyValue::new("gen_ai.operation.name", "execute_tool"));
         }
-        let span = self
+        let mut span = self
             .tracer
             .span_builder(name)
             .with_kind(SpanKind::Server)
             .with_attributes(span_attrs)
             .start_with_context(&self.tracer, &parent);
-        let span_cx = parent.with_span(span);
         let (duration, active) = (self.duration.clone(), self.active.clone());
         active.add(1, &[]);
         let started = Instant::now();
         Box::pin(async move {
             let answer = next.run(request).await;
             active.add(-1, &[]);
-            let span = span_cx.span();
             if let Some((error, code)) = error_type(&method, &answer) {
                 span.set_attribute(KeyValue::new("error.type", error.clone()));
                 if let Some(code) = code {

@@ -12,6 +12,8 @@ gen_ai.operation.name, jsonrpc.request.id, mcp.protocol.version, mcp.session.id 
 network.transport; a span `tools/call nope` with error.type -32602 and an error status; the
 resource's service.name; the `mcp.server.operation.duration` histogram with a point for
 tools/call add (count >= 1) and one with error.type -32602; `ferrite.server.active_requests`.
+Then the same server with `--port` over Streamable HTTP: its `tools/call add` span carries
+network.transport `tcp` and the HTTP session's id as mcp.session.id.
 """
 
 from __future__ import annotations
@@ -249,12 +251,84 @@ def check_server(name: str, cmd: List[str]) -> None:
         httpd.shutdown()
 
 
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def post(url: str, body: Dict[str, Any], session: Optional[str]) -> Tuple[Optional[str], Optional[Dict[str, Any]]]:
+    """POST one message; the session id the answer carries and the JSON-RPC answer (JSON or SSE)."""
+    import urllib.request
+
+    headers = {"content-type": "application/json", "accept": "application/json, text/event-stream", "mcp-protocol-version": "2025-06-18"}
+    if session:
+        headers["mcp-session-id"] = session
+    req = urllib.request.Request(url, data=json.dumps(body).encode(), headers=headers, method="POST")
+    with urllib.request.urlopen(req, timeout=10) as resp:
+        text = resp.read().decode()
+        sid = resp.headers.get("mcp-session-id")
+    if not text.strip():
+        return sid, None
+    if text.lstrip().startswith("{"):
+        return sid, json.loads(text)
+    for line in text.splitlines():
+        if line.startswith("data:") and line[5:].strip():
+            msg = json.loads(line[5:])
+            if "id" in msg:
+                return sid, msg
+    return sid, None
+
+
+def check_http(name: str, cmd: List[str]) -> None:
+    """The same server over Streamable HTTP: its span says network.transport tcp and carries
+    the HTTP session's id."""
+    httpd, got = serve()
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OTEL_")}
+    env.update({"OTEL_EXPORTER_OTLP_ENDPOINT": f"http://127.0.0.1:{httpd.server_address[1]}", "OTEL_BSP_SCHEDULE_DELAY": "200"})
+    proc = subprocess.Popen(cmd + ["--port", str(port)], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
+    try:
+        url = f"http://127.0.0.1:{port}/mcp"
+        init = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "telemetry-test", "version": "1"}}}
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                session, _ = post(url, init, None)
+                break
+            except OSError:
+                if time.monotonic() > deadline or proc.poll() is not None:
+                    raise AssertionError(f"{name}: the HTTP server did not start") from None
+                time.sleep(0.1)
+        assert session, f"{name}: no Mcp-Session-Id"
+        post(url, {"jsonrpc": "2.0", "method": "notifications/initialized"}, session)
+        _, answer = post(url, {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "add", "arguments": {"a": 4, "b": 5}}}, session)
+        assert answer and answer["result"]["content"][0]["text"] == "9", answer
+
+        def span() -> Optional[Dict[str, Any]]:
+            with got.lock:
+                return next((s for s in got.spans if s["name"] == "tools/call add"), None)
+
+        add = wait_for(span, "span `tools/call add` over HTTP")
+        a = add["attributes"]
+        assert a.get("network.transport") == "tcp", f"{name}: network.transport = {a.get('network.transport')!r} over HTTP: {a}"
+        assert a.get("mcp.session.id") == session, f"{name}: mcp.session.id = {a.get('mcp.session.id')!r}, the session is {session!r}"
+        print(f"telemetry {name}: over Streamable HTTP the span says network.transport tcp and the session id")
+    finally:
+        proc.kill()
+        proc.wait()
+        httpd.shutdown()
+
+
 def main() -> int:
     servers = [s.split("=", 1) for s in os.environ["FERRITE_TELEMETRY_SERVERS"].split(";") if s]
     failed = 0
     for name, cmd in servers:
         try:
             check_server(name, shlex.split(cmd))
+            check_http(name, shlex.split(cmd))
         except Exception as e:  # report every server, then fail
             failed += 1
             print(f"telemetry {name}: FAILED: {e}")
