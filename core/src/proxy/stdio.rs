@@ -32,7 +32,13 @@ impl StdioWire {
 }
 
 impl Wire for StdioWire {
-    fn send(&self, _link: &Arc<Link>, frame: Value, _id: Option<i64>, _headers: &[(String, String)]) -> BoxFuture<'static, Result<(), String>> {
+    fn send(
+        &self,
+        _link: &Arc<Link>,
+        frame: Value,
+        _id: Option<i64>,
+        _headers: &[(String, String)],
+    ) -> BoxFuture<'static, Result<(), String>> {
         let sent = lock(&self.lines).send(frame.to_string()).map_err(|_| "the upstream process exited".to_owned());
         Box::pin(async move { sent })
     }
