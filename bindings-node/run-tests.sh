@@ -97,7 +97,7 @@ for harness in tests/interop/python/run.sh tests/inspector/run.sh; do
         http=""
         [[ "$harness" == tests/interop/python/run.sh ]] && http="$http_servers"
         echo "run-tests.sh: $harness with FERRITE_STDIO_SERVERS=\"$FERRITE_STDIO_SERVERS\" FERRITE_HTTP_SERVERS=\"$http\"" >&2
-        (cd "$root" && FERRITE_HTTP_SERVERS="$http" FERRITE_AUTH_SERVERS="${http:+node=node examples/node/everything.mjs}" bash "$harness")
+        (cd "$root" && FERRITE_HTTP_SERVERS="$http" FERRITE_AUTH_SERVERS="${http:+node=node examples/node/everything.mjs;node-protected=node examples/node/protected.mjs}" bash "$harness")
         step "$harness" $?
     else
         echo "run-tests.sh: $harness does not exist: skipped" >&2
@@ -126,7 +126,7 @@ if [[ "${FERRITE_NODE_HTTP:-1}" != 0 ]]; then
         for app in express hono; do
             echo "run-tests.sh: tests/conformance/run.sh node-mounted-$app -- ${everything[*]} --mount $app" >&2
             (cd "$root" && CONFORMANCE_UNSCORED="" CONFORMANCE_SUITES=stable,next-2025-11-25,next-2026-07-28,next-all \
-                bash tests/conformance/run.sh "node-mounted-$app" -- "${everything[@]}" --mount "$app")
+                CONFORMANCE_HOST_ROUTE=/health bash tests/conformance/run.sh "node-mounted-$app" -- "${everything[@]}" --mount "$app")
             step "tests/conformance/run.sh(mounted-$app)" $?
         done
     else

@@ -74,7 +74,7 @@ export FERRITE_STDIO_SERVERS="python=$python examples/python/everything.py"
 if [[ -x "$root/tests/interop/python/run.sh" ]]; then
     say "interop: tests/interop/python/run.sh"
     if [[ "${FERRITE_PY_HTTP:-1}" != 0 ]]; then
-        FERRITE_HTTP_SERVERS="python=$python examples/python/everything.py" FERRITE_AUTH_SERVERS="python=$python examples/python/everything.py" "$root/tests/interop/python/run.sh" \
+        FERRITE_HTTP_SERVERS="python=$python examples/python/everything.py" FERRITE_AUTH_SERVERS="python=$python examples/python/everything.py;python-protected=$python examples/python/protected.py" "$root/tests/interop/python/run.sh" \
             || failed+=("tests/interop/python")
     else
         "$root/tests/interop/python/run.sh" || failed+=("tests/interop/python")
@@ -107,7 +107,7 @@ if [[ "${FERRITE_PY_HTTP:-1}" != 0 ]]; then
             "$root/tests/conformance/run.sh" python-stateless -- "$python" "$root/examples/python/everything.py" --stateless \
             || failed+=("tests/conformance (stateless)")
         say "conformance: tests/conformance/run.sh (server.asgi_app() mounted in a Starlette app under uvicorn, stateful, tasks-* scored)"
-        CONFORMANCE_SUITES=stable,next-2025-11-25,next-2026-07-28,next-all CONFORMANCE_UNSCORED="" \
+        CONFORMANCE_SUITES=stable,next-2025-11-25,next-2026-07-28,next-all CONFORMANCE_UNSCORED="" CONFORMANCE_HOST_ROUTE=/health \
             "$root/tests/conformance/run.sh" python-mounted -- "$python" "$root/examples/python/everything.py" --mount \
             || failed+=("tests/conformance (mounted)")
     else

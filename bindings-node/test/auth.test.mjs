@@ -1,6 +1,6 @@
 // Authorization (MCP's OAuth 2.1 resource server) from Node, over Streamable HTTP with real
 // signed JWTs: the keys are generated here with node:crypto (RSA and P-256), the JWK Set is
-// served on loopback by the test, and every refusal is checked for its exact status and
+// served on loopback by the test (so is an RFC 7662 introspection endpoint), and every refusal is checked for its exact status and
 // `WWW-Authenticate` header (the core's formats, as core/tests/auth.rs pins them), followed
 // by a request that shows the server still serving. Also: the identity handlers see
 // (`ctx.identity`, `ctx.subject`, the SDK's `extra.authInfo`, never the token), a token
@@ -313,6 +313,66 @@ test("another subject's token on a session gets 404, and the owner keeps it", as
   } finally {
     await server.close();
     await jwks.close();
+  }
+});
+
+/** An RFC 7662 introspection endpoint on loopback: answers by token, Basic credentials checked, calls counted. */
+async function introspectionServer(answers) {
+  const state = { answers, calls: 0, seen: [] };
+  const basic = `Basic ${Buffer.from('rs-client:rs-secret').toString('base64')}`;
+  const http = createServer(async (req, res) => {
+    state.calls++;
+    let body = '';
+    for await (const chunk of req) body += chunk;
+    const token = new URLSearchParams(body).get('token');
+    state.seen.push({ path: req.url, authorization: req.headers.authorization, contentType: req.headers['content-type'], token });
+    if (req.url !== '/introspect' || req.headers.authorization !== basic) {
+      res.writeHead(401).end();
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify(state.answers[token] ?? { active: false }));
+  });
+  http.listen(0, '127.0.0.1');
+  await once(http, 'listening');
+  state.url = `http://127.0.0.1:${http.address().port}/introspect`;
+  state.close = () => new Promise((resolve) => http.close(resolve));
+  return state;
+}
+
+test('introspected tokens (RFC 7662) are checked, cached, and refused with the reason', async () => {
+  const endpoint = await introspectionServer({});
+  const { base, resource, server, meta } = await protectedServer({
+    authorizationServers: [ISSUER],
+    toolScopes: { whoami: ['mcp:whoami'] },
+    introspection: { url: endpoint.url, clientId: 'rs-client', clientSecret: 'rs-secret' },
+  });
+  try {
+    endpoint.answers = {
+      'opaque-good': { active: true, sub: 'carol', scope: 'mcp:whoami', aud: resource, exp: now() + 600 },
+      'opaque-other-aud': { active: true, sub: 'carol', aud: 'https://other.example/mcp' },
+    };
+    const s = await session(base, 'opaque-good');
+    const r = await call(base, 'opaque-good', s, toolCall('whoami'));
+    assert.deepEqual([r.status, textOf(r)], [200, 'carol']);
+    assert.equal(endpoint.calls, 1, 'three requests with one token, one introspection (cached)');
+    assert.deepEqual(endpoint.seen[0], {
+      path: '/introspect',
+      authorization: `Basic ${Buffer.from('rs-client:rs-secret').toString('base64')}`,
+      contentType: 'application/x-www-form-urlencoded',
+      token: 'opaque-good',
+    });
+    for (const [token, why] of [
+      ['opaque-revoked', 'the token is not active'],
+      ['opaque-other-aud', 'the token is for another audience'],
+    ]) {
+      const refused = await call(base, token, undefined, init());
+      assert.deepEqual([refused.status, refused.challenge], [401, invalid(meta, why)], token);
+      assert.equal((await call(base, 'opaque-good', undefined, init())).status, 200, `still serving after ${token}`);
+    }
+  } finally {
+    await server.close();
+    await endpoint.close();
   }
 });
 

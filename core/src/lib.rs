@@ -34,5 +34,5 @@ pub use protocol::model::*;
 pub use protocol::{code, ErrorObject, Message, ProtocolVersion, RawJson, RequestId};
 pub use server::{
     BoxFuture, ConfigError, ConnectionState, Era, HandlerError, Limits, LimitsError, Peer, PeerError, RequestContext,
-    RequestInfo, Server, ServerBuilder, ServerMode, TaskOptions, WeakServer,
+    RequestInfo, Server, ServerBuilder, ServerMode, ServerStats, TaskOptions, WeakServer,
 };

@@ -16,8 +16,10 @@
 //! `gen_ai.prompt.name`, `mcp.resource.uri`, `network.transport`, and on failure `error.type`
 //! (the JSON-RPC code, or `tool_error` for a tool result with `isError`) and
 //! `rpc.response.status_code`. Metrics: `mcp.server.operation.duration` (histogram, seconds,
-//! the same attributes but the ids), `ferrite.server.active_requests` (up-down counter) and
-//! `ferrite.server.sessions` (gauge: the connections served).
+//! the same attributes but the ids), `ferrite.server.active_requests` (up-down counter),
+//! `ferrite.server.sessions` (gauge: the connections served), and what [`Server::stats`]
+//! counts: `ferrite.server.sse_streams` and `ferrite.server.tasks.running` (gauges),
+//! `ferrite.server.tasks.created` and `ferrite.store.round_trips` (counters).
 
 use std::borrow::Cow;
 use std::sync::{Mutex, OnceLock};
@@ -166,6 +168,7 @@ impl TelemetryLayer {
                 }
             })
             .build();
+        observe_stats(&meter, &server);
         TelemetryLayer {
             tracer: global::tracer("ferrite"),
             duration: meter
@@ -182,6 +185,44 @@ impl TelemetryLayer {
                 .with_description("Requests the server is answering now.")
                 .build(),
         }
+    }
+}
+
+/// [`Server::stats`] as observable instruments, read at each metric export (nothing is
+/// recorded per stream, task or store command).
+fn observe_stats(meter: &opentelemetry::metrics::Meter, server: &WeakServer) {
+    type Read = fn(&crate::ServerStats) -> u64;
+    let gauges: [(&'static str, &'static str, Read); 2] = [
+        ("ferrite.server.sse_streams", "SSE response streams open now.", |s| s.sse_streams),
+        ("ferrite.server.tasks.running", "Tasks running in this process now.", |s| s.tasks_running),
+    ];
+    for (name, description, read) in gauges {
+        let server = server.clone();
+        meter
+            .u64_observable_gauge(name)
+            .with_description(description)
+            .with_callback(move |gauge| {
+                if let Some(s) = server.upgrade() {
+                    gauge.observe(read(&s.stats()), &[]);
+                }
+            })
+            .build();
+    }
+    let counters: [(&'static str, &'static str, Read); 2] = [
+        ("ferrite.server.tasks.created", "Tasks this process created.", |s| s.tasks_created),
+        ("ferrite.store.round_trips", "Commands sent to the shared store (Redis).", |s| s.store_round_trips),
+    ];
+    for (name, description, read) in counters {
+        let server = server.clone();
+        meter
+            .u64_observable_counter(name)
+            .with_description(description)
+            .with_callback(move |counter| {
+                if let Some(s) = server.upgrade() {
+                    counter.observe(read(&s.stats()), &[]);
+                }
+            })
+            .build();
     }
 }
 

@@ -89,7 +89,27 @@ async fn issuer(keys: Vec<Jwk>) -> Issuer {
     let introspections = Arc::new(AtomicUsize::new(0));
     let active: Arc<Mutex<Vec<(String, Value)>>> = Arc::new(Mutex::new(Vec::new()));
     let up = Arc::new(std::sync::atomic::AtomicBool::new(true));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
     let app = Router::new()
+        .route(
+            "/.well-known/oauth-authorization-server",
+            get({
+                let up = up.clone();
+                move || async move {
+                    if !up.load(Ordering::SeqCst) {
+                        return Err(axum::http::StatusCode::INTERNAL_SERVER_ERROR);
+                    }
+                    let url = format!("http://{addr}");
+                    Ok(json_body(&json!({
+                        "issuer": url,
+                        "authorization_endpoint": format!("{url}/authorize"),
+                        "token_endpoint": format!("{url}/token"),
+                        "response_types_supported": ["code"],
+                    })))
+                }
+            }),
+        )
         .route(
             "/jwks",
             get({
@@ -119,8 +139,6 @@ async fn issuer(keys: Vec<Jwk>) -> Issuer {
                 }
             }),
         );
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
     tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
     Issuer { addr, keys, jwks_fetches, introspections, active, up }
 }
@@ -284,6 +302,48 @@ async fn a_request_without_a_token_gets_the_challenge_and_the_metadata_is_served
         )
     );
     assert_eq!(call(&base, Some(&key.sign(&claims(&resource, "a", "mcp"))), None, init()).await.status, 200);
+}
+
+#[tokio::test]
+async fn a_2025_03_26_client_reads_the_authorization_servers_metadata_at_the_mcp_servers_base() {
+    let key = SigningKey::rsa("r1");
+    let iss = issuer(vec![key.jwk()]).await;
+    let as_url = format!("http://{}", iss.addr);
+    let (base, _) = protected(|_| jwt_config(&iss, json!({"authorizationServers": [as_url]}))).await;
+    let url = format!("{base}/.well-known/oauth-authorization-server");
+    let resp = reqwest::get(&url).await.unwrap();
+    assert_eq!(resp.status(), 200);
+    assert_eq!(resp.headers()["content-type"], "application/json");
+    let doc: Value = serde_json::from_str(&resp.text().await.unwrap()).unwrap();
+    assert_eq!(doc["issuer"], json!(as_url));
+    assert_eq!(doc["token_endpoint"], json!(format!("{as_url}/token")), "absolute endpoints of the real server");
+    // Kept for five minutes: the authorization server going down does not change the answer.
+    iss.up.store(false, Ordering::SeqCst);
+    let again: Value = serde_json::from_str(&reqwest::get(&url).await.unwrap().text().await.unwrap()).unwrap();
+    assert_eq!(again, doc);
+    assert_eq!(reqwest::Client::new().post(&url).send().await.unwrap().status(), 405, "only GET");
+
+    // An authorization server that cannot be reached: 503 with Retry-After, and the server
+    // keeps serving.
+    let down = issuer(vec![key.jwk()]).await;
+    down.up.store(false, Ordering::SeqCst);
+    let down_url = format!("http://{}", down.addr);
+    let (base, resource) = protected(|_| jwt_config(&down, json!({"authorizationServers": [down_url]}))).await;
+    let resp = reqwest::get(format!("{base}/.well-known/oauth-authorization-server")).await.unwrap();
+    assert_eq!(resp.status(), 503);
+    assert_eq!(resp.headers()["retry-after"], "5");
+    let body: Value = serde_json::from_str(&resp.text().await.unwrap()).unwrap();
+    assert_eq!(body["error"]["code"], -32603);
+    assert!(
+        body["error"]["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("the authorization server's metadata could not be fetched: "),
+        "{body}"
+    );
+    down.up.store(true, Ordering::SeqCst);
+    let token = key.sign(&claims(&resource, "a", "mcp:whoami"));
+    assert_eq!(call(&base, Some(&token), None, init()).await.status, 200);
 }
 
 #[tokio::test]

@@ -495,6 +495,27 @@ async fn graceful_shutdown_ends_get_streams() {
 }
 
 #[tokio::test]
+async fn open_sse_streams_are_counted_until_the_client_leaves() {
+    let t = start(true, |_| {}).await;
+    let sid = session(t.addr, json!({})).await;
+    assert_eq!(t.server.stats().sse_streams, 0);
+    let g = request(t.addr, "GET", &[("accept", "text/event-stream"), ("mcp-session-id", &sid)], "").await;
+    assert_eq!(g.status, 200);
+    assert_eq!(t.server.stats().sse_streams, 1, "the GET stream is open");
+    drop(g);
+    // A client that left is noticed at the next write to its stream (HARDENING.md).
+    for _ in 0..200 {
+        if t.server.stats().sse_streams == 0 {
+            break;
+        }
+        t.server.notify_tools_list_changed();
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert_eq!(t.server.stats().sse_streams, 0, "the client left: the stream is no longer counted");
+    still_serving(t.addr, &sid).await;
+}
+
+#[tokio::test]
 async fn legacy_http_sse_is_off_by_default() {
     let t = start(true, |_| {}).await;
     assert_eq!(request_at(t.addr, "/sse", "GET", &[("accept", "text/event-stream")], "").await.status, 404);

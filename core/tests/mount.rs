@@ -1,6 +1,8 @@
 //! The endpoint mounted in a host's app: an axum app with its own route and an auth-like
 //! middleware whose value a tool reads, and the transport-neutral `HttpService` driven by
-//! hand (any path, a streamed body, a client that goes away mid-stream).
+//! hand (any path, a streamed body, a client that goes away mid-stream, back-pressure both
+//! ways: a body pushed faster than it is read waits, a response body not pulled holds at most
+//! `stream_buffer` events).
 
 mod common;
 
@@ -14,7 +16,7 @@ use axum::Router;
 use bytes::Bytes;
 use common::http::*;
 use ferrite_core::server::{HostValues, RemoteAddr};
-use ferrite_core::transport::http::{router, HttpOptions, HttpService};
+use ferrite_core::transport::http::{router, HostHead, HttpOptions, HttpService};
 use ferrite_core::{CallToolResult, Implementation, RequestContext, Server, Tool};
 use http_body_util::BodyExt as _;
 use serde_json::{json, Map, Value};
@@ -204,4 +206,92 @@ async fn closing_the_service_ends_its_sessions() {
     assert_eq!(service.session_ids().len(), 1);
     service.close();
     assert!(service.session_ids().is_empty());
+}
+
+fn host_post(body_len: usize) -> HostHead {
+    HostHead {
+        method: "POST".into(),
+        target: "/mcp".into(),
+        headers: vec![
+            ("host".into(), b"localhost".to_vec()),
+            ("content-type".into(), b"application/json".to_vec()),
+            ("accept".into(), b"application/json, text/event-stream".to_vec()),
+            ("content-length".into(), body_len.to_string().into_bytes()),
+        ],
+        ..HostHead::default()
+    }
+}
+
+#[tokio::test]
+async fn a_host_pushing_a_body_faster_than_the_service_reads_it_waits() {
+    let (tx, _rx) = mpsc::unbounded_channel();
+    let service = HttpService::new(&server(tx), HttpOptions::default());
+    let text = call("whoami");
+    let parts: Vec<String> = text.as_bytes().chunks(8).map(|c| String::from_utf8_lossy(c).into_owned()).collect();
+    assert!(parts.len() > 5);
+    let (mut writer, response) = service.host_request(host_post(text.len()));
+    // Nobody reads yet: four chunks wait between host and service, the fifth write waits.
+    for part in &parts[..4] {
+        tokio::time::timeout(Duration::from_millis(500), writer.write(part.clone())).await.unwrap().unwrap();
+    }
+    let mut fifth = Box::pin(writer.write(parts[4].clone()));
+    let blocked = tokio::time::timeout(Duration::from_millis(200), &mut fifth).await;
+    assert!(blocked.is_err(), "the fifth write waits while the service has not read the first four");
+    // The service starts reading: the fifth write completes, the rest goes through, and the
+    // answer is whole.
+    let answer = tokio::spawn(response);
+    tokio::time::timeout(Duration::from_secs(5), fifth).await.expect("the fifth write completes").unwrap();
+    for part in &parts[5..] {
+        tokio::time::timeout(Duration::from_secs(5), writer.write(part.clone())).await.unwrap().unwrap();
+    }
+    writer.finish();
+    let resp = tokio::time::timeout(Duration::from_secs(5), answer).await.unwrap().unwrap();
+    let status = resp.status;
+    let raw = resp.body.collect().await;
+    assert_eq!(status, 200, "{}", String::from_utf8_lossy(&raw));
+    let body: Value = serde_json::from_slice(&raw).unwrap();
+    assert_eq!(tool_text(&body)["path"], "/mcp");
+}
+
+#[tokio::test]
+async fn a_host_that_does_not_pull_an_event_stream_holds_at_most_stream_buffer_events() {
+    let s = Server::builder(Implementation::new("mounted", "1")).stateless().build();
+    let (done_tx, mut done) = mpsc::unbounded_channel();
+    s.add_tool(
+        Tool::new("burst", json!({"type":"object"})).with_description("d"),
+        move |_a: Value, ctx: RequestContext| {
+            let done_tx = done_tx.clone();
+            async move {
+                tokio::time::sleep(Duration::from_millis(20)).await;
+                for i in 0..200 {
+                    ctx.report_progress(f64::from(i), Some(200.0), None);
+                }
+                let _ = done_tx.send(());
+                Ok(CallToolResult::text("done"))
+            }
+        },
+    )
+    .unwrap();
+    let service = HttpService::new(&s, HttpOptions { stream_buffer: 8, ..HttpOptions::default() });
+    let burst = json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"burst","arguments":{},"_meta":{"progressToken":"p"}}});
+    let text = burst.to_string();
+    let (mut writer, response) = service.host_request(host_post(text.len()));
+    writer.write(text).await.unwrap();
+    writer.finish();
+    let resp = tokio::time::timeout(Duration::from_secs(5), response).await.unwrap();
+    assert!(resp.is_event_stream(), "the handler talks before answering: an event stream");
+    // The handler ends although the host pulls nothing: it never waits on a slow client.
+    tokio::time::timeout(Duration::from_secs(5), done.recv()).await.expect("the handler finished").unwrap();
+    // What was kept for the host: at most `stream_buffer` events; the client that fell behind
+    // was cut off (a stateless stream has nothing to resume), and the body ends.
+    let body = tokio::time::timeout(Duration::from_secs(5), resp.body.collect()).await.expect("the body ends");
+    let events = sse_data(&String::from_utf8_lossy(&body));
+    assert!(!events.is_empty() && events.len() <= 8, "{} events held for a host that pulled nothing", events.len());
+    assert!(events.iter().all(|e| e["method"] == "notifications/progress"), "{events:?}");
+    // The endpoint keeps serving.
+    let again = json!({"jsonrpc":"2.0","id":2,"method":"tools/list","params":{}}).to_string();
+    let (mut writer, response) = service.host_request(host_post(again.len()));
+    writer.write(again).await.unwrap();
+    writer.finish();
+    assert_eq!(tokio::time::timeout(Duration::from_secs(5), response).await.unwrap().status, 200);
 }

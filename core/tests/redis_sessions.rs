@@ -141,8 +141,10 @@ async fn a_session_made_on_one_instance_serves_on_the_others_and_ends_everywhere
     let f = fleet(&redis, "s1:", 3, None).await;
     let (a, b, c) = (&f[0], &f[1], &f[2]);
     let sid = session(a.addr, b.addr, json!({})).await;
+    let before = c.server.stats().store_round_trips;
     let r = call(c.addr, &sid, 2, "tools/call", json!({"name":"echo","arguments":{"x":1}})).await;
     assert_eq!(r.status, 200);
+    assert!(c.server.stats().store_round_trips > before, "C read the session A made from Redis, and counted it");
     assert_eq!(r.json().await["result"]["content"][0]["text"], r#"{"x":1}"#);
 
     // A holds the GET stream; B takes the subscription; C publishes the update.

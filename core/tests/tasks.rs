@@ -175,6 +175,26 @@ async fn a_2025_task_is_created_polled_listed_and_its_result_tied_to_it() {
 }
 
 #[tokio::test]
+async fn tasks_created_and_running_are_counted() {
+    let h = Harness::new(server());
+    h.initialize(V2025, json!({})).await;
+    assert_eq!((h.server.stats().tasks_created, h.server.stats().tasks_running), (0, 0));
+    let created = h.ok("tools/call", json!({"name": "slow", "arguments": {"ms": 300}, "task": {"ttl": 60000}})).await;
+    let id = created["task"]["taskId"].as_str().unwrap().to_owned();
+    assert_eq!((h.server.stats().tasks_created, h.server.stats().tasks_running), (1, 1), "one task, working");
+    h.ok("tasks/result", json!({"taskId": id})).await;
+    for _ in 0..100 {
+        if h.server.stats().tasks_running == 0 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert_eq!((h.server.stats().tasks_created, h.server.stats().tasks_running), (1, 0), "ended, still created once");
+    h.ok("tools/call", json!({"name": "slow", "arguments": {"ms": 1}})).await;
+    assert_eq!(h.server.stats().tasks_created, 1, "a call without `task` creates none");
+}
+
+#[tokio::test]
 async fn a_2025_tool_error_fails_the_task_and_tasks_result_gives_the_tool_result() {
     let h = Harness::new(server());
     h.initialize(V2025, json!({})).await;

@@ -22,7 +22,8 @@ fn lib_dir() -> PathBuf {
 /// Compile the C test program (`tests/c/abi_test.c`, `abi_handlers.c`, `abi_checks.c`,
 /// `abi_modern.c`, `abi_http.c`, `abi_parity.c`, `abi_auth.c`, `abi_mount.c`, `abi_tasks.c`,
 /// `abi_elicit.c`, `abi_limits.c`, `abi_middleware.c` and `abi_compose.c`, with `abi_frames.c`, the helpers
-/// `abi_tasks.c`, `abi_elicit.c` and `abi_limits.c` share) once per test run.
+/// `abi_tasks.c`, `abi_elicit.c` and `abi_limits.c` share, and `abi_jwt.c`, which mints the
+/// JWTs of `abi_auth.c` with keys generated per run by the system's libcrypto) once per test run.
 fn abi_test_binary() -> &'static PathBuf {
     static BIN: OnceLock<PathBuf> = OnceLock::new();
     BIN.get_or_init(|| {
@@ -49,12 +50,13 @@ fn abi_test_binary() -> &'static PathBuf {
             .arg(repo_root().join("tests/c/abi_middleware.c"))
             .arg(repo_root().join("tests/c/abi_compose.c"))
             .arg(repo_root().join("tests/c/abi_frames.c"))
+            .arg(repo_root().join("tests/c/abi_jwt.c"))
             .arg("-o")
             .arg(&bin)
             .arg("-L")
             .arg(&lib)
             .arg(format!("-Wl,-rpath,{}", lib.display()))
-            .args(["-lferrite", "-lpthread", "-ldl", "-lm"])
+            .args(["-lferrite", "-lcrypto", "-lpthread", "-ldl", "-lm"])
             .status()
             .expect("run gcc");
         assert!(status.success(), "gcc failed to build the C test program in tests/c/");

@@ -71,6 +71,15 @@ void check_parity(void);
  * the identity getters, over HTTP with RS256 JWTs). */
 void check_auth(void);
 
+/* abi_jwt.c: RSA keys generated per run (OpenSSL's libcrypto) and RS256 JWTs they sign. */
+typedef struct test_key test_key;
+test_key *test_key_new(const char *kid);
+const char *test_key_jwk(const test_key *key);
+/* A JWT of `claims_json` signed by `key` (its kid in the header); NULL key: `alg: none`,
+ * unsigned. malloc'd; NULL if signing failed. */
+char *test_jwt(const test_key *key, const char *claims_json);
+void test_key_free(test_key *key);
+
 /* abi_mount.c: the endpoint driven by a host's own HTTP server (ferrite_http_service and its
  * exchanges) and the request info handlers read; the request_info tool (the request info JSON,
  * "null" outside HTTP), which abi_test's own server registers too. */

@@ -96,11 +96,15 @@ step "gcc examples/c/everything*.c: C everything (shared libferrite)" \
 step "gcc examples/c/everything*.c: C everything (static libferrite.a)" \
     gcc -std=c11 -O2 -Wall -Wextra -Werror -Iinclude examples/c/everything*.c -o "$bin/everything-c-static" \
     "$target/release/libferrite.a" -lpthread -ldl -lm
+step "gcc examples/c/protected.c: a protected server (issue 13's example)" \
+    gcc -std=c11 -O2 -Wall -Wextra -Werror -Iinclude examples/c/protected.c -o "$bin/protected-c" \
+    -L"$target/release" -Wl,-rpath,"$target/release" -lferrite -lpthread -ldl -lm
 build_go() {
     command -v go >/dev/null 2>&1 || { echo "go is not installed"; return 1; }
-    CGO_LDFLAGS="-L$target/release -Wl,-rpath,$target/release" go build -o "$bin/everything-go" ./examples/go
+    CGO_LDFLAGS="-L$target/release -Wl,-rpath,$target/release" go build -o "$bin/everything-go" ./examples/go &&
+        CGO_LDFLAGS="-L$target/release -Wl,-rpath,$target/release" go build -o "$bin/protected-go" ./examples/go/protected
 }
-step "go build ./examples/go" build_go
+step "go build ./examples/go ./examples/go/protected" build_go
 # The Go package's own checks: go vet and its go test tests (in-process, through handle_raw).
 go_package() {
     command -v go >/dev/null 2>&1 || { echo "go is not installed"; return 1; }
@@ -118,7 +122,11 @@ step "go vet and go test ./bindings-go/ferrite" go_package
 # then a C program built with nothing but pkg-config's flags, and the Go package built against
 # the install (the ferrite_pkgconfig build tag).
 install_prefix() {
-    command -v cargo-cinstall >/dev/null 2>&1 || cargo install --locked cargo-c || return 1
+    # Pinned: cargo-c's newest releases need a newer rustc than this machine's 1.95.
+    local cargo_c="0.10.24+cargo-0.98.0"
+    if ! cargo cinstall --version 2>/dev/null | grep -q "^cargo-c 0\.10\.24"; then
+        cargo install --locked cargo-c --version "=$cargo_c" || return 1
+    fi
     # Go's build cache keeps the -L pkg-config gave when the package was built (pkg-config's
     # output is not part of its key): a fixed prefix with a Go cache of its own keeps it right.
     local prefix="$target/c-install-test"
@@ -160,8 +168,9 @@ step "stdio smoke: ctypes server" smoke $ctypes_cmd
 # 4. Shared harnesses (skipped, and said so, when not in the tree yet).
 servers="c=$bin/everything-c;go=$bin/everything-go"
 if [[ -x tests/interop/python/run.sh ]]; then
-    step "Python SDK interop (tests/interop/python/run.sh): c, go (stdio; HTTP for 2026-07-28; --auth with the SDK's OAuth client)" \
-        env FERRITE_STDIO_SERVERS="$servers" FERRITE_HTTP_SERVERS="$servers" FERRITE_AUTH_SERVERS="$servers" \
+    step "Python SDK interop (tests/interop/python/run.sh): c, go (stdio; HTTP for 2026-07-28; --auth and the protected examples with the SDK's OAuth client)" \
+        env FERRITE_STDIO_SERVERS="$servers" FERRITE_HTTP_SERVERS="$servers" \
+        FERRITE_AUTH_SERVERS="$servers;c-protected=$bin/protected-c;go-protected=$bin/protected-go" \
         tests/interop/python/run.sh
 else
     echo "SKIP tests/interop/python/run.sh is not in the tree"
@@ -191,7 +200,7 @@ if [[ -x tests/conformance/run.sh ]]; then
         env CONFORMANCE_UNSCORED="$stateless_unscored" tests/conformance/run.sh go-stateless -- "$bin/everything-go" --stateless
     step "conformance suite (stable, next-2025-11-25, next-2026-07-28, next-all): Go everything mounted in a net/http ServeMux (--mount), tasks-* scored" \
         env CONFORMANCE_SUITES=stable,next-2025-11-25,next-2026-07-28,next-all CONFORMANCE_UNSCORED="" \
-        tests/conformance/run.sh go-mounted -- "$bin/everything-go" --mount
+        CONFORMANCE_HOST_ROUTE=/health tests/conformance/run.sh go-mounted -- "$bin/everything-go" --mount
 else
     echo "SKIP tests/conformance/run.sh is not in the tree"
 fi

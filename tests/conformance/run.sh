@@ -24,6 +24,9 @@
 #   CONFORMANCE_SUITE_TIMEOUT     seconds allowed for one suite run (default 600)
 #   CONFORMANCE_SCENARIO_TIMEOUT  per-scenario timeout in ms for the 0.2.x runs (default 30000;
 #                                 0.1.16 has no such option)
+#   CONFORMANCE_HOST_ROUTE        a path of the host app the endpoint is mounted in (e.g. /health)
+#                                 that must answer 200 with the body "ok" beside it, before the
+#                                 suites and after them (scored as host-route-before/-after)
 #
 # Output: one line per scenario (PASS name / FAIL name: check: message), then
 # "conformance-NAME-SUITE: X passed, Y failed" per suite run and "N passed, M failed" overall.
@@ -153,6 +156,26 @@ total_passed=0
 total_failed=0
 broken_runs=0
 
+# The host app's own route answers beside the mounted endpoint (issue 11).
+host_route() { # label
+  local path="${CONFORMANCE_HOST_ROUTE:-}"
+  [ -n "$path" ] || return 0
+  local body
+  body="$("$node" -e '
+fetch(process.argv[1]).then(async (r) => {
+  const t = await r.text();
+  console.log(r.status + " " + t.trim());
+}).catch((e) => console.log("error " + e.message));' "http://127.0.0.1:$port$path")"
+  if [ "$body" = "200 ok" ]; then
+    echo "PASS host-route-$1: GET $path answered 200 ok beside the endpoint"
+    total_passed=$((total_passed + 1))
+  else
+    echo "FAIL host-route-$1: GET $path answered '$body', not '200 ok'"
+    total_failed=$((total_failed + 1))
+  fi
+}
+host_route before
+
 # Lines "  - name [..]" of a `list` section -> comma-separated names.
 names_of() { sed -n 's/^ *- \([^ ]*\).*/\1/p' | paste -sd, -; }
 
@@ -224,6 +247,7 @@ for s in ${suites//,/ }; do
   esac
 done
 
+host_route after
 if ! kill -0 "$server_pid" 2>/dev/null; then
   echo "conformance: the server exited during the run; see $server_log" >&2
 fi

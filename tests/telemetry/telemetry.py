@@ -12,8 +12,12 @@ gen_ai.operation.name, jsonrpc.request.id, mcp.protocol.version, mcp.session.id 
 network.transport; a span `tools/call nope` with error.type -32602 and an error status; the
 resource's service.name; the `mcp.server.operation.duration` histogram with a point for
 tools/call add (count >= 1) and one with error.type -32602; `ferrite.server.active_requests`.
-Then the same server with `--port` over Streamable HTTP: its `tools/call add` span carries
-network.transport `tcp` and the HTTP session's id as mcp.session.id.
+Then the same server with `--port` over Streamable HTTP and `--redis` (a throwaway
+redis-server): its `tools/call add` span carries network.transport `tcp` and the HTTP session's
+id as mcp.session.id, and with a GET stream open and a task running the gauges
+`ferrite.server.sse_streams` and `ferrite.server.tasks.running` and the counters
+`ferrite.server.tasks.created` and `ferrite.store.round_trips` are exported (>= 1), the
+gauges back at 0 once the stream closed and the task ended.
 """
 
 from __future__ import annotations
@@ -259,11 +263,14 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+VERSION = "2025-11-25"
+
+
 def post(url: str, body: Dict[str, Any], session: Optional[str]) -> Tuple[Optional[str], Optional[Dict[str, Any]]]:
     """POST one message; the session id the answer carries and the JSON-RPC answer (JSON or SSE)."""
     import urllib.request
 
-    headers = {"content-type": "application/json", "accept": "application/json, text/event-stream", "mcp-protocol-version": "2025-06-18"}
+    headers = {"content-type": "application/json", "accept": "application/json, text/event-stream", "mcp-protocol-version": VERSION}
     if session:
         headers["mcp-session-id"] = session
     req = urllib.request.Request(url, data=json.dumps(body).encode(), headers=headers, method="POST")
@@ -282,17 +289,61 @@ def post(url: str, body: Dict[str, Any], session: Optional[str]) -> Tuple[Option
     return sid, None
 
 
+def start_redis() -> Tuple[subprocess.Popen, int]:
+    """A throwaway redis-server (scripts/redis.sh installs it) on a free port."""
+    port = free_port()
+    proc = subprocess.Popen(
+        ["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    import socket
+
+    deadline = time.monotonic() + 10
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return proc, port
+        except OSError:
+            if time.monotonic() > deadline:
+                proc.kill()
+                raise AssertionError("redis-server did not start") from None
+            time.sleep(0.05)
+
+
+def open_get_stream(port: int, session: str) -> Any:
+    """The session's standalone GET stream, left open (the caller closes it)."""
+    import http.client
+
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    conn.request("GET", "/mcp", headers={"accept": "text/event-stream", "mcp-session-id": session, "mcp-protocol-version": VERSION})
+    resp = conn.getresponse()
+    assert resp.status == 200 and resp.getheader("content-type", "").startswith("text/event-stream"), resp.status
+    return conn
+
+
 def check_http(name: str, cmd: List[str]) -> None:
-    """The same server over Streamable HTTP: its span says network.transport tcp and carries
-    the HTTP session's id."""
+    """The same server over Streamable HTTP, one instance of a fleet over a real Redis: its
+    span says network.transport tcp and carries the HTTP session's id; the SSE stream, task and
+    store instruments count an open GET stream, a task and the Redis commands."""
     httpd, got = serve()
     port = free_port()
+    redis, redis_port = start_redis()
     env = {k: v for k, v in os.environ.items() if not k.startswith("OTEL_")}
-    env.update({"OTEL_EXPORTER_OTLP_ENDPOINT": f"http://127.0.0.1:{httpd.server_address[1]}", "OTEL_BSP_SCHEDULE_DELAY": "200"})
-    proc = subprocess.Popen(cmd + ["--port", str(port)], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
+    env.update(
+        {
+            "OTEL_EXPORTER_OTLP_ENDPOINT": f"http://127.0.0.1:{httpd.server_address[1]}",
+            "OTEL_BSP_SCHEDULE_DELAY": "200",
+            "OTEL_METRIC_EXPORT_INTERVAL": "300",
+            "FERRITE_REDIS_PREFIX": f"telemetry-{name}:",
+        }
+    )
+    argv = cmd + ["--port", str(port), "--redis", f"redis://127.0.0.1:{redis_port}"]
+    proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
+    stream = None
     try:
         url = f"http://127.0.0.1:{port}/mcp"
-        init = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "telemetry-test", "version": "1"}}}
+        init = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": VERSION, "capabilities": {}, "clientInfo": {"name": "telemetry-test", "version": "1"}}}
         deadline = time.monotonic() + 20
         while True:
             try:
@@ -316,9 +367,48 @@ def check_http(name: str, cmd: List[str]) -> None:
         assert a.get("network.transport") == "tcp", f"{name}: network.transport = {a.get('network.transport')!r} over HTTP: {a}"
         assert a.get("mcp.session.id") == session, f"{name}: mcp.session.id = {a.get('mcp.session.id')!r}, the session is {session!r}"
         print(f"telemetry {name}: over Streamable HTTP the span says network.transport tcp and the session id")
+
+        # What the server has open beside requests: read at each export, so each point is a
+        # value at that moment; wait for one that shows the open stream and the running task.
+        stream = open_get_stream(port, session)
+        params = {"name": "slow_compute", "arguments": {"seconds": 3, "label": "telemetry"}, "task": {"ttl": 60000}}
+        _, created = post(url, {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": params}, session)
+        assert created and created["result"]["task"]["status"] == "working", f"{name}: {created}"
+
+        def value_at_least(metric: str, least: int) -> Optional[Dict[str, Any]]:
+            with got.lock:
+                return next((p for p in got.points if p["metric"] == metric and p.get("value", 0) >= least), None)
+
+        for metric in ("ferrite.server.sse_streams", "ferrite.server.tasks.running", "ferrite.server.tasks.created", "ferrite.store.round_trips"):
+            wait_for(lambda: value_at_least(metric, 1), f"point of {metric} >= 1")
+        with got.lock:
+            kinds = {p["metric"]: p["kind"] for p in got.points if p["metric"].startswith(("ferrite.server.sse", "ferrite.server.tasks", "ferrite.store"))}
+        assert kinds == {
+            "ferrite.server.sse_streams": "gauge",
+            "ferrite.server.tasks.running": "gauge",
+            "ferrite.server.tasks.created": "sum",
+            "ferrite.store.round_trips": "sum",
+        }, kinds
+        # The stream closed and the task ended: the gauges go back to 0.
+        stream.close()
+        stream = None
+        with got.lock:
+            seen = len(got.points)
+
+        def back_to_zero(metric: str) -> Optional[Dict[str, Any]]:
+            with got.lock:
+                return next((p for p in got.points[seen:] if p["metric"] == metric and p.get("value") == 0), None)
+
+        wait_for(lambda: back_to_zero("ferrite.server.sse_streams"), "ferrite.server.sse_streams back to 0")
+        wait_for(lambda: back_to_zero("ferrite.server.tasks.running"), "ferrite.server.tasks.running back to 0", timeout=15)
+        print(f"telemetry {name}: SSE streams, running and created tasks and Redis round trips exported, and the gauges back to 0")
     finally:
+        if stream is not None:
+            stream.close()
         proc.kill()
         proc.wait()
+        redis.kill()
+        redis.wait()
         httpd.shutdown()
 
 

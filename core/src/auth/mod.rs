@@ -12,6 +12,7 @@
 mod cache;
 mod challenge;
 mod config;
+mod fronted;
 mod identity;
 mod introspection;
 mod jwt;
@@ -23,6 +24,7 @@ use serde_json::{json, Value};
 
 pub use self::challenge::{bearer_token, www_authenticate, BearerError, Credentials};
 pub use self::config::{AuthConfig, AuthConfigError, IntrospectionConfig, JwtConfig};
+pub use self::fronted::AS_WELL_KNOWN;
 pub use self::identity::Identity;
 pub use self::introspection::IntrospectionVerifier;
 pub use self::jwt::JwtVerifier;
@@ -81,6 +83,8 @@ pub struct ResourceServer {
     metadata: Value,
     metadata_url: String,
     metadata_path: String,
+    /// The authorization server's metadata for 2025-03-26 clients.
+    fronted: fronted::FrontedMetadata,
 }
 
 impl std::fmt::Debug for ResourceServer {
@@ -126,7 +130,9 @@ impl ResourceServer {
         if let Some(doc) = &config.resource_documentation {
             metadata["resource_documentation"] = json!(doc);
         }
-        Ok(ResourceServer { config, verifier, metadata, metadata_url, metadata_path })
+        let first = config.authorization_servers.first().map(String::as_str).unwrap_or_default();
+        let fronted = fronted::FrontedMetadata::new(first)?;
+        Ok(ResourceServer { config, verifier, metadata, metadata_url, metadata_path, fronted })
     }
 
     /// The configuration.
@@ -153,6 +159,13 @@ impl ResourceServer {
             paths.push(WELL_KNOWN.to_owned());
         }
         paths
+    }
+
+    /// The metadata of the (first) authorization server (RFC 8414), as a 2025-03-26 client
+    /// reads it from [`AS_WELL_KNOWN`] on the MCP server: fetched from the authorization server
+    /// and kept for five minutes; why not while it cannot be fetched.
+    pub async fn authorization_server_metadata(&self) -> Result<Value, String> {
+        self.fronted.get().await
     }
 
     /// Verify a bearer token.

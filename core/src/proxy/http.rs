@@ -24,21 +24,16 @@ struct HttpWire {
 }
 
 /// The 2026-07-28 headers that mirror the body: `Mcp-Method`, and `Mcp-Name` for the
-/// methods that name something.
+/// methods that name something (the classifier's table; a value that is not plain ASCII
+/// goes in the header's base64 form).
 fn mirrored(frame: &Value) -> Vec<(&'static str, String)> {
+    use crate::protocol::{classifier::name_parameter, headers::encode_value};
     let mut out = Vec::new();
     if let Some(method) = frame.get("method").and_then(Value::as_str) {
-        out.push(("mcp-method", method.to_owned()));
-        let params = frame.get("params");
-        let name = match method {
-            "tools/call" | "prompts/get" => params.and_then(|p| p.get("name")),
-            "resources/read" => params.and_then(|p| p.get("uri")),
-            _ => None,
-        };
-        if let Some(n) = name.and_then(Value::as_str) {
-            if n.is_ascii() && !n.chars().any(|c| c.is_ascii_control()) {
-                out.push(("mcp-name", n.to_owned()));
-            }
+        out.push(("mcp-method", encode_value(method)));
+        let name = name_parameter(method).and_then(|key| frame.get("params")?.get(key)?.as_str());
+        if let Some(n) = name {
+            out.push(("mcp-name", encode_value(n)));
         }
     }
     out

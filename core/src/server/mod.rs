@@ -32,6 +32,7 @@ mod registration;
 mod registry;
 mod reply;
 mod request_info;
+mod stats;
 mod tasks;
 pub mod typed;
 pub mod uri_template;
@@ -53,6 +54,7 @@ pub use registry::CacheHints;
 use registry::Registry;
 pub use reply::MAX_INPUT_ROUNDS;
 pub use request_info::{HostValues, RemoteAddr, RequestInfo, SENSITIVE_HEADERS};
+pub use stats::ServerStats;
 use tasks::TaskEngine;
 pub use tasks::TaskOptions;
 
@@ -195,6 +197,8 @@ pub(crate) struct ServerInner {
     shared: RwLock<Option<crate::stores::SharedStores>>,
     /// The servers this one is mounted in (see [`Server::mount`]).
     parents: Mutex<Vec<compose::ParentLink>>,
+    /// SSE streams, tasks and store round trips, counted (see [`Server::stats`]).
+    counters: stats::Counters,
 }
 
 /// The core methods a custom method may not replace.
@@ -326,6 +330,7 @@ impl ServerBuilder {
                 fanout: RwLock::new(None),
                 shared: RwLock::new(None),
                 parents: Mutex::new(Vec::new()),
+                counters: Default::default(),
             }),
         }
     }

@@ -236,6 +236,17 @@ async def test_without_a_token_the_401_names_the_metadata(protected: Protected) 
         )
 
 
+async def test_a_2025_03_26_client_finds_the_authorization_servers_metadata_at_the_base(protected: Protected) -> None:
+    # A 2025-03-26 client knows no Protected Resource Metadata: it reads RFC 8414 metadata at
+    # the MCP server's base URL, which answers the authorization server's own document.
+    origin = protected.url.removesuffix("/mcp")
+    async with httpx2.AsyncClient(timeout=10) as client:
+        r = await client.get(f"{origin}/.well-known/oauth-authorization-server", headers={"mcp-protocol-version": "2025-03-26"})
+    assert r.status_code == 200
+    assert r.headers["content-type"] == "application/json"
+    assert r.json() == protected.authorization_server.metadata()
+
+
 class MemoryStorage:
     def __init__(self) -> None:
         self.tokens: OAuthToken | None = None

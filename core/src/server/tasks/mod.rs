@@ -130,6 +130,11 @@ impl TaskEngine {
         read(&self.options).clone()
     }
 
+    /// Tasks running in this process now.
+    pub(crate) fn running(&self) -> usize {
+        lock(&self.live).len()
+    }
+
     fn live(&self, id: &str) -> Option<Arc<Live>> {
         lock(&self.live).get(id).cloned()
     }
@@ -339,6 +344,7 @@ impl Server {
         let finished = record.state.is_terminal();
         let created = self.create_task_result(&record)?;
         opts.store.create(record).await.map_err(store_error)?;
+        self.task_created();
         if finished {
             return Ok(created);
         }

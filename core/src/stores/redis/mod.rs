@@ -135,6 +135,7 @@ impl crate::Server {
             ..self.task_options()
         };
         self.set_task_options(options)?;
+        self.count_store_round_trips(redis.round_trips.clone());
         self.set_fanout(std::sync::Arc::new(RedisFanout::start(&redis, self)));
         self.set_shared_stores(crate::stores::SharedStores {
             sessions: std::sync::Arc::new(RedisSessions::start(&redis)),

@@ -119,6 +119,35 @@ fn challenge(status: StatusCode, www_authenticate: String, message: &str) -> Res
     r
 }
 
+/// The authorization server's metadata for 2025-03-26 clients, when `path` is where they read
+/// it: 200 with the document, 503 with `Retry-After` while it cannot be fetched.
+pub(super) async fn fronted_metadata_response(st: &HttpState, method: &http::Method, path: &str) -> Option<Response> {
+    let rs = st.server.auth()?;
+    if path != crate::auth::AS_WELL_KNOWN {
+        return None;
+    }
+    if method != http::Method::GET && method != http::Method::HEAD {
+        let mut r = error_response(StatusCode::METHOD_NOT_ALLOWED, None, ErrorObject::invalid_request("use GET"));
+        r.headers_mut().insert(header::ALLOW, HeaderValue::from_static("GET"));
+        return Some(r);
+    }
+    Some(match rs.authorization_server_metadata().await {
+        Ok(doc) => {
+            let mut r = Response::new(Body::from(doc.to_string()));
+            let h = r.headers_mut();
+            h.insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+            h.insert(header::ACCESS_CONTROL_ALLOW_ORIGIN, HeaderValue::from_static("*"));
+            h.insert(header::CACHE_CONTROL, HeaderValue::from_static("max-age=300"));
+            r
+        }
+        Err(e) => {
+            let mut r = error_response(StatusCode::SERVICE_UNAVAILABLE, None, ErrorObject::internal(e));
+            r.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static("5"));
+            r
+        }
+    })
+}
+
 /// The Protected Resource Metadata document, when `path` is one of its paths.
 pub(super) fn metadata_response(st: &HttpState, method: &http::Method, path: &str) -> Option<Response> {
     let rs = st.server.auth()?;

@@ -258,7 +258,7 @@ pub fn router(server: &Server, options: HttpOptions) -> Router {
 fn router_for(state: Arc<HttpState>, path: &str) -> Router {
     let mut r = Router::new().route(path, endpoint(&state));
     if let Some(rs) = state.server.auth() {
-        for p in rs.metadata_paths() {
+        for p in rs.metadata_paths().into_iter().chain([crate::auth::AS_WELL_KNOWN.to_owned()]) {
             if p != path {
                 r = r.route(&p, axum::routing::any(serve_metadata));
             }
@@ -273,7 +273,11 @@ fn router_for(state: Arc<HttpState>, path: &str) -> Router {
 }
 
 async fn serve_metadata(State(st): State<Arc<HttpState>>, req: Request<Body>) -> Response {
-    auth::metadata_response(&st, req.method(), req.uri().path())
+    if let Some(r) = auth::metadata_response(&st, req.method(), req.uri().path()) {
+        return r;
+    }
+    auth::fronted_metadata_response(&st, req.method(), req.uri().path())
+        .await
         .unwrap_or_else(|| reject(StatusCode::NOT_FOUND, "Not Found"))
 }
 
@@ -350,6 +354,9 @@ impl HttpService {
     {
         use tower::ServiceExt as _;
         if let Some(r) = auth::metadata_response(&self.state, req.method(), req.uri().path()) {
+            return r;
+        }
+        if let Some(r) = auth::fronted_metadata_response(&self.state, req.method(), req.uri().path()).await {
             return r;
         }
         let req = req.map(Body::new);

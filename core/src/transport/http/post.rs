@@ -482,9 +482,12 @@ fn finish_json(st: &HttpState, out: Option<Answer>, session: Option<&Arc<Session
     r
 }
 
-/// The SSE body of a stream, with keep-alive comments on idle streams.
+/// The SSE body of a stream, with keep-alive comments on idle streams, counted as open
+/// (`Server::stats`) while the client holds it.
 impl HttpState {
     pub(super) fn sse_body(&self, rx: mpsc::Receiver<bytes::Bytes>) -> SseBody {
-        SseBody::new(rx).keep_alive_every(self.opts.sse_keep_alive)
+        SseBody::new(rx)
+            .keep_alive_every(self.opts.sse_keep_alive)
+            .keep_alive(Box::new(self.server.sse_stream_opened()))
     }
 }
