@@ -14,7 +14,8 @@
 #                       (default: $HOME/.cache/ferrite/venv-py; kept apart from the interop
 #                       client's venv, which tests/interop/python/setup.sh owns and may rebuild)
 #   FERRITE_PYTHON      the interpreter the venv is built with (default: python3.11, else python3)
-#   FERRITE_PY_TARGET   cargo target dir of the wheel build (default: $HOME/.cache/ferrite/target-py-wheel)
+#   FERRITE_PY_TARGET   cargo target dir of the wheel build (default: $CARGO_TARGET_DIR, else
+#                       $HOME/.cache/ferrite/target)
 #   FERRITE_PY_HTTP=0   skip the Streamable HTTP harnesses (conformance, TypeScript client, the
 #                       interop tests' HTTP targets)
 #
@@ -31,7 +32,10 @@ elif command -v python3.11 >/dev/null 2>&1; then
 else
     base_python=python3
 fi
-export CARGO_TARGET_DIR="${FERRITE_PY_TARGET:-$HOME/.cache/ferrite/target-py-wheel}"
+# The wheel builds in the release profile of the shared target dir, where the C ABI's and the
+# Node addon's release builds already compiled the core and its dependencies (a cold machine
+# compiles them once, not twice).
+export CARGO_TARGET_DIR="${FERRITE_PY_TARGET:-${CARGO_TARGET_DIR:-$HOME/.cache/ferrite/target}}"
 
 say() { printf 'run-tests.sh: %s\n' "$*" >&2; }
 

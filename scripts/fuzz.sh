@@ -78,13 +78,15 @@ case $sanitizer in
     echo "fuzz.sh: building ${#ALL_TARGETS[@]} targets (stable, libFuzzer coverage, no sanitizer, debug assertions)"
     # cargo fuzz's instrumentation for a release build: sancov counters, the PC table and
     # comparison tracing that libFuzzer reads, stack depth on Linux, and `cfg(fuzzing)`.
-    # `--target` keeps the flags off build scripts and proc macros.
+    # `--target` keeps the flags off build scripts and proc macros. Optimization level 1: the
+    # build of every dependency with coverage is most of a cold test run's fuzz step, and the
+    # bounded runs need coverage more than speed (the measured runs below use cargo fuzz -O).
     RUSTFLAGS="-Cpasses=sancov-module -Cllvm-args=-sanitizer-coverage-level=4 \
 -Cllvm-args=-sanitizer-coverage-inline-8bit-counters -Cllvm-args=-sanitizer-coverage-pc-table \
 -Cllvm-args=-sanitizer-coverage-trace-compares -Cllvm-args=-sanitizer-coverage-stack-depth \
 --cfg fuzzing -Cdebug-assertions -Ccodegen-units=16" \
       cargo build --manifest-path fuzz/Cargo.toml --release --bins --target "$triple" \
-      --config 'profile.release.debug="line-tables-only"' || exit 1
+      --config 'profile.release.debug="line-tables-only"' --config 'profile.release.opt-level=1' || exit 1
     ;;
   address)
     export CARGO_TARGET_DIR="${FERRITE_FUZZ_TARGET_DIR:-$HOME/.cache/ferrite/fuzz-target}/asan"

@@ -10,7 +10,7 @@
 #   FERRITE_MATURIN_VENV        the venv maturin is installed into
 #                               (default: $HOME/.cache/ferrite/venv-maturin)
 #   FERRITE_PY_TARGET           cargo target dir of the wheel build
-#                               (default: $HOME/.cache/ferrite/target-py-wheel)
+#                               (default: $CARGO_TARGET_DIR, else $HOME/.cache/ferrite/target)
 #   FERRITE_CHECK_WHEEL_KEEP=1  keep the temporary directory (its path is printed)
 #
 # Exits non-zero on any failure.
@@ -46,8 +46,8 @@ if [[ ! -x "$tools/bin/maturin" || "$(cat "$tools/.ferrite-tools" 2>/dev/null)" 
     echo "$want" >"$tools/.ferrite-tools"
 fi
 dist="$work/dist"
-say "maturin build --release (cargo target ${FERRITE_PY_TARGET:-$HOME/.cache/ferrite/target-py-wheel})"
-CARGO_TARGET_DIR="${FERRITE_PY_TARGET:-$HOME/.cache/ferrite/target-py-wheel}" \
+say "maturin build --release (cargo target ${FERRITE_PY_TARGET:-${CARGO_TARGET_DIR:-$HOME/.cache/ferrite/target}})"
+CARGO_TARGET_DIR="${FERRITE_PY_TARGET:-${CARGO_TARGET_DIR:-$HOME/.cache/ferrite/target}}" \
     "$tools/bin/maturin" build --release --quiet --interpreter "$base_python" \
     --manifest-path "$here/Cargo.toml" --out "$dist" >&2
 wheels=("$dist"/*.whl)

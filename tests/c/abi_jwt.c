@@ -9,6 +9,7 @@
 #include <openssl/bn.h>
 #include <openssl/core_names.h>
 #include <openssl/evp.h>
+#include <openssl/rsa.h>
 
 struct test_key {
     EVP_PKEY *pkey;

@@ -16,8 +16,8 @@ Then the same server with `--port` over Streamable HTTP and `--redis` (a throwaw
 redis-server): its `tools/call add` span carries network.transport `tcp` and the HTTP session's
 id as mcp.session.id, and with a GET stream open and a task running the gauges
 `ferrite.server.sse_streams` and `ferrite.server.tasks.running` and the counters
-`ferrite.server.tasks.created` and `ferrite.store.round_trips` are exported (>= 1), the
-gauges back at 0 once the stream closed and the task ended.
+`ferrite.server.tasks.created` and `ferrite.store.round_trips` are exported (>= 1), and the
+task gauge is back at 0 once the task ended.
 """
 
 from __future__ import annotations
@@ -389,9 +389,8 @@ def check_http(name: str, cmd: List[str]) -> None:
             "ferrite.server.tasks.created": "sum",
             "ferrite.store.round_trips": "sum",
         }, kinds
-        # The stream closed and the task ended: the gauges go back to 0.
-        stream.close()
-        stream = None
+        # The task ended: its gauge goes back to 0. (A closed GET stream is only noticed at the
+        # server's next write to it, so the stream gauge's way down is tested in core/tests/http.rs.)
         with got.lock:
             seen = len(got.points)
 
@@ -399,9 +398,8 @@ def check_http(name: str, cmd: List[str]) -> None:
             with got.lock:
                 return next((p for p in got.points[seen:] if p["metric"] == metric and p.get("value") == 0), None)
 
-        wait_for(lambda: back_to_zero("ferrite.server.sse_streams"), "ferrite.server.sse_streams back to 0")
         wait_for(lambda: back_to_zero("ferrite.server.tasks.running"), "ferrite.server.tasks.running back to 0", timeout=15)
-        print(f"telemetry {name}: SSE streams, running and created tasks and Redis round trips exported, and the gauges back to 0")
+        print(f"telemetry {name}: SSE streams, running and created tasks and Redis round trips exported; the task gauge back to 0")
     finally:
         if stream is not None:
             stream.close()
