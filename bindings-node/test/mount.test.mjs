@@ -371,3 +371,41 @@ test('a mounted endpoint checks Host and Origin as the listener does (express an
     }
   }
 });
+
+test('node:http: an event stream waits for drain when the response is full (back-pressure), then goes on', async () => {
+  const server = new Server({ name: 'mounted', version: '1.0.0', stateless: true });
+  server.tool('twice', async (_args, ctx) => {
+    ctx.reportProgress(1, 2, 'first');
+    await new Promise((r) => setTimeout(r, 50));
+    return 'done';
+  });
+  const handler = server.nodeHandler();
+  const events = [];
+  const http = createServer((req, res) => {
+    // The first write reports a full buffer; 'drain' comes 300 ms later.
+    const write = res.write.bind(res);
+    let writes = 0;
+    res.write = (chunk, ...rest) => {
+      writes += 1;
+      events.push(`write ${writes}`);
+      write(chunk, ...rest);
+      if (writes === 1) {
+        setTimeout(() => {
+          events.push('drain');
+          res.emit('drain');
+        }, 300);
+        return false;
+      }
+      return true;
+    };
+    void handler(req, res);
+  }).listen(0, '127.0.0.1');
+  const base = await listen(http);
+  try {
+    const r = await post(`${base}/mcp`, call('twice', {}, { progressToken: 'p' }));
+    assert.equal(r.message.result.content[0].text, 'done');
+    assert.deepEqual(events.slice(0, 3), ['write 1', 'drain', 'write 2'], 'nothing more is written before drain');
+  } finally {
+    await stop(http, server);
+  }
+});

@@ -16,7 +16,7 @@ use axum::Router;
 use base64::Engine as _;
 use ferrite_core::auth::{AuthConfig, Identity, ResourceServer};
 use ferrite_core::transport::http::{bind, HttpOptions};
-use ferrite_core::{CallToolResult, Implementation, RequestContext, Server, Tool};
+use ferrite_core::{CallToolResult, GetPromptResult, Implementation, Prompt, RequestContext, Resource, Server, Tool};
 use jsonwebtoken::jwk::{Jwk, JwkSet};
 use jsonwebtoken::{encode, Algorithm, EncodingKey, Header};
 use serde_json::{json, Value};
@@ -163,6 +163,10 @@ async fn protected(resource_for: impl FnOnce(SocketAddr) -> Value) -> (String, S
             Ok(CallToolResult::text(ctx.request_info().to_json()["identity"].to_string()))
         })
         .unwrap();
+    server.add_prompt(Prompt::new("briefing"), |_a: serde_json::Map<String, Value>, _c: RequestContext| async move {
+        Ok(GetPromptResult { description: Some("the briefing".into()), messages: vec![], meta: None })
+    });
+    server.add_text_resource(Resource::new("test://secret", "secret"), "s3cret");
     let http = bind(&server, addr, HttpOptions::default()).await.unwrap();
     tokio::spawn(http.run());
     (format!("http://{addr}"), resource)
@@ -442,6 +446,55 @@ async fn a_missing_tool_scope_is_403_with_the_step_up_challenge_or_hidden_as_con
         let r = call(&base, Some(&token), Some(&s), tool_call("whoami")).await;
         assert_eq!((r.status, text_of(&r)), (200, "bob".to_owned()));
     }
+}
+
+#[tokio::test]
+async fn prompt_and_resource_scopes_are_403_or_hidden_and_scp_and_leeway_are_honoured() {
+    let key = SigningKey::rsa("r1");
+    let iss = issuer(vec![key.jwk()]).await;
+    let get_prompt = json!({"jsonrpc": "2.0", "id": 4, "method": "prompts/get", "params": {"name": "briefing"}});
+    let read = json!({"jsonrpc": "2.0", "id": 5, "method": "resources/read", "params": {"uri": "test://secret"}});
+    let step_up = |base: &str, scope: &str| {
+        format!(
+            "Bearer error=\"insufficient_scope\", error_description=\"the request needs the scopes: {scope}\", scope=\"{scope}\", resource_metadata=\"{}\"",
+            metadata_url(base)
+        )
+    };
+    for hide in [false, true] {
+        let extra = json!({
+            "promptScopes": {"briefing": ["mcp:prompts"]},
+            "resourceScopes": {"test://secret": ["mcp:secrets"]},
+            "hideUnauthorized": hide,
+        });
+        let (base, resource) = protected(|_| jwt_config(&iss, extra)).await;
+        let token = key.sign(&claims(&resource, "bob", "mcp:whoami"));
+        let s = session(&base, &token).await;
+        let r = call(&base, Some(&token), Some(&s), get_prompt.clone()).await;
+        assert_eq!((r.status, r.challenge.unwrap()), (403, step_up(&base, "mcp:prompts")), "prompts/get");
+        let r = call(&base, Some(&token), Some(&s), read.clone()).await;
+        assert_eq!((r.status, r.challenge.unwrap()), (403, step_up(&base, "mcp:secrets")), "resources/read");
+        let lists = [("prompts/list", "prompts", "name", "briefing"), ("resources/list", "resources", "uri", "test://secret")];
+        for (method, key_, field, name) in lists {
+            let r = call(&base, Some(&token), Some(&s), json!({"jsonrpc": "2.0", "id": 6, "method": method})).await;
+            let listed = r.body["result"][key_].as_array().unwrap().iter().any(|e| e[field] == name);
+            assert_eq!(listed, !hide, "{method} with hide_unauthorized = {hide}");
+        }
+        // The scopes in an `scp` array (as some issuers write them): allowed.
+        let scp = json!({"iss": ISSUER, "aud": resource, "sub": "bob", "scp": ["mcp:prompts", "mcp:secrets"], "exp": now() + 600});
+        let token = key.sign(&scp);
+        let s = session(&base, &token).await;
+        let r = call(&base, Some(&token), Some(&s), get_prompt.clone()).await;
+        assert_eq!((r.status, r.body["result"]["description"].clone()), (200, json!("the briefing")));
+        let r = call(&base, Some(&token), Some(&s), read.clone()).await;
+        assert_eq!((r.status, r.body["result"]["contents"][0]["text"].clone()), (200, json!("s3cret")));
+    }
+    // Leeway (60 s by default): a token expired 30 s ago still passes, one expired 120 s ago not.
+    let (base, resource) = protected(|_| jwt_config(&iss, json!({}))).await;
+    let expired = |ago: u64| key.sign(&json!({"iss": ISSUER, "aud": resource, "sub": "bob", "exp": now() - ago}));
+    assert_eq!(call(&base, Some(&expired(30)), None, init()).await.status, 200, "within the leeway");
+    let r = call(&base, Some(&expired(120)), None, init()).await;
+    assert_eq!(r.status, 401, "past the leeway");
+    assert!(r.challenge.unwrap().contains("the token has expired"));
 }
 
 #[tokio::test]

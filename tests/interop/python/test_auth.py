@@ -247,6 +247,82 @@ async def test_a_2025_03_26_client_finds_the_authorization_servers_metadata_at_t
     assert r.json() == protected.authorization_server.metadata()
 
 
+async def rpc(client: httpx2.AsyncClient, url: str, headers: dict[str, str], body: dict) -> tuple[httpx2.Response, dict | None]:
+    """POST one JSON-RPC message; the response and its JSON-RPC answer (a JSON body or the SSE
+    event that carries it)."""
+    r = await client.post(url, json=body, headers={"accept": "application/json, text/event-stream", "content-type": "application/json", **headers})
+    if not r.text.strip():
+        return r, None
+    if r.headers.get("content-type", "").startswith("text/event-stream"):
+        for line in r.text.splitlines():
+            if line.startswith("data:") and line[5:].strip():
+                msg = json.loads(line[5:])
+                if "id" in msg and "method" not in msg:
+                    return r, msg
+        return r, None
+    return r, r.json()
+
+
+async def open_session(client: httpx2.AsyncClient, url: str, token: str) -> dict[str, str]:
+    """A 2025-11-25 session for `token`; the headers of its later requests."""
+    init = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}
+    r, _ = await rpc(client, url, {"authorization": f"Bearer {token}"}, init)
+    assert r.status_code == 200, r.text
+    headers = {"authorization": f"Bearer {token}", "mcp-session-id": r.headers["mcp-session-id"], "mcp-protocol-version": "2025-11-25"}
+    await rpc(client, url, headers, {"jsonrpc": "2.0", "method": "notifications/initialized"})
+    return headers
+
+
+async def test_a_task_belongs_to_the_subject_that_created_it(protected: Protected) -> None:
+    asa = protected.authorization_server
+    alice_token, mallory_token = asa.mint(protected.url, "alice", "mcp:whoami"), asa.mint(protected.url, "mallory", "mcp:whoami")
+    async with httpx2.AsyncClient(timeout=10) as client:
+        alice = await open_session(client, protected.url, alice_token)
+        _, tools = await rpc(client, protected.url, alice, {"jsonrpc": "2.0", "id": 2, "method": "tools/list"})
+        assert tools is not None
+        if not any(t["name"] == "slow_compute" for t in tools["result"]["tools"]):
+            pytest.skip("this server has no task tool (slow_compute)")
+        call = {"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+                "params": {"name": "slow_compute", "arguments": {"seconds": 0.2}, "task": {"ttl": 60000}}}
+        _, created = await rpc(client, protected.url, alice, call)
+        assert created is not None and created["result"]["task"]["status"] == "working", created
+        task_id = created["result"]["task"]["taskId"]
+        mallory = await open_session(client, protected.url, mallory_token)
+        get = {"jsonrpc": "2.0", "id": 4, "method": "tasks/get", "params": {"taskId": task_id}}
+        _, theirs = await rpc(client, protected.url, mallory, get)
+        assert theirs is not None and theirs["error"]["code"] == -32602, f"another subject reads the task: {theirs}"
+        _, mine = await rpc(client, protected.url, alice, get)
+        assert mine is not None and mine["result"]["taskId"] == task_id, mine
+
+
+async def test_a_sealed_request_state_belongs_to_the_subject_it_was_issued_to(protected: Protected) -> None:
+    # 2026-07-28: a tool answers input_required with a sealed requestState; the same state
+    # echoed with another subject's token is refused (-32602), its own subject's retry completes.
+    asa = protected.authorization_server
+    alice_token, mallory_token = asa.mint(protected.url, "alice", "mcp:whoami"), asa.mint(protected.url, "mallory", "mcp:whoami")
+    name = "test_input_required_result_request_state"
+    meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}}}
+
+    def modern(token: str) -> dict[str, str]:
+        return {"authorization": f"Bearer {token}", "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": name}
+
+    async with httpx2.AsyncClient(timeout=10) as client:
+        first = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": name, "arguments": {}, "_meta": meta}}
+        r, asked = await rpc(client, protected.url, modern(alice_token), first)
+        if asked is not None and asked.get("error", {}).get("code") == -32602 and "Unknown tool" in asked["error"].get("message", ""):
+            pytest.skip(f"this server has no {name}")
+        assert asked is not None and asked["result"].get("resultType") == "input_required", (r.status_code, asked)
+        state = asked["result"]["requestState"]
+        retry = {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {
+            "name": name, "arguments": {}, "_meta": meta, "requestState": state,
+            "inputResponses": {"confirm": {"action": "accept", "content": {"ok": True}}}}}
+        r, theirs = await rpc(client, protected.url, modern(mallory_token), retry)
+        assert theirs is not None and theirs["error"]["code"] == -32602, f"another subject's retry: {r.status_code} {theirs}"
+        _, mine = await rpc(client, protected.url, modern(alice_token), retry)
+        assert mine is not None and mine["result"]["content"][0]["text"] == "state-ok: confirmed=true", mine
+
+
 class MemoryStorage:
     def __init__(self) -> None:
         self.tokens: OAuthToken | None = None
