@@ -473,7 +473,8 @@ async fn prompt_and_resource_scopes_are_403_or_hidden_and_scp_and_leeway_are_hon
         assert_eq!((r.status, r.challenge.unwrap()), (403, step_up(&base, "mcp:prompts")), "prompts/get");
         let r = call(&base, Some(&token), Some(&s), read.clone()).await;
         assert_eq!((r.status, r.challenge.unwrap()), (403, step_up(&base, "mcp:secrets")), "resources/read");
-        let lists = [("prompts/list", "prompts", "name", "briefing"), ("resources/list", "resources", "uri", "test://secret")];
+        let lists =
+            [("prompts/list", "prompts", "name", "briefing"), ("resources/list", "resources", "uri", "test://secret")];
         for (method, key_, field, name) in lists {
             let r = call(&base, Some(&token), Some(&s), json!({"jsonrpc": "2.0", "id": 6, "method": method})).await;
             let listed = r.body["result"][key_].as_array().unwrap().iter().any(|e| e[field] == name);

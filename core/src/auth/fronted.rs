@@ -22,12 +22,17 @@ pub const AS_WELL_KNOWN: &str = "/.well-known/oauth-authorization-server";
 /// How long a fetched document is served before it is fetched again.
 const KEEP: Duration = Duration::from_secs(300);
 
+/// How long a failed fetch is remembered (the 503's `Retry-After`): an unreachable authorization
+/// server costs one fetch per this long, however many clients ask.
+pub(crate) const RETRY_AFTER: Duration = Duration::from_secs(5);
+
 /// The authorization server's metadata, fetched on first use and kept for [`KEEP`].
 pub(crate) struct FrontedMetadata {
     client: reqwest::Client,
     /// Where to look, in order.
     urls: Vec<String>,
-    kept: tokio::sync::Mutex<Option<(Instant, Value)>>,
+    /// The last answer and when it was had (fetches are serialized by this lock).
+    kept: tokio::sync::Mutex<Option<(Instant, Result<Value, String>)>>,
 }
 
 impl FrontedMetadata {
@@ -47,22 +52,24 @@ impl FrontedMetadata {
     /// answered a JSON object.
     pub(crate) async fn get(&self) -> Result<Value, String> {
         let mut kept = self.kept.lock().await;
-        if let Some((at, doc)) = kept.as_ref() {
-            if at.elapsed() < KEEP {
-                return Ok(doc.clone());
+        if let Some((at, answer)) = kept.as_ref() {
+            let fresh = if answer.is_ok() { KEEP } else { RETRY_AFTER };
+            if at.elapsed() < fresh {
+                return answer.clone();
             }
         }
-        let mut why = String::new();
+        let mut answer = Err(String::new());
         for url in &self.urls {
             match self.fetch(url).await {
                 Ok(doc) => {
-                    *kept = Some((Instant::now(), doc.clone()));
-                    return Ok(doc);
+                    answer = Ok(doc);
+                    break;
                 }
-                Err(e) => why = e,
+                Err(e) => answer = Err(format!("the authorization server's metadata could not be fetched: {e}")),
             }
         }
-        Err(format!("the authorization server's metadata could not be fetched: {why}"))
+        *kept = Some((Instant::now(), answer.clone()));
+        answer
     }
 
     async fn fetch(&self, url: &str) -> Result<Value, String> {

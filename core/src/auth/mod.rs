@@ -25,6 +25,7 @@ use serde_json::{json, Value};
 pub use self::challenge::{bearer_token, www_authenticate, BearerError, Credentials};
 pub use self::config::{AuthConfig, AuthConfigError, IntrospectionConfig, JwtConfig};
 pub use self::fronted::AS_WELL_KNOWN;
+pub(crate) use self::fronted::RETRY_AFTER as FRONTED_RETRY_AFTER;
 pub use self::identity::Identity;
 pub use self::introspection::IntrospectionVerifier;
 pub use self::jwt::JwtVerifier;

@@ -125,6 +125,9 @@ pub(crate) struct Link {
     /// the upstream answered `server/discover`).
     pub(crate) modern_ok: AtomicBool,
     next_id: AtomicI64,
+    /// Set once the link is closed or the upstream went away: a request made later fails at
+    /// once instead of waiting for an answer nobody will send.
+    closed: AtomicBool,
     pending: Mutex<HashMap<i64, Pending>>,
     forwards: Mutex<Vec<(i64, Arc<Forward>)>>,
     events: Mutex<Option<Weak<dyn Events>>>,
@@ -145,6 +148,7 @@ impl Link {
             era,
             modern_ok: AtomicBool::new(era == UpstreamEra::Modern),
             next_id: AtomicI64::new(1),
+            closed: AtomicBool::new(false),
             pending: Mutex::new(HashMap::new()),
             forwards: Mutex::new(Vec::new()),
             events: Mutex::new(None),
@@ -179,8 +183,10 @@ impl Link {
         self.fail_all("the upstream connection closed");
     }
 
-    /// Fail every request waiting for an answer (the upstream went away).
+    /// Fail every request waiting for an answer, and every later one (the upstream went away).
     pub(crate) fn fail_all(&self, why: &str) {
+        // Before the drain: a request registered after it sees the flag (request_in).
+        self.closed.store(true, Ordering::SeqCst);
         let pending: Vec<Pending> = lock(&self.pending).drain().map(|(_, p)| p).collect();
         for p in pending {
             let _ = p.send(Err(upstream_error(why)));
@@ -282,10 +288,13 @@ impl Link {
         }
         let (tx, rx) = oneshot::channel();
         lock(&self.pending).insert(id, tx);
+        let _cleanup = Cleanup { link: self, id };
+        if self.closed.load(Ordering::SeqCst) {
+            return Err(upstream_error("the upstream connection closed").into());
+        }
         if let Some(f) = forward {
             lock(&self.forwards).push((id, f.clone()));
         }
-        let _cleanup = Cleanup { link: self, id };
         let frame = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
         let headers = forward.map(|f| f.headers.as_slice()).unwrap_or_default();
         self.send_with(frame, Some(id), headers).await?;

@@ -126,23 +126,17 @@ pub(super) async fn fronted_metadata_response(st: &HttpState, method: &http::Met
     if path != crate::auth::AS_WELL_KNOWN {
         return None;
     }
-    if method != http::Method::GET && method != http::Method::HEAD {
-        let mut r = error_response(StatusCode::METHOD_NOT_ALLOWED, None, ErrorObject::invalid_request("use GET"));
-        r.headers_mut().insert(header::ALLOW, HeaderValue::from_static("GET"));
-        return Some(r);
+    if let Some(refused) = get_only(method) {
+        return Some(refused);
     }
     Some(match rs.authorization_server_metadata().await {
-        Ok(doc) => {
-            let mut r = Response::new(Body::from(doc.to_string()));
-            let h = r.headers_mut();
-            h.insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
-            h.insert(header::ACCESS_CONTROL_ALLOW_ORIGIN, HeaderValue::from_static("*"));
-            h.insert(header::CACHE_CONTROL, HeaderValue::from_static("max-age=300"));
-            r
-        }
+        Ok(doc) => public_json(doc.to_string()),
         Err(e) => {
             let mut r = error_response(StatusCode::SERVICE_UNAVAILABLE, None, ErrorObject::internal(e));
-            r.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static("5"));
+            let retry = crate::auth::FRONTED_RETRY_AFTER.as_secs().to_string();
+            if let Ok(v) = HeaderValue::from_str(&retry) {
+                r.headers_mut().insert(header::RETRY_AFTER, v);
+            }
             r
         }
     })
@@ -154,16 +148,26 @@ pub(super) fn metadata_response(st: &HttpState, method: &http::Method, path: &st
     if !rs.metadata_paths().iter().any(|p| p == path) {
         return None;
     }
-    if method != http::Method::GET && method != http::Method::HEAD {
-        let mut r = error_response(StatusCode::METHOD_NOT_ALLOWED, None, ErrorObject::invalid_request("use GET"));
-        r.headers_mut().insert(header::ALLOW, HeaderValue::from_static("GET"));
-        return Some(r);
+    Some(get_only(method).unwrap_or_else(|| public_json(rs.metadata().to_string())))
+}
+
+/// 405 for a metadata path asked with anything but GET or HEAD.
+fn get_only(method: &http::Method) -> Option<Response> {
+    if method == http::Method::GET || method == http::Method::HEAD {
+        return None;
     }
-    let mut r = Response::new(Body::from(rs.metadata().to_string()));
+    let mut r = error_response(StatusCode::METHOD_NOT_ALLOWED, None, ErrorObject::invalid_request("use GET"));
+    r.headers_mut().insert(header::ALLOW, HeaderValue::from_static("GET"));
+    Some(r)
+}
+
+/// A public metadata document: JSON, readable across origins (browser-based clients), cached
+/// five minutes.
+fn public_json(body: String) -> Response {
+    let mut r = Response::new(Body::from(body));
     let h = r.headers_mut();
     h.insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
-    // Browser-based clients read it across origins; it is public.
     h.insert(header::ACCESS_CONTROL_ALLOW_ORIGIN, HeaderValue::from_static("*"));
     h.insert(header::CACHE_CONTROL, HeaderValue::from_static("max-age=300"));
-    Some(r)
+    r
 }
