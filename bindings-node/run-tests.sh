@@ -85,64 +85,50 @@ step redis-install $?
 node --test --test-timeout=60000 test/*.test.mjs
 step node-test $?
 
-# --- 4: the shared harnesses -------------------------------------------------------------------
+# --- 4 + 5: the harnesses, three at a time (tests/lib/together.sh), each printed whole -------
+. "$root/tests/lib/together.sh"
+cd "$root"
+ran_apart() { # NAME STATUS SECONDS LOGFILE
+    echo "run-tests.sh: $1 ($3 s):" >&2
+    cat "$4"
+    step "$1" "$2"
+}
 export FERRITE_STDIO_SERVERS="node=node examples/node/everything.mjs"
 http_servers=""
 if [[ "${FERRITE_NODE_HTTP:-1}" != 0 ]]; then
     http_servers="node=node examples/node/everything.mjs;node-stateless=node examples/node/everything.mjs --stateless"
 fi
-for harness in tests/interop/python/run.sh tests/inspector/run.sh; do
-    if [[ -f "$root/$harness" ]]; then
-        # The Python client's 2026-07-28 tests also run over HTTP; the Inspector checks are stdio.
-        http=""
-        [[ "$harness" == tests/interop/python/run.sh ]] && http="$http_servers"
-        echo "run-tests.sh: $harness with FERRITE_STDIO_SERVERS=\"$FERRITE_STDIO_SERVERS\" FERRITE_HTTP_SERVERS=\"$http\"" >&2
-        (cd "$root" && FERRITE_HTTP_SERVERS="$http" FERRITE_AUTH_SERVERS="${http:+node=node examples/node/everything.mjs;node-protected=node examples/node/protected.mjs}" bash "$harness")
-        step "$harness" $?
-    else
-        echo "run-tests.sh: $harness does not exist: skipped" >&2
-    fi
-done
+# The Python client's 2026-07-28 tests also run over HTTP; the Inspector checks are stdio.
+together tests/interop/python/run.sh env FERRITE_HTTP_SERVERS="$http_servers" \
+    FERRITE_AUTH_SERVERS="${http_servers:+node=node examples/node/everything.mjs;node-protected=node examples/node/protected.mjs}" \
+    bash tests/interop/python/run.sh
+together tests/inspector/run.sh env FERRITE_HTTP_SERVERS="" bash tests/inspector/run.sh
 
-# --- 5: Streamable HTTP: the conformance suite and the TypeScript SDK client ---------------
 if [[ "${FERRITE_NODE_HTTP:-1}" != 0 ]]; then
     everything=(node examples/node/everything.mjs)
-    if [[ -f "$root/tests/conformance/run.sh" ]]; then
-        # The server serves tasks (issue 12): the tasks-* scenarios are scored (CONFORMANCE_UNSCORED
-        # empty; run.sh leaves them unscored by default).
-        echo "run-tests.sh: tests/conformance/run.sh node -- ${everything[*]}" >&2
-        (cd "$root" && CONFORMANCE_UNSCORED="" bash tests/conformance/run.sh node -- "${everything[@]}")
-        step "tests/conformance/run.sh(stateful)" $?
-        # Stateless: the scenarios that need a session (the core refuses them the documented
-        # way) run but are not scored; tasks need none and are scored. The pattern is
-        # scripts/test's FERRITE_STATELESS_UNSCORED (shared by every surface) when it is set.
-        stateless_unscored="${FERRITE_STATELESS_UNSCORED:-^(tasks-|logging-set-level|tools-call-with-logging|tools-call-sampling|tools-call-elicitation|elicitation-sep|resources-(un)?subscribe)}"
-        echo "run-tests.sh: tests/conformance/run.sh node-stateless -- ${everything[*]} --stateless" >&2
-        (cd "$root" && CONFORMANCE_UNSCORED="${stateless_unscored/tasks-|/}" \
-            bash tests/conformance/run.sh node-stateless -- "${everything[@]}" --stateless)
-        step "tests/conformance/run.sh(stateless)" $?
-        # Mounted in an express app (nodeHandler) and in a Hono app (fetch), beside GET /health;
-        # next-all is where the tasks-* scenarios are scored.
-        for app in express hono; do
-            echo "run-tests.sh: tests/conformance/run.sh node-mounted-$app -- ${everything[*]} --mount $app" >&2
-            (cd "$root" && CONFORMANCE_UNSCORED="" CONFORMANCE_SUITES=stable,next-2025-11-25,next-2026-07-28,next-all \
-                CONFORMANCE_HOST_ROUTE=/health bash tests/conformance/run.sh "node-mounted-$app" -- "${everything[@]}" --mount "$app")
-            step "tests/conformance/run.sh(mounted-$app)" $?
-        done
-    else
-        echo "run-tests.sh: tests/conformance/run.sh does not exist: skipped" >&2
-    fi
-    if [[ -f "$root/tests/interop/typescript/run.sh" ]]; then
-        ts_servers="node=${everything[*]};node-express=${everything[*]} --mount express;node-hono=${everything[*]} --mount hono"
-        task_servers="node=${everything[*]}"
-        echo "run-tests.sh: tests/interop/typescript/run.sh with FERRITE_HTTP_SERVERS=\"$ts_servers\" FERRITE_TASK_SERVERS=\"$task_servers\"" >&2
-        (cd "$root" && FERRITE_HTTP_SERVERS="$ts_servers" FERRITE_TASK_SERVERS="$task_servers" bash tests/interop/typescript/run.sh)
-        step tests/interop/typescript/run.sh $?
-    else
-        echo "run-tests.sh: tests/interop/typescript/run.sh does not exist: skipped" >&2
-    fi
+    # The server serves tasks (issue 12): the tasks-* scenarios are scored (CONFORMANCE_UNSCORED
+    # empty; run.sh leaves them unscored by default).
+    together "tests/conformance/run.sh(stateful)" env CONFORMANCE_UNSCORED="" \
+        bash tests/conformance/run.sh node -- "${everything[@]}"
+    # Stateless: the scenarios that need a session (the core refuses them the documented
+    # way) run but are not scored; tasks need none and are scored. The pattern is
+    # scripts/test's FERRITE_STATELESS_UNSCORED (shared by every surface) when it is set.
+    stateless_unscored="${FERRITE_STATELESS_UNSCORED:-^(tasks-|logging-set-level|tools-call-with-logging|tools-call-sampling|tools-call-elicitation|elicitation-sep|resources-(un)?subscribe)}"
+    together "tests/conformance/run.sh(stateless)" env CONFORMANCE_UNSCORED="${stateless_unscored/tasks-|/}" \
+        bash tests/conformance/run.sh node-stateless -- "${everything[@]}" --stateless
+    # Mounted in an express app (nodeHandler) and in a Hono app (fetch), beside GET /health;
+    # next-all is where the tasks-* scenarios are scored.
+    for app in express hono; do
+        together "tests/conformance/run.sh(mounted-$app)" env CONFORMANCE_UNSCORED="" \
+            CONFORMANCE_SUITES=stable,next-2025-11-25,next-2026-07-28,next-all CONFORMANCE_HOST_ROUTE=/health \
+            bash tests/conformance/run.sh "node-mounted-$app" -- "${everything[@]}" --mount "$app"
+    done
+    ts_servers="node=${everything[*]};node-express=${everything[*]} --mount express;node-hono=${everything[*]} --mount hono"
+    together tests/interop/typescript/run.sh env FERRITE_HTTP_SERVERS="$ts_servers" \
+        FERRITE_TASK_SERVERS="node=${everything[*]}" bash tests/interop/typescript/run.sh
 else
     echo "run-tests.sh: FERRITE_NODE_HTTP=0: Streamable HTTP harnesses skipped" >&2
 fi
+together_run ran_apart
 
 summary

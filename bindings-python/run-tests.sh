@@ -75,58 +75,41 @@ failed=()
 
 # ----- the shared harnesses, against the Python everything server -----
 export FERRITE_STDIO_SERVERS="python=$python examples/python/everything.py"
-if [[ -x "$root/tests/interop/python/run.sh" ]]; then
-    say "interop: tests/interop/python/run.sh"
-    if [[ "${FERRITE_PY_HTTP:-1}" != 0 ]]; then
-        FERRITE_HTTP_SERVERS="python=$python examples/python/everything.py" FERRITE_AUTH_SERVERS="python=$python examples/python/everything.py;python-protected=$python examples/python/protected.py" "$root/tests/interop/python/run.sh" \
-            || failed+=("tests/interop/python")
-    else
-        "$root/tests/interop/python/run.sh" || failed+=("tests/interop/python")
-    fi
-else
-    say "tests/interop/python/run.sh not found: interop tests skipped"
-fi
-if [[ -x "$root/tests/inspector/run.sh" ]]; then
-    say "inspector: tests/inspector/run.sh"
-    "$root/tests/inspector/run.sh" || failed+=("tests/inspector")
-else
-    say "tests/inspector/run.sh not found: inspector checks skipped"
-fi
-
-# Streamable HTTP: the everything server with --port N (appended by the harnesses).
+# The harnesses run three at a time (tests/lib/together.sh), each printed whole when done.
+. "$root/tests/lib/together.sh"
+cd "$root"
+ran_apart() { # NAME STATUS SECONDS LOGFILE
+    say "$1 ($3 s):"
+    cat "$4"
+    [[ "$2" == 0 ]] || failed+=("$1")
+}
 if [[ "${FERRITE_PY_HTTP:-1}" != 0 ]]; then
-    if [[ -x "$root/tests/conformance/run.sh" ]]; then
-        # The everything server serves tasks (examples/python/everything_tasks.py): the ten
-        # tasks-* scenarios are scored in every run.
-        say "conformance: tests/conformance/run.sh (Streamable HTTP, stateful, tasks-* scored)"
-        CONFORMANCE_UNSCORED="" \
-            "$root/tests/conformance/run.sh" python -- "$python" "$root/examples/python/everything.py" \
-            || failed+=("tests/conformance (stateful)")
-        # Stateless: the scenarios that need a session (server-to-client requests, logging
-        # levels, subscriptions) are refused the documented way, so they run unscored
-        # (scripts/test exports the shared list; tasks need no session and stay scored).
-        stateless_unscored="${FERRITE_STATELESS_UNSCORED:-^(tasks-|logging-set-level|tools-call-with-logging|tools-call-sampling|tools-call-elicitation|elicitation-sep|resources-(un)?subscribe)}"
-        say "conformance: tests/conformance/run.sh (Streamable HTTP, stateless, tasks-* scored)"
-        CONFORMANCE_UNSCORED="${stateless_unscored/tasks-|/}" \
-            "$root/tests/conformance/run.sh" python-stateless -- "$python" "$root/examples/python/everything.py" --stateless \
-            || failed+=("tests/conformance (stateless)")
-        say "conformance: tests/conformance/run.sh (server.asgi_app() mounted in a Starlette app under uvicorn, stateful, tasks-* scored)"
-        CONFORMANCE_SUITES=stable,next-2025-11-25,next-2026-07-28,next-all CONFORMANCE_UNSCORED="" CONFORMANCE_HOST_ROUTE=/health \
-            "$root/tests/conformance/run.sh" python-mounted -- "$python" "$root/examples/python/everything.py" --mount \
-            || failed+=("tests/conformance (mounted)")
-    else
-        say "tests/conformance/run.sh not found: conformance suite skipped"
-    fi
-    if [[ -x "$root/tests/interop/typescript/run.sh" ]]; then
-        say "interop: tests/interop/typescript/run.sh (Streamable HTTP; its experimental tasks too)"
-        FERRITE_HTTP_SERVERS="python=$python examples/python/everything.py;python-mounted=$python examples/python/everything.py --mount" \
-            FERRITE_TASK_SERVERS="python=$python examples/python/everything.py" \
-            "$root/tests/interop/typescript/run.sh" \
-            || failed+=("tests/interop/typescript")
-    else
-        say "tests/interop/typescript/run.sh not found: TypeScript interop skipped"
-    fi
+    together tests/interop/python env FERRITE_HTTP_SERVERS="python=$python examples/python/everything.py" \
+        FERRITE_AUTH_SERVERS="python=$python examples/python/everything.py;python-protected=$python examples/python/protected.py" \
+        tests/interop/python/run.sh
+else
+    together tests/interop/python tests/interop/python/run.sh
 fi
+together tests/inspector tests/inspector/run.sh
+
+if [[ "${FERRITE_PY_HTTP:-1}" != 0 ]]; then
+    # Stateful, tasks-* scored.
+    together "tests/conformance (stateful)" env CONFORMANCE_UNSCORED="" \
+        tests/conformance/run.sh python -- "$python" "$root/examples/python/everything.py"
+    # Stateless: the scenarios that need a session run unscored; tasks-* scored.
+    stateless_unscored="${FERRITE_STATELESS_UNSCORED:-^(tasks-|logging-set-level|tools-call-with-logging|tools-call-sampling|tools-call-elicitation|elicitation-sep|resources-(un)?subscribe)}"
+    together "tests/conformance (stateless)" env CONFORMANCE_UNSCORED="${stateless_unscored/tasks-|/}" \
+        tests/conformance/run.sh python-stateless -- "$python" "$root/examples/python/everything.py" --stateless
+    # server.asgi_app() mounted in a Starlette app under uvicorn, stateful, tasks-* scored.
+    together "tests/conformance (mounted)" env CONFORMANCE_SUITES=stable,next-2025-11-25,next-2026-07-28,next-all \
+        CONFORMANCE_UNSCORED="" CONFORMANCE_HOST_ROUTE=/health \
+        tests/conformance/run.sh python-mounted -- "$python" "$root/examples/python/everything.py" --mount
+    # Streamable HTTP; its experimental tasks too.
+    together tests/interop/typescript env \
+        FERRITE_HTTP_SERVERS="python=$python examples/python/everything.py;python-mounted=$python examples/python/everything.py --mount" \
+        FERRITE_TASK_SERVERS="python=$python examples/python/everything.py" tests/interop/typescript/run.sh
+fi
+together_run ran_apart
 
 if ((${#failed[@]})); then
     say "FAILED: ${failed[*]}"

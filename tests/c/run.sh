@@ -49,19 +49,25 @@ failed=0
 step() {
     local name="$1"
     shift
-    local out="$log/step.out"
+    local out="$log/step.out" start=$SECONDS
     echo "== $name" >&2
-    if "$@" >"$out" 2>&1; then
+    "$@" >"$out" 2>&1
+    step_report "$name" $? $((SECONDS - start)) "$out"
+}
+step_report() { # NAME STATUS SECONDS OUTPUT-FILE
+    if [[ "$2" == 0 ]]; then
         passed=$((passed + 1))
-        echo "PASS $name"
+        echo "PASS $1 ($3 s)"
     else
         failed=$((failed + 1))
-        echo "FAIL $name"
-        tail -n 60 "$out" | sed 's/^/    /'
+        echo "FAIL $1 ($3 s)"
+        tail -n 60 "$4" | sed 's/^/    /'
     fi
-    grep -E "^SKIP|^test result:|checks, [0-9]+ failed|passed, [0-9]+ failed|[0-9]+ passed|ERROR SUMMARY|definitely lost|indirectly lost|^valgrind:" "$out" \
+    grep -E "^SKIP|^test result:|checks, [0-9]+ failed|passed, [0-9]+ failed|[0-9]+ passed|ERROR SUMMARY|definitely lost|indirectly lost|^valgrind:" "$4" \
         | sed 's/^/    /' || true
 }
+# The harnesses after the builds run three at a time (tests/lib/together.sh).
+. "$root/tests/lib/together.sh"
 
 # 1. Rust-side tests: header, standalone header, C programs. The C programs link the
 # libferrite.so in target/debug, which only a `cargo build` of the crate itself puts there
@@ -85,7 +91,6 @@ run_valgrind() {
         --errors-for-leak-kinds=definite,indirect --error-exitcode=99 "$abi_test" \
         && echo "valgrind: no definite or indirect leaks, no memory errors"
 }
-step "valgrind: abi_test leaks nothing after ferrite_server_close" run_valgrind
 
 # 3. Release library and the everything servers.
 step "cargo build --release -p ferrite-ffi" cargo build --release -p ferrite-ffi
@@ -123,7 +128,10 @@ step "go vet and go test ./bindings-go/ferrite" go_package
 # the install (the ferrite_pkgconfig build tag).
 # cargo-c is a tool from crates.io that compiles cargo itself: on a fresh 2-core machine its
 # install takes 3 min (a debug build) and its first cinstall another 4.5 (it builds for an
-# explicit --target, so nothing of the other release builds is reused). FERRITE_TEST_INSTALL:
+# explicit --target, so nothing of the other release builds is reused; it builds in a target dir
+# of its own, because its build scripts and proc macros, built with other flags into the shared
+# release profile, made the next release build there, the Node addon's, rebuild all ~245 crates:
+# 4 min 44 s). FERRITE_TEST_INSTALL:
 # `auto` (the default) runs the check when cargo-c is installed and says SKIP otherwise; `1`
 # installs cargo-c first; `0` skips.
 install_prefix() {
@@ -140,7 +148,8 @@ install_prefix() {
     # output is not part of its key): a fixed prefix with a Go cache of its own keeps it right.
     local prefix="$target/c-install-test"
     rm -rf "$prefix"
-    cargo cinstall -p ferrite-ffi --release --prefix "$prefix" --libdir "$prefix/lib" || return 1
+    CARGO_TARGET_DIR="$target/cinstall" \
+        cargo cinstall -p ferrite-ffi --release --prefix "$prefix" --libdir "$prefix/lib" || return 1
     ls -l "$prefix/lib" "$prefix/include"
     export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
     echo "pkg-config: $(pkg-config --cflags --libs ferrite)"
@@ -176,10 +185,14 @@ step "stdio smoke: C everything (static)" smoke "$bin/everything-c-static"
 step "stdio smoke: Go everything" smoke "$bin/everything-go"
 step "stdio smoke: ctypes server" smoke $ctypes_cmd
 
+# From here on the harnesses run three at a time, each against servers of its own; valgrind (about
+# a minute of one core) first, beside them.
+together "valgrind: abi_test leaks nothing after ferrite_server_close" run_valgrind
+
 # 4. Shared harnesses (skipped, and said so, when not in the tree yet).
 servers="c=$bin/everything-c;go=$bin/everything-go"
 if [[ -x tests/interop/python/run.sh ]]; then
-    step "Python SDK interop (tests/interop/python/run.sh): c, go (stdio; HTTP for 2026-07-28; --auth and the protected examples with the SDK's OAuth client)" \
+    together "Python SDK interop (tests/interop/python/run.sh): c, go (stdio; HTTP for 2026-07-28; --auth and the protected examples with the SDK's OAuth client)" \
         env FERRITE_STDIO_SERVERS="$servers" FERRITE_HTTP_SERVERS="$servers" \
         FERRITE_AUTH_SERVERS="$servers;c-protected=$bin/protected-c;go-protected=$bin/protected-go" \
         tests/interop/python/run.sh
@@ -187,7 +200,7 @@ else
     echo "SKIP tests/interop/python/run.sh is not in the tree"
 fi
 if [[ -x tests/inspector/run.sh ]]; then
-    step "MCP Inspector CLI (tests/inspector/run.sh): c, go, ctypes" \
+    together "MCP Inspector CLI (tests/inspector/run.sh): c, go, ctypes" \
         env FERRITE_STDIO_SERVERS="$servers;ctypes=$ctypes_cmd" tests/inspector/run.sh
 else
     echo "SKIP tests/inspector/run.sh is not in the tree"
@@ -201,22 +214,22 @@ fi
 # are not scored.
 stateless_unscored='^(logging-set-level|tools-call-with-logging|tools-call-sampling|tools-call-elicitation|elicitation-sep|resources-(un)?subscribe)'
 if [[ -x tests/conformance/run.sh ]]; then
-    step "conformance suite, 5 runs (tests/conformance/run.sh): C everything, tasks-* scored" \
+    together "conformance suite, 5 runs (tests/conformance/run.sh): C everything, tasks-* scored" \
         env CONFORMANCE_UNSCORED="" tests/conformance/run.sh c -- "$bin/everything-c"
-    step "conformance suite, 5 runs (tests/conformance/run.sh): Go everything, tasks-* scored" \
+    together "conformance suite, 5 runs (tests/conformance/run.sh): Go everything, tasks-* scored" \
         env CONFORMANCE_UNSCORED="" tests/conformance/run.sh go -- "$bin/everything-go"
-    step "conformance suite, 5 runs: C everything --stateless, tasks-* scored" \
+    together "conformance suite, 5 runs: C everything --stateless, tasks-* scored" \
         env CONFORMANCE_UNSCORED="$stateless_unscored" tests/conformance/run.sh c-stateless -- "$bin/everything-c" --stateless
-    step "conformance suite, 5 runs: Go everything --stateless, tasks-* scored" \
+    together "conformance suite, 5 runs: Go everything --stateless, tasks-* scored" \
         env CONFORMANCE_UNSCORED="$stateless_unscored" tests/conformance/run.sh go-stateless -- "$bin/everything-go" --stateless
-    step "conformance suite (stable, next-2025-11-25, next-2026-07-28, next-all): Go everything mounted in a net/http ServeMux (--mount), tasks-* scored" \
+    together "conformance suite (stable, next-2025-11-25, next-2026-07-28, next-all): Go everything mounted in a net/http ServeMux (--mount), tasks-* scored" \
         env CONFORMANCE_SUITES=stable,next-2025-11-25,next-2026-07-28,next-all CONFORMANCE_UNSCORED="" \
         CONFORMANCE_HOST_ROUTE=/health tests/conformance/run.sh go-mounted -- "$bin/everything-go" --mount
 else
     echo "SKIP tests/conformance/run.sh is not in the tree"
 fi
 if [[ -x tests/interop/typescript/run.sh ]]; then
-    step "TypeScript SDK interop over HTTP (tests/interop/typescript/run.sh): c, go (their experimental tasks too)" \
+    together "TypeScript SDK interop over HTTP (tests/interop/typescript/run.sh): c, go (their experimental tasks too)" \
         env FERRITE_HTTP_SERVERS="$servers" FERRITE_TASK_SERVERS="$servers" tests/interop/typescript/run.sh
 else
     echo "SKIP tests/interop/typescript/run.sh is not in the tree"
@@ -263,8 +276,8 @@ finally:
     server.kill(); server.wait()
 EOF
 }
-step "stateless HTTP smoke: C everything" http_stateless "$bin/everything-c"
-step "stateless HTTP smoke: Go everything" http_stateless "$bin/everything-go"
+together "stateless HTTP smoke: C everything" http_stateless "$bin/everything-c"
+together "stateless HTTP smoke: Go everything" http_stateless "$bin/everything-go"
 
 # 2026-07-28 over HTTP, stateful and stateless: each refusal has its exact status and JSON-RPC
 # code, and the server keeps serving afterwards; an unknown command-line argument exits 2.
@@ -319,8 +332,10 @@ for mode in ([], ["--stateless"]):
 print("2026-07-28 HTTP refusals: ok")
 EOF
 }
-step "2026-07-28 HTTP refusals (stateful and stateless): C everything" http_modern "$bin/everything-c"
-step "2026-07-28 HTTP refusals (stateful and stateless): Go everything" http_modern "$bin/everything-go"
+together "2026-07-28 HTTP refusals (stateful and stateless): C everything" http_modern "$bin/everything-c"
+together "2026-07-28 HTTP refusals (stateful and stateless): Go everything" http_modern "$bin/everything-go"
+
+together_run step_report
 
 echo "c-abi: $passed passed, $failed failed"
 ((failed == 0))

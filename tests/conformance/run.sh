@@ -97,12 +97,6 @@ mkdir -p "$out" || exit 1
 out="$(cd "$out" && pwd)"
 server_log="$out/server.log"
 
-port="$("$node" -e '
-const s = require("net").createServer();
-s.listen(0, "127.0.0.1", () => { console.log(s.address().port); s.close(); });')"
-[[ "$port" =~ ^[0-9]+$ ]] || { echo "conformance: could not pick a free port" >&2; exit 1; }
-url="http://127.0.0.1:$port/mcp"
-
 server_pid=""
 stop_server() {
   [ -n "$server_pid" ] || return 0
@@ -120,28 +114,40 @@ trap stop_server EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
-echo "conformance: starting server: $* --port $port (log: $server_log)" >&2
-setsid "$@" --port "$port" >"$server_log" 2>&1 </dev/null &
-server_pid=$!
-
-deadline=$((SECONDS + start_timeout))
+# A free port is picked by binding port 0 and closing it, so another run started at the same
+# moment can take it first (the harnesses run side by side): a server that exits before it
+# accepts connections gets another port, up to three times.
 up=0
-while [ $SECONDS -lt $deadline ]; do
-  if ! kill -0 "$server_pid" 2>/dev/null; then
-    break
-  fi
-  if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
-    up=1
-    break
-  fi
-  sleep 0.1
+for attempt in 1 2 3; do
+  port="$("$node" -e '
+const s = require("net").createServer();
+s.listen(0, "127.0.0.1", () => { console.log(s.address().port); s.close(); });')"
+  [[ "$port" =~ ^[0-9]+$ ]] || { echo "conformance: could not pick a free port" >&2; exit 1; }
+  url="http://127.0.0.1:$port/mcp"
+  echo "conformance: starting server: $* --port $port (log: $server_log)" >&2
+  setsid "$@" --port "$port" >"$server_log" 2>&1 </dev/null &
+  server_pid=$!
+  deadline=$((SECONDS + start_timeout))
+  while [ $SECONDS -lt $deadline ]; do
+    if ! kill -0 "$server_pid" 2>/dev/null; then
+      break
+    fi
+    if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+      up=1
+      break
+    fi
+    sleep 0.1
+  done
+  [ "$up" = 1 ] && break
+  kill -0 "$server_pid" 2>/dev/null && break # alive but not listening: no retry
+  wait "$server_pid" 2>/dev/null
+  echo "conformance: server exited (status $?) before accepting connections (attempt $attempt)" >&2
+  server_pid=""
+  [ "$attempt" = 3 ] || cp "$server_log" "$server_log.attempt-$attempt"
 done
 if [ "$up" != 1 ]; then
-  if kill -0 "$server_pid" 2>/dev/null; then
+  if [ -n "$server_pid" ] && kill -0 "$server_pid" 2>/dev/null; then
     echo "conformance: server did not accept connections on 127.0.0.1:$port within ${start_timeout}s" >&2
-  else
-    wait "$server_pid" 2>/dev/null
-    echo "conformance: server exited (status $?) before accepting connections" >&2
   fi
   echo "---- last lines of $server_log" >&2
   tail -n 30 "$server_log" >&2
@@ -199,18 +205,24 @@ run_suite() { # label cli outdir scored unscored -- suite args...
   if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
     echo "conformance: $label timed out after ${suite_timeout}s" >&2
   fi
-  local summary counts
-  summary="$("$node" "$here/summarize.mjs" --label "$label" --out "$dir" --scored "$scored" --unscored "$unscored" --exit-code "$rc")"
-  grep -v '^#counts ' <<<"$summary"
-  counts="$(sed -n 's/^#counts //p' <<<"$summary")"
-  local p f
-  p="$(sed -n 's/.*"passed":\([0-9]*\).*/\1/p' <<<"$counts")"
-  f="$(sed -n 's/.*"failed":\([0-9]*\).*/\1/p' <<<"$counts")"
-  total_passed=$((total_passed + ${p:-0}))
-  total_failed=$((total_failed + ${f:-0}))
-  if [ -z "$p" ] || [ $((${p:-0} + ${f:-0})) -eq 0 ]; then
-    broken_runs=$((broken_runs + 1))
-    echo "conformance: $label produced no results; see $dir/suite.log" >&2
+  "$node" "$here/summarize.mjs" --label "$label" --out "$dir" --scored "$scored" --unscored "$unscored" --exit-code "$rc"
+}
+
+# The suite runs go concurrently against the one server (CONFORMANCE_PARALLEL=0: one after
+# another): they are separate clients with their own sessions, and most of a run is waiting
+# (the tasks-* scenarios alone sleep about 10 s), so on 2 cores five at once take the time of
+# the longest. Each run's report goes to a file; the reports print in suite order.
+parallel="${CONFORMANCE_PARALLEL:-1}"
+reports=()
+pids=()
+launch() { # label cli outdir scored unscored -- suite args...
+  local report="$3.report"
+  reports+=("$report")
+  if [ "$parallel" = 0 ]; then
+    run_suite "$@" >"$report"
+  else
+    run_suite "$@" >"$report" &
+    pids+=($!)
   fi
 }
 
@@ -218,33 +230,50 @@ for s in ${suites//,/ }; do
   case "$s" in
     stable)
       scored="$("$node" "$stable_cli" list --server | names_of)"
-      run_suite "conformance-$name-stable" "$stable_cli" "$out/stable" "$scored" "" -- --suite all
+      launch "conformance-$name-stable" "$stable_cli" "$out/stable" "$scored" "" -- --suite all
       ;;
     next-2025-11-25)
       req="$("$node" "$next_cli" list --requirements 2025-11-25)"
       scored="$(awk '/^Server scenarios/{on=1;next} on&&/^$/{on=0} on' <<<"$req" | names_of)"
       unscored="$(grep -- '\[server\]' <<<"$req" | names_of)"
-      run_suite "conformance-$name-next-2025-11-25" "$next_cli" "$out/next-2025-11-25" "$scored" "$unscored" -- \
+      launch "conformance-$name-next-2025-11-25" "$next_cli" "$out/next-2025-11-25" "$scored" "$unscored" -- \
         --requirements 2025-11-25 --timeout "$scenario_timeout"
       ;;
     session-lifecycle)
-      run_suite "conformance-$name-session-lifecycle" "$next_cli" "$out/session-lifecycle" "server-session-lifecycle" "" -- \
+      launch "conformance-$name-session-lifecycle" "$next_cli" "$out/session-lifecycle" "server-session-lifecycle" "" -- \
         --scenario server-session-lifecycle --timeout "$scenario_timeout"
       ;;
     next-2026-07-28)
       req="$("$node" "$next_cli" list --requirements 2026-07-28)"
       scored="$(awk '/^Server scenarios/{on=1;next} on&&/^$/{on=0} on' <<<"$req" | names_of)"
       unscored="$(grep -- '\[server\]' <<<"$req" | names_of)"
-      run_suite "conformance-$name-next-2026-07-28" "$next_cli" "$out/next-2026-07-28" "$scored" "$unscored" -- \
+      launch "conformance-$name-next-2026-07-28" "$next_cli" "$out/next-2026-07-28" "$scored" "$unscored" -- \
         --requirements 2026-07-28 --timeout "$scenario_timeout"
       ;;
     next-all)
       # Every server scenario of the suite (CONFORMANCE_UNSCORED ones reported, not scored).
       scored="$("$node" "$next_cli" list --server | names_of)"
-      run_suite "conformance-$name-next-all" "$next_cli" "$out/next-all" "$scored" "" -- \
+      launch "conformance-$name-next-all" "$next_cli" "$out/next-all" "$scored" "" -- \
         --suite all --timeout "$scenario_timeout"
       ;;
   esac
+done
+
+for pid in "${pids[@]}"; do
+  wait "$pid"
+done
+for report in "${reports[@]}"; do
+  summary="$(cat "$report" 2>/dev/null)"
+  grep -v '^#counts ' <<<"$summary"
+  counts="$(sed -n 's/^#counts //p' <<<"$summary")"
+  p="$(sed -n 's/.*"passed":\([0-9]*\).*/\1/p' <<<"$counts")"
+  f="$(sed -n 's/.*"failed":\([0-9]*\).*/\1/p' <<<"$counts")"
+  total_passed=$((total_passed + ${p:-0}))
+  total_failed=$((total_failed + ${f:-0}))
+  if [ -z "$p" ] || [ $((${p:-0} + ${f:-0})) -eq 0 ]; then
+    broken_runs=$((broken_runs + 1))
+    echo "conformance: ${report%.report} produced no results; see ${report%.report}/suite.log" >&2
+  fi
 done
 
 host_route after
