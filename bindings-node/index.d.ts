@@ -202,9 +202,18 @@ export declare class NativeServer {
   connectedSessions(): Array<string>
   /**
    * Add a middleware at the end of the chain (the first added runs first, outermost):
-   * `handler(slot, '{"method", "params", "hook"}')` answers the result envelope.
+   * `handler(slot, '{"method", "params", "hook"}')` answers the result envelope; `notify`,
+   * when given, gets the client's notifications (`notify(slot, '{"method", "params",
+   * "hook": "notification", "connectionId"}')`, answering `""` or the failure's text).
    */
-  addMiddleware(handler: (slot: number, payload: string) => string | Promise<string>): void
+  addMiddleware(handler: (slot: number, payload: string) => string | Promise<string>, notify?: ((slot: number, payload: string) => string | Promise<string>) | undefined | null): void
+  /**
+   * Run the rest of the chain of the notification in `slot` (a notification hook's), with
+   * `paramsJson` as its params (`null`: none); resolves when the server has handled it. A
+   * second call, or one after the hook finished, resolves at once and does nothing. Resolves
+   * to `""`.
+   */
+  notificationNext(slot: number, paramsJson?: string | undefined | null): Promise<string>
   /**
    * Add the core's built-in middleware `name` configured by `configJson` (the core's keys);
    * an unknown name or a bad configuration is a `TypeError`.

@@ -32,8 +32,8 @@ elif command -v python3.11 >/dev/null 2>&1; then
 else
     base_python=python3
 fi
-# The wheel builds in the release profile of the shared target dir, where the C ABI's and the
-# Node addon's release builds already compiled the core and its dependencies (a cold machine
+# The wheel builds in the shared target dir for the host triple, where the C ABI's and the Node
+# addon's release builds already compiled the core and its dependencies (a cold machine
 # compiles them once, not twice).
 export CARGO_TARGET_DIR="${FERRITE_PY_TARGET:-${CARGO_TARGET_DIR:-$HOME/.cache/ferrite/target}}"
 
@@ -62,7 +62,8 @@ say() { printf 'run-tests.sh: %s\n' "$*" >&2; }
         echo "$want" >"$venv/.ferrite-py-tools"
     fi
     say "pip install ./bindings-python (maturin; cargo target $CARGO_TARGET_DIR)"
-    "$venv/bin/python" -m pip install --quiet --disable-pip-version-check --force-reinstall --no-deps "$here" >&2
+    # For the host triple, as the Node addon and the C ABI build: one release build of the core.
+    CARGO_BUILD_TARGET="$(rustc -vV | sed -n 's/^host: //p')" "$venv/bin/python" -m pip install --quiet --disable-pip-version-check --force-reinstall --no-deps "$here" >&2
 ) || { say "could not build or install the package"; echo "0 passed, 1 failed (build)"; exit 1; }
 
 python="$venv/bin/python"

@@ -321,6 +321,10 @@ typedef struct ferrite_http_service ferrite_http_service;
 // request is settled. Run it at most once with `ferrite_middleware_next_run`, from any thread.
 typedef struct ferrite_middleware_next ferrite_middleware_next;
 
+// The rest of a notification's middleware chain, lent to a
+// `ferrite_notification_middleware_callback` for the duration of the call. Opaque.
+typedef struct ferrite_notification_next ferrite_notification_next;
+
 // An in-flight request handed to a handler callback. Opaque.
 //
 // Valid from the start of the callback until the request is settled: when the callback
@@ -477,6 +481,25 @@ typedef void (*ferrite_middleware_answer_callback)(void *user_data,
                                                    int32_t error_code,
                                                    struct ferrite_str error_message,
                                                    struct ferrite_str error_data_json);
+
+// A notification middleware, called once per notification a client sends
+// (`notifications/initialized`, `notifications/cancelled`, `notifications/roots/list_changed`,
+// ...), in the chain's order (request middlewares and notification middlewares share it, the
+// first added outermost), before the server acts on it. It runs on a server worker thread,
+// possibly on several at once.
+//
+// - `method`: the notification's method, borrowed for the call.
+// - `params_json`: its params as JSON text, borrowed for the call; `ptr` NULL when it had none.
+// - `connection_id`: the connection it came on (the session id on a stateful HTTP server),
+//   borrowed for the call.
+// - `next`: the rest of the chain, valid during the call only: call
+//   `ferrite_notification_next_run` before returning to pass the notification on (it runs
+//   when the callback returns); without that call the notification is dropped.
+typedef void (*ferrite_notification_middleware_callback)(void *user_data,
+                                                         struct ferrite_str method,
+                                                         struct ferrite_str params_json,
+                                                         struct ferrite_str connection_id,
+                                                         const struct ferrite_notification_next *next);
 
 // A tool handler. The call's arguments (a JSON object, validated against the input schema)
 // are on `request`: `ferrite_request_argument_i64` / `_string` read one by JSON Pointer
@@ -1267,6 +1290,31 @@ ferrite_result ferrite_middleware_next_run(const struct ferrite_middleware_next 
                                            ferrite_middleware_answer_callback callback,
                                            void *user_data,
                                            ferrite_finalizer finalizer);
+
+// Add a notification middleware at the end of the server's chain (see
+// `ferrite_notification_middleware_callback`). Ownership of `user_data` and threads as for
+// `ferrite_server_add_middleware`.
+//
+// # Safety
+// `server` is a live server; the callback and finalizer are safe to call with `user_data`.
+ferrite_result ferrite_server_add_notification_middleware(const struct ferrite_server *server,
+                                                          ferrite_notification_middleware_callback callback,
+                                                          void *user_data,
+                                                          ferrite_finalizer finalizer);
+
+// Pass the notification on: the rest of the chain runs with it when the callback returns.
+// `params_json` replaces its params (JSON text; `null` for none); NULL keeps them. Call it
+// during the `ferrite_notification_middleware_callback` that lent `next`, at most once: a
+// second call is `FERRITE_RESULT_INVALID_ARGUMENT` and changes nothing. A NULL `next` is
+// `FERRITE_RESULT_NULL_POINTER`; `params_json` that does not parse is
+// `FERRITE_RESULT_INVALID_JSON` (and the notification is not passed on).
+//
+// # Safety
+// `next` is the handle of a running `ferrite_notification_middleware_callback`;
+// `params_json` is NULL or points to `params_json_len` readable bytes.
+ferrite_result ferrite_notification_next_run(const struct ferrite_notification_next *next,
+                                             const char *params_json,
+                                             size_t params_json_len);
 
 // Add the core's built-in middleware `name` at the end of the chain, configured by
 // `config_json` (the core's keys; NULL for the defaults): `timing`, `logging` (`{"level"}`),

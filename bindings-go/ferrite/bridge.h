@@ -15,6 +15,8 @@ extern uint32_t goMiddlewareCallback(void *user_data, ferrite_request *request, 
                                      ferrite_str hook, ferrite_middleware_next *next);
 extern void goMiddlewareAnswer(void *user_data, ferrite_str result_json, int32_t error_code, ferrite_str error_message,
                                ferrite_str error_data_json);
+extern void goNotificationMiddlewareCallback(void *user_data, ferrite_str method, ferrite_str params_json,
+                                             ferrite_str connection_id, ferrite_notification_next *next);
 extern void goReplyCallback(void *user_data, ferrite_result result, ferrite_str result_json, ferrite_str error_message);
 extern void goCancelCallback(void *user_data);
 extern void goSendCallback(void *user_data, ferrite_str frame);

@@ -31,7 +31,7 @@ import (
 // panic's message): the server keeps serving.
 //
 // Middleware runs for every request the server dispatches, in both protocol eras (not
-// initialize, ping or notifications), in the order added, the first outermost. Each call runs
+// initialize, ping or notifications: see NotificationMiddleware), in the order added, the first outermost. Each call runs
 // on a goroutine of its own, possibly several at once.
 type Middleware func(req *MiddlewareRequest, next NextFunc) (any, error)
 
@@ -85,6 +85,63 @@ func (r *MiddlewareRequest) Name() string {
 func (r *MiddlewareRequest) Context() context.Context {
 	r.call.ctxOnce.Do(func() { r.call.ctx = r.Request.Context() })
 	return r.call.ctx
+}
+
+// Notification is a client notification as a NotificationMiddleware sees it.
+type Notification struct {
+	// Method is the notification's method ("notifications/cancelled", ...).
+	Method string
+	// Params are its params; nil when it had none.
+	Params json.RawMessage
+	// ConnectionID is the connection it came on (the session id on a stateful HTTP server).
+	ConnectionID string
+}
+
+// NotificationMiddleware sees each notification a client sends before the server acts on it,
+// in the chain's order (request and notification middleware share it, the first added
+// outermost). It returns the params to pass the notification on with (n.Params, or new ones;
+// nil keeps them) and true, or false to drop it. It runs on a library thread while the
+// notification waits: keep it short. A panic drops the notification; the server keeps serving.
+type NotificationMiddleware func(n *Notification) (params json.RawMessage, pass bool)
+
+// AddNotificationMiddleware adds mw at the end of the server's chain
+// (ferrite_server_add_notification_middleware). It lives until the server closes.
+func (s *Server) AddNotificationMiddleware(mw NotificationMiddleware) error {
+	if mw == nil {
+		return &Error{Code: CodeNullPointer, Detail: "the notification middleware is nil"}
+	}
+	cb := C.ferrite_notification_middleware_callback(C.goNotificationMiddlewareCallback)
+	return check(C.ferrite_server_add_notification_middleware(s.ptr, cb, userData(mw), finalizer))
+}
+
+//export goNotificationMiddlewareCallback
+func goNotificationMiddlewareCallback(ud unsafe.Pointer, method, params, connection C.ferrite_str,
+	next *C.ferrite_notification_next) {
+	n := &Notification{Method: goString(method), ConnectionID: goString(connection)}
+	if p, ok := optional(params); ok {
+		n.Params = json.RawMessage(p)
+	}
+	out, pass := runNotificationMiddleware(fromUserData(ud).(NotificationMiddleware), n)
+	if !pass {
+		return
+	}
+	if len(out) == 0 {
+		C.ferrite_notification_next_run(next, nil, 0)
+		return
+	}
+	text := C.CString(string(out))
+	defer C.free(unsafe.Pointer(text))
+	C.ferrite_notification_next_run(next, text, C.size_t(len(out)))
+}
+
+// runNotificationMiddleware calls mw; a panic drops the notification.
+func runNotificationMiddleware(mw NotificationMiddleware, n *Notification) (out json.RawMessage, pass bool) {
+	defer func() {
+		if recover() != nil {
+			out, pass = nil, false
+		}
+	}()
+	return mw(n)
 }
 
 // AddMiddleware adds mw at the end of the server's chain (the first added runs first,

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"ferrite.invalid/ferrite/bindings-go/ferrite"
 )
@@ -375,5 +376,104 @@ func TestAddMiddlewareRefusesNil(t *testing.T) {
 	var fe *ferrite.Error
 	if err := s.AddMiddleware(nil); !errors.As(err, &fe) || fe.Code != ferrite.CodeNullPointer {
 		t.Fatalf("err %v", err)
+	}
+}
+
+// Notification middleware: order, dropping (notifications/initialized, on a server that
+// requires it), changing the params (a notifications/cancelled pointed at another request),
+// a panic dropping only its notification.
+func TestNotificationMiddlewareRunsInOrderAndCanDropOrChangeANotification(t *testing.T) {
+	s := newServer(t)
+	if err := s.RequireInitialized(); err != nil {
+		t.Fatal(err)
+	}
+	cancelled := make(chan struct{})
+	addTool(t, s, ferrite.Tool{Name: "wait"}, func(req ferrite.Request, _ json.RawMessage) (any, error) {
+		ctx := req.Context()
+		go func() {
+			<-ctx.Done()
+			close(cancelled)
+			req.CompleteText("stopped", nil)
+		}()
+		return nil, ferrite.ErrPending
+	})
+	addTool(t, s, ferrite.Tool{Name: "ok"}, func(ferrite.Request, json.RawMessage) (any, error) {
+		return ferrite.TextResult("ok"), nil
+	})
+	var mu sync.Mutex
+	var log []string
+	var dropInitialized atomic.Bool
+	dropInitialized.Store(true)
+	for _, name := range []string{"a", "b"} {
+		err := s.AddNotificationMiddleware(func(n *ferrite.Notification) (json.RawMessage, bool) {
+			mu.Lock()
+			log = append(log, fmt.Sprintf("%s> %s %t", name, n.Method, n.ConnectionID != ""))
+			mu.Unlock()
+			switch {
+			case name == "b" && n.Method == "notifications/initialized" && dropInitialized.Load():
+				return nil, false
+			case name == "a" && n.Method == "notifications/cancelled":
+				// Point the cancellation at request 77, whatever it named.
+				return json.RawMessage(`{"requestId":77}`), true
+			case name == "a" && n.Method == "notifications/progress":
+				panic("this middleware breaks")
+			}
+			return nil, true
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	conn, err := s.NewConnection(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	call(t, conn.HandleRaw, fmt.Sprintf(initialize, "{}"))
+	if out, err := conn.HandleRaw(`{"jsonrpc":"2.0","method":"notifications/initialized"}`); err != nil || out != "" {
+		t.Fatalf("initialized: %q %v", out, err)
+	}
+	mu.Lock()
+	got := strings.Join(log, "|")
+	log = nil
+	mu.Unlock()
+	if got != "a> notifications/initialized true|b> notifications/initialized true" {
+		t.Fatalf("order: %s", got)
+	}
+	// b dropped notifications/initialized: the server still waits for it.
+	if e := rpcError(call(t, conn.HandleRaw, toolCall(2, "ok", "{}"))); e == nil {
+		t.Fatal("a request was served before the (dropped) notifications/initialized")
+	}
+	dropInitialized.Store(false)
+	conn.HandleRaw(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	if got := text(t, call(t, conn.HandleRaw, toolCall(3, "ok", "{}"))); got != "ok" {
+		t.Fatalf("after initialized: %s", got)
+	}
+	// a points a cancellation of request 999 at request 77, which is cancelled.
+	done := make(chan struct{})
+	go func() {
+		conn.HandleRaw(toolCall(77, "wait", "{}"))
+		close(done)
+	}()
+	for i := 0; i < 200; i++ {
+		conn.HandleRaw(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":999}}`)
+		select {
+		case <-cancelled:
+			i = 200
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	select {
+	case <-cancelled:
+	case <-time.After(5 * time.Second):
+		t.Fatal("request 77 was not cancelled by the changed notification")
+	}
+	<-done
+	// A panicking middleware drops its notification; the server keeps serving.
+	conn.HandleRaw(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t","progress":1}}`)
+	if got := text(t, call(t, conn.HandleRaw, toolCall(4, "ok", "{}"))); got != "ok" {
+		t.Fatalf("after a panic: %s", got)
+	}
+	if err := s.AddNotificationMiddleware(nil); err == nil {
+		t.Fatal("AddNotificationMiddleware(nil) was accepted")
 	}
 }

@@ -59,7 +59,16 @@ export type { DiagnosticLevel, DiagnosticRecord } from './diagnostics.js';
 export type { ConnectionOptions } from './connection.js';
 export { InputRequest, InputRequired, DEFAULT_MAX_TOKENS } from './mrtr.js';
 export type { InputRequestJson, InputRequiredInit } from './mrtr.js';
-export type { Middleware, MiddlewareContext, MiddlewareFunction, MiddlewareHooks, Next } from './middleware.js';
+export type {
+  Middleware,
+  MiddlewareContext,
+  MiddlewareFunction,
+  MiddlewareHooks,
+  Next,
+  NotificationContext,
+  NotificationFunction,
+  NotificationNext,
+} from './middleware.js';
 export { Server, flushTelemetry } from './server.js';
 export type { FetchInit, MountOptions, NodeHandler, NodeHandlerOptions } from './mount.js';
 export type { RedisOptions } from './fleet.js';

@@ -14,6 +14,14 @@
  *
  * Middleware runs after the transport, the 2026-07-28 classifier and the server's limits,
  * before routing, in both eras; `initialize` and `ping` do not pass through it.
+ *
+ * Notifications from the client (`notifications/initialized`, `notifications/cancelled`,
+ * `notifications/roots/list_changed`, ...) pass through the same chain before the server acts
+ * on them, and reach the hooks objects that have notification hooks: `onNotification`, and
+ * `onMessage`, which runs for every message (FastMCP's `on_message`). There the context is a
+ * {@link NotificationContext} (`hook` is `'notification'`, no `ctx`), and `next()` resolves to
+ * undefined once the rest of the chain has handled it; a hook that does not call it drops the
+ * notification. A middleware function sees requests only.
  */
 
 import { Context } from './context.js';
@@ -41,9 +49,31 @@ export type Next = (context?: MiddlewareContext) => Promise<JsonObject>;
 /** A middleware function. */
 export type MiddlewareFunction = (context: MiddlewareContext, next: Next) => JsonObject | Promise<JsonObject>;
 
-/** A middleware with typed hooks; each one it has runs for its requests. */
+/** A client notification as a notification hook sees it. */
+export interface NotificationContext {
+  /** The notification's method (`notifications/cancelled`, ...). */
+  readonly method: string;
+  /** Its params; what the hook leaves here is what `next()` sends on. */
+  params: JsonObject | undefined;
+  /** Always `'notification'`. */
+  readonly hook: 'notification';
+  /** The connection (the session, on a stateful HTTP server) it came on. */
+  readonly connectionId: string;
+  /** A notification has no request context. */
+  readonly ctx: undefined;
+}
+
+/** The rest of a notification's chain: resolves once the server has handled it. */
+export type NotificationNext = (context?: NotificationContext) => Promise<void>;
+
+/** A notification hook: calls `next()` to pass the notification on, or not, to drop it. */
+export type NotificationFunction = (context: NotificationContext, next: NotificationNext) => void | Promise<void>;
+
+/** A middleware with typed hooks; each one it has runs for its requests (`onMessage` and
+ * `onNotification` for the client's notifications too). */
 export interface MiddlewareHooks {
   onMessage?: MiddlewareFunction;
+  onNotification?: NotificationFunction;
   onRequest?: MiddlewareFunction;
   onCallTool?: MiddlewareFunction;
   onListTools?: MiddlewareFunction;
@@ -85,6 +115,44 @@ function composeHooks(hooks: MiddlewareHooks): MiddlewareFunction {
   };
 }
 
+/** The notification hooks of a hooks object composed around `next`, outermost first. */
+function composeNotificationHooks(hooks: MiddlewareHooks): NotificationFunction {
+  return (context, next) => {
+    let run: NotificationNext = next;
+    const wrap = (hook: ((c: never, n: never) => unknown) | undefined): void => {
+      if (typeof hook !== 'function') return;
+      const inner = run;
+      run = (c?: NotificationContext) =>
+        Promise.resolve((hook as (c: NotificationContext, n: NotificationNext) => unknown).call(hooks, c ?? context, inner)).then(() => undefined);
+    };
+    wrap(hooks.onNotification);
+    wrap(hooks.onMessage);
+    return run(context);
+  };
+}
+
+/** One notification through a hooks object: `''` when its hooks finished, else the failure. */
+async function runNotification(native: Host['native'], fn: NotificationFunction, slot: number, payload: string): Promise<string> {
+  try {
+    const p = JSON.parse(payload) as { method: string; params: JsonObject | null; connectionId: string };
+    const context: NotificationContext = {
+      method: p.method,
+      params: p.params ?? undefined,
+      hook: 'notification',
+      connectionId: p.connectionId,
+      ctx: undefined,
+    };
+    const next: NotificationNext = async (c?: NotificationContext) => {
+      const params = (c ?? context).params;
+      await native.notificationNext(slot, params === undefined ? null : JSON.stringify(params));
+    };
+    await fn(context, next);
+    return '';
+  } catch (e) {
+    return (e instanceof Error ? e.message : String(e)) || 'a notification hook failed';
+  }
+}
+
 function isPlainObject(v: unknown): v is JsonObject {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
@@ -113,6 +181,11 @@ export function use(host: Host, middleware: Middleware): void {
   else if (middleware !== null && typeof middleware === 'object') fn = composeHooks(middleware);
   else throw new TypeError('use(middleware): the middleware must be a function (context, next) or an object of hooks');
   const { native, server } = host;
+  const hooks = typeof middleware === 'object' ? middleware : undefined;
+  const notify =
+    hooks !== undefined && (typeof hooks.onNotification === 'function' || typeof hooks.onMessage === 'function')
+      ? composeNotificationHooks(hooks)
+      : undefined;
   native.addMiddleware((slot, payload) => {
     let ctx: Context | undefined;
     let out: unknown;
@@ -139,5 +212,5 @@ export function use(host: Host, middleware: Middleware): void {
       return encodeError(e);
     }
     return settle(ctx, out, encodeResult);
-  });
+  }, notify === undefined ? undefined : (slot, payload) => runNotification(native, notify, slot, payload));
 }

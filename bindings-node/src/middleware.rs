@@ -2,22 +2,49 @@
 //! with `{method, params, hook}` through the one native handler shape; the JS layer picks the
 //! middleware's typed hooks (`onCallTool`, ...) inside that one call. `next` stays in the call's
 //! slot, where [`NativeServer::middleware_next`] finds it.
+//!
+//! A client's notification reaches a JS middleware only when it has notification hooks
+//! (`onNotification`, or `onMessage`, which runs for both): the JS layer then gives a second
+//! function, called with `{method, params, hook: "notification"}` and a slot of the
+//! notifications table below, where [`NativeServer::notification_next`] finds the rest of the
+//! chain. Not calling it drops the notification.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::{LazyLock, Mutex};
 
 use std::sync::Arc;
 
-use ferrite_core::server::middleware::{answer_from, Answer, Middleware, MiddlewareRequest, Next, NextOnce};
+use ferrite_core::server::middleware::{
+    answer_from, notification_failed, Answer, Middleware, MiddlewareNotification, MiddlewareRequest, Next,
+    NextNotification, NextNotificationOnce, NextOnce, NOTIFICATION_HOOK,
+};
 use ferrite_core::BoxFuture;
-use napi::bindgen_prelude::{Function, Object};
+use napi::bindgen_prelude::{Either, Function, Object};
 use napi::{Env, Result};
 use napi_derive::napi;
 use serde_json::{json, Value};
 
 use crate::envelope;
-use crate::handlers::{JsArgs, JsCallback, JsReturn};
+use crate::handlers::{JsArgs, JsCallback, JsFunction, JsReturn};
 use crate::server::{parse, NativeServer};
 
-/// A JS middleware (the JS layer's adapter around it) in the core's chain.
-struct JsMiddleware(JsCallback);
+/// A JS middleware (the JS layer's adapter around it) in the core's chain, with its
+/// notification adapter when it has notification hooks.
+struct JsMiddleware(JsCallback, Option<Arc<JsFunction>>);
+
+/// The rest of the chain of the notifications a JS middleware is running, by slot.
+static NOTIFICATIONS: LazyLock<Mutex<HashMap<i64, Arc<NextNotificationOnce>>>> = LazyLock::new(Default::default);
+static NEXT_NOTIFICATION: AtomicI64 = AtomicI64::new(0);
+
+/// Takes its slot out of [`NOTIFICATIONS`] when dropped.
+struct NotificationSlot(i64);
+
+impl Drop for NotificationSlot {
+    fn drop(&mut self) {
+        ferrite_core::sync::lock(&NOTIFICATIONS).remove(&self.0);
+    }
+}
 
 impl Middleware for JsMiddleware {
     fn call(&self, request: MiddlewareRequest, next: Next) -> BoxFuture<'static, Answer> {
@@ -26,6 +53,35 @@ impl Middleware for JsMiddleware {
         let run =
             self.0.invoke_with(payload, ctx, Some(Arc::new(NextOnce::new(next, request))), envelope::decode::<Value>);
         Box::pin(async move { answer_from(run.await) })
+    }
+
+    fn notify(&self, notification: MiddlewareNotification, next: NextNotification) -> BoxFuture<'static, ()> {
+        let Some(function) = self.1.clone() else {
+            return next.run(notification);
+        };
+        let method = notification.method.clone();
+        let payload = json!({
+            "method": notification.method,
+            "params": notification.params,
+            "hook": NOTIFICATION_HOOK,
+            "connectionId": notification.connection.id(),
+        })
+        .to_string();
+        let id = NEXT_NOTIFICATION.fetch_add(1, Ordering::Relaxed) + 1;
+        ferrite_core::sync::lock(&NOTIFICATIONS).insert(id, Arc::new(NextNotificationOnce::new(next, notification)));
+        let slot = NotificationSlot(id);
+        Box::pin(async move {
+            // The JS adapter answers "" when its hooks finished, else the failure's text.
+            let failure = match function.call_async_catch((slot.0, payload).into()).await {
+                Ok(Either::A(text)) => text,
+                Ok(Either::B(promise)) => promise.await.unwrap_or_else(|e| e.reason),
+                Err(e) => e.reason,
+            };
+            drop(slot);
+            if !failure.is_empty() {
+                notification_failed(&method, &failure);
+            }
+        })
     }
 }
 
@@ -41,7 +97,9 @@ fn answer_envelope(answer: &Answer) -> String {
 #[napi]
 impl NativeServer {
     /// Add a middleware at the end of the chain (the first added runs first, outermost):
-    /// `handler(slot, '{"method", "params", "hook"}')` answers the result envelope.
+    /// `handler(slot, '{"method", "params", "hook"}')` answers the result envelope; `notify`,
+    /// when given, gets the client's notifications (`notify(slot, '{"method", "params",
+    /// "hook": "notification", "connectionId"}')`, answering `""` or the failure's text).
     #[napi]
     pub fn add_middleware(
         &self,
@@ -50,9 +108,40 @@ impl NativeServer {
             JsArgs,
             JsReturn,
         >,
+        #[napi(ts_arg_type = "((slot: number, payload: string) => string | Promise<string>) | undefined | null")]
+        notify: Option<Function<'_, JsArgs, JsReturn>>,
     ) -> Result<()> {
-        self.server.add_middleware(JsMiddleware(self.callback(handler, "middleware")?));
+        let notify = match notify {
+            Some(f) => Some(Arc::new(f.build_threadsafe_function().callee_handled::<false>().weak::<true>().build()?)),
+            None => None,
+        };
+        self.server.add_middleware(JsMiddleware(self.callback(handler, "middleware")?, notify));
         Ok(())
+    }
+
+    /// Run the rest of the chain of the notification in `slot` (a notification hook's), with
+    /// `paramsJson` as its params (`null`: none); resolves when the server has handled it. A
+    /// second call, or one after the hook finished, resolves at once and does nothing. Resolves
+    /// to `""`.
+    #[napi(ts_return_type = "Promise<string>")]
+    pub fn notification_next<'env>(
+        &self,
+        env: &'env Env,
+        slot: i64,
+        params_json: Option<String>,
+    ) -> Result<Object<'env>> {
+        let next = ferrite_core::sync::lock(&NOTIFICATIONS).get(&slot).cloned();
+        let params = match params_json {
+            Some(text) => Some(parse::<Value>(&text, "notification params")?).filter(|v| !v.is_null()),
+            None => None,
+        };
+        let run = next.and_then(|n| n.run(Some(params)));
+        self.spawn_string(env, async move {
+            if let Some(run) = run {
+                run.await;
+            }
+            String::new()
+        })
     }
 
     /// Add the core's built-in middleware `name` configured by `configJson` (the core's keys);

@@ -171,3 +171,91 @@ test('built-in error masking composes with a JS middleware', async () => {
   assert.deepEqual((await modern(s, 'tools/call', add(0, 0))).error, { code: -32603, message: 'Something went wrong' });
   assert.equal(textOf(await modernOk(s, 'tools/call', add(5, 0))), '5');
 });
+
+/** Logs the notifications it sees under `name`, drops the methods in `drop`, stamps the rest. */
+function notes(name, log, drop = []) {
+  return {
+    async onNotification(c, next) {
+      log.push(`${name}> ${c.method} ${c.hook} ${c.ctx} ${typeof c.connectionId}`);
+      if (drop.includes(c.method)) return;
+      if (c.params !== undefined) c.params.stamped = name;
+      await next();
+      log.push(`<${name}`);
+    },
+  };
+}
+
+async function eventually(check) {
+  for (let i = 0; i < 100 && !check(); i++) await new Promise((r) => setTimeout(r, 20));
+  assert.ok(check());
+}
+
+test('notifications pass through the notification hooks in order, and can be changed or dropped', async () => {
+  const calls = [];
+  const s = server(calls);
+  const log = [];
+  s.use(notes('a', log));
+  s.use(notes('b', log, ['notifications/roots/list_changed']));
+  const plain = [];
+  s.use(async (c, next) => (plain.push(c.method), next()));
+  const seen = [];
+  s.onNotification((method, params) => seen.push([method, params]));
+  const conn = s.connection();
+  const notify = (method, params) => conn.handleRaw(JSON.stringify({ jsonrpc: '2.0', method, params }));
+  try {
+    assert.equal(await notify('notifications/progress', { progressToken: 't', progress: 1 }), '');
+    assert.deepEqual(log, [
+      'a> notifications/progress notification undefined string',
+      'b> notifications/progress notification undefined string',
+      '<b',
+      '<a',
+    ]);
+    // What the server acted on is what the innermost hook left: stamped by a, then by b.
+    await eventually(() => seen.length === 1);
+    assert.deepEqual(seen, [['notifications/progress', { progressToken: 't', progress: 1, stamped: 'b' }]]);
+    log.length = 0;
+    assert.equal(await notify('notifications/roots/list_changed', {}), '');
+    // b dropped it: a saw it, the server did not.
+    assert.deepEqual(log, [
+      'a> notifications/roots/list_changed notification undefined string',
+      'b> notifications/roots/list_changed notification undefined string',
+      '<a',
+    ]);
+    await new Promise((r) => setTimeout(r, 100));
+    assert.equal(seen.length, 1);
+    // A middleware function sees requests only; requests pass the notification hooks by.
+    assert.equal(textOf(await modernOk(s, 'tools/call', add(1, 2))), '3');
+    assert.deepEqual(plain, ['tools/call']);
+    assert.equal(calls.length, 1);
+  } finally {
+    conn.close();
+    await s.close();
+  }
+});
+
+test('onMessage sees requests and notifications; a failing notification hook drops only its notification', async () => {
+  const s = server();
+  const log = [];
+  s.use({
+    onMessage: async (c, next) => (log.push(`message ${c.method}`), next()),
+    onNotification: async (c, next) => {
+      if (c.method === 'notifications/progress') throw new Error('this hook fails');
+      await next();
+    },
+  });
+  const seen = [];
+  s.onNotification((method) => seen.push(method));
+  const conn = s.connection();
+  try {
+    for (const method of ['notifications/progress', 'notifications/roots/list_changed']) {
+      assert.equal(await conn.handleRaw(JSON.stringify({ jsonrpc: '2.0', method, params: {} })), '');
+    }
+    assert.equal(textOf(await modernOk(s, 'tools/call', add(2, 2))), '4');
+    assert.deepEqual(log, ['message notifications/progress', 'message notifications/roots/list_changed', 'message tools/call']);
+    await eventually(() => seen.length === 1);
+    assert.deepEqual(seen, ['notifications/roots/list_changed']);
+  } finally {
+    conn.close();
+    await s.close();
+  }
+});

@@ -47,7 +47,10 @@ if [[ ! -x "$tools/bin/maturin" || "$(cat "$tools/.ferrite-tools" 2>/dev/null)" 
 fi
 dist="$work/dist"
 say "maturin build --release (cargo target ${FERRITE_PY_TARGET:-${CARGO_TARGET_DIR:-$HOME/.cache/ferrite/target}})"
+# For the host triple, as the C ABI, the Node addon and the package's test build: one release
+# build of the core serves them all.
 CARGO_TARGET_DIR="${FERRITE_PY_TARGET:-${CARGO_TARGET_DIR:-$HOME/.cache/ferrite/target}}" \
+    CARGO_BUILD_TARGET="$(rustc -vV | sed -n 's/^host: //p')" \
     "$tools/bin/maturin" build --release --quiet --interpreter "$base_python" \
     --manifest-path "$here/Cargo.toml" --out "$dist" >&2
 wheels=("$dist"/*.whl)

@@ -2,11 +2,19 @@
 //! request on the asyncio loop with `(method, params, hook, call_next)`; the package picks the
 //! middleware's typed hooks (`on_call_tool`, ...) inside that one call. `call_next` runs the
 //! rest of the chain on the runtime and reports the answer to a Python callback.
+//!
+//! A client's notification reaches a Python middleware only when it has notification hooks
+//! (`on_notification`, or `on_message`, which FastMCP runs for both): the same wrapper is
+//! called with the hook `"notification"` and no request context, and its `call_next` runs the
+//! rest of the chain for the notification (resolving to `None`) or, never called, drops it.
 
 use std::sync::Arc;
 
-use ferrite_core::server::middleware::{answer_from, Answer, Middleware, MiddlewareRequest, Next, NextOnce};
-use ferrite_core::{BoxFuture, ErrorObject, RequestContext};
+use ferrite_core::server::middleware::{
+    answer_from, notification_failed, Answer, Middleware, MiddlewareNotification, MiddlewareRequest, Next,
+    NextNotification, NextNotificationOnce, NextOnce, NOTIFICATION_HOOK,
+};
+use ferrite_core::{BoxFuture, ErrorObject};
 use pyo3::prelude::*;
 use serde_json::Value;
 use tokio::runtime::Handle;
@@ -19,20 +27,21 @@ pub struct PyMiddleware {
     pub handler: Arc<PyCallable>,
     pub exec: Arc<Executor>,
     pub runtime: Handle,
+    /// Whether the middleware has notification hooks (else notifications pass it by).
+    pub notifications: bool,
 }
 
 impl Middleware for PyMiddleware {
     fn call(&self, request: MiddlewareRequest, next: Next) -> BoxFuture<'static, Answer> {
         let (handler, exec) = (self.handler.clone(), self.exec.clone());
+        let ctx = request.ctx.clone();
         let call = MiddlewareCall {
             method: request.method.clone(),
             params: request.params.clone(),
             hook: request.hook(),
-            ctx: request.ctx.clone(),
-            next: Arc::new(NextOnce::new(next, request)),
+            next: Rest::Request(Arc::new(NextOnce::new(next, request))),
             runtime: self.runtime.clone(),
         };
-        let ctx = call.ctx.clone();
         Box::pin(async move {
             match exec.run(handler, Input::Middleware(call), Some(ctx)).await {
                 Ok(Returned::Json(v)) => answer_from(Ok(v)),
@@ -43,6 +52,43 @@ impl Middleware for PyMiddleware {
             }
         })
     }
+
+    fn notify(&self, notification: MiddlewareNotification, next: NextNotification) -> BoxFuture<'static, ()> {
+        if !self.notifications {
+            return next.run(notification);
+        }
+        let (handler, exec) = (self.handler.clone(), self.exec.clone());
+        let method = notification.method.clone();
+        let call = MiddlewareCall {
+            method: method.clone(),
+            params: notification.params.clone(),
+            hook: Some(NOTIFICATION_HOOK),
+            next: Rest::Notification(Arc::new(NextNotificationOnce::new(next, notification))),
+            runtime: self.runtime.clone(),
+        };
+        Box::pin(async move {
+            // A notification has no answer: a middleware that raised is reported, and the
+            // notification goes no further than it let it.
+            if let Err(e) = exec.run(handler, Input::Middleware(call), None).await {
+                notification_failed(&method, &e);
+            }
+        })
+    }
+}
+
+/// The rest of the chain a `call_next` runs: a request's or a notification's.
+enum Rest {
+    Request(Arc<NextOnce>),
+    Notification(Arc<NextNotificationOnce>),
+}
+
+impl Clone for Rest {
+    fn clone(&self) -> Self {
+        match self {
+            Rest::Request(n) => Rest::Request(n.clone()),
+            Rest::Notification(n) => Rest::Notification(n.clone()),
+        }
+    }
 }
 
 /// What the package's middleware wrapper is called with.
@@ -50,8 +96,7 @@ pub struct MiddlewareCall {
     method: String,
     params: Option<Value>,
     hook: Option<&'static str>,
-    ctx: RequestContext,
-    next: Arc<NextOnce>,
+    next: Rest,
     runtime: Handle,
 }
 
@@ -76,7 +121,7 @@ impl MiddlewareCall {
 /// The rest of the chain, for one request, callable once.
 #[pyclass(module = "ferrite_mcp._ferrite", frozen)]
 pub struct CallNext {
-    next: Arc<NextOnce>,
+    next: Rest,
     runtime: Handle,
 }
 
@@ -87,7 +132,32 @@ impl CallNext {
     /// a dict, or an `McpError` for a JSON-RPC error.
     fn run(&self, py: Python<'_>, params: Option<&Bound<'_, PyAny>>, resolve: Py<PyAny>) -> PyResult<()> {
         let params = params.filter(|p| !p.is_none()).map(convert::from_py).transpose()?;
-        let answer = self.next.run(Some(params));
+        let next = match &self.next {
+            Rest::Request(next) => next,
+            Rest::Notification(next) => {
+                // The rest of a notification's chain; `resolve(None, None)` when it ran (or
+                // at once, when it already had).
+                let run = next.run(Some(params));
+                let done = move || {
+                    let _ = Python::try_attach(|py| {
+                        if let Err(e) = resolve.bind(py).call1((py.None(), py.None())) {
+                            e.write_unraisable(py, None);
+                        }
+                    });
+                };
+                match run {
+                    Some(run) => {
+                        self.runtime.spawn(async move {
+                            run.await;
+                            done();
+                        });
+                    }
+                    None => done(),
+                }
+                return Ok(());
+            }
+        };
+        let answer = next.run(Some(params));
         let Some(answer) = answer else {
             let err = errors::rpc_err(py, "McpError", &NextOnce::already_called());
             resolve.bind(py).call1((err.into_value(py), py.None()))?;

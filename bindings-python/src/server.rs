@@ -294,12 +294,15 @@ impl Core {
     }
 
     /// Add a middleware at the end of the chain: `wrapper((method, params, hook, call_next), ctx)`,
-    /// an `async def` the package makes around the user's middleware.
-    fn add_middleware(&self, wrapper: Py<PyAny>) {
+    /// an `async def` the package makes around the user's middleware; with `notifications`,
+    /// client notifications reach it too (hook `"notification"`, `ctx` None).
+    #[pyo3(signature = (wrapper, notifications = false))]
+    fn add_middleware(&self, wrapper: Py<PyAny>, notifications: bool) {
         self.server.add_middleware(crate::middleware::PyMiddleware {
             handler: Arc::new(PyCallable { callable: wrapper, is_async: true, wants_context: true }),
             exec: self.exec.clone(),
             runtime: self.handle.clone(),
+            notifications,
         });
     }
 

@@ -248,3 +248,120 @@ def test_builtin_error_masking_and_python_middleware_compose() -> None:
     }
     assert text(modern_ok(s, "tools/call", {"name": "add", "arguments": {"a": 5, "b": 0}})) == "5"
     s.close()
+
+
+class Notes(Middleware):
+    """Logs the notifications it sees under ``name``, drops the methods in ``drop``, stamps the
+    params of the others with its name."""
+
+    def __init__(self, name: str, log: List[str], drop: Any = ()) -> None:
+        self.name, self.log, self.drop = name, log, set(drop)
+
+    async def on_notification(self, context: MiddlewareContext, call_next: Any) -> Any:
+        self.log.append(f"{self.name}> {context.method} {context.hook} {context.context}")
+        if context.method in self.drop:
+            return None
+        if context.params is not None:
+            context.params["stamped"] = self.name
+        await call_next(context)
+        self.log.append(f"<{self.name}")
+        return None
+
+
+def _eventually(check: Any) -> None:
+    import time
+
+    for _ in range(100):
+        if check():
+            return
+        time.sleep(0.02)
+    assert check()
+
+
+def test_notifications_pass_through_the_hooks_in_order_and_can_be_changed_or_dropped() -> None:
+    import json
+
+    calls: List[int] = []
+    s = add_server(calls)
+    log: List[str] = []
+    s.add_middleware(Notes("a", log))
+    s.add_middleware(Notes("b", log, drop={"notifications/roots/list_changed"}))
+    plain: List[str] = []
+
+    async def requests_only(ctx: MiddlewareContext, call_next: Any) -> Dict[str, Any]:
+        plain.append(ctx.method)
+        return await call_next(ctx)
+
+    s.add_middleware(requests_only)
+    seen: List[Any] = []
+
+    @s.on_notification()
+    def observe(method: str, params: Any) -> None:
+        seen.append((method, params))
+
+    conn = s.connect()
+    try:
+        progress = {"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": "t", "progress": 1}}
+        assert s.handle_raw_on(json.dumps(progress), conn) is None
+        assert log == [
+            "a> notifications/progress notification None",
+            "b> notifications/progress notification None",
+            "<b",
+            "<a",
+        ]
+        # What the server acted on is what the innermost hook left: stamped by a, then by b.
+        _eventually(lambda: seen == [("notifications/progress", {"progressToken": "t", "progress": 1, "stamped": "b"})])
+        log.clear()
+        roots = {"jsonrpc": "2.0", "method": "notifications/roots/list_changed"}
+        assert s.handle_raw_on(json.dumps(roots), conn) is None
+        # b dropped it: a saw it, the server did not.
+        assert log == [
+            "a> notifications/roots/list_changed notification None",
+            "b> notifications/roots/list_changed notification None",
+            "<a",
+        ]
+        import time
+
+        time.sleep(0.1)
+        assert len(seen) == 1
+        # A plain function middleware sees requests only; requests pass the hooks by.
+        assert text(modern_ok(s, "tools/call", {"name": "add", "arguments": {"a": 1, "b": 2}})) == "3"
+        assert plain == ["tools/call"] and calls == [1]
+    finally:
+        conn.close()
+        s.close()
+
+
+def test_on_message_sees_requests_and_notifications_and_a_failing_hook_drops_only_its_notification() -> None:
+    import json
+
+    s = add_server([])
+    log: List[str] = []
+
+    class Everything(Middleware):
+        async def on_message(self, context: MiddlewareContext, call_next: Any) -> Any:
+            log.append(f"message {context.method}")
+            return await call_next(context)
+
+        async def on_notification(self, context: MiddlewareContext, call_next: Any) -> Any:
+            if context.method == "notifications/progress":
+                raise RuntimeError("this hook fails")
+            return await call_next(context)
+
+    s.add_middleware(Everything())
+    seen: List[str] = []
+
+    @s.on_notification()
+    def observe(method: str, params: Any) -> None:
+        seen.append(method)
+
+    conn = s.connect()
+    try:
+        for method in ("notifications/progress", "notifications/roots/list_changed"):
+            assert s.handle_raw_on(json.dumps({"jsonrpc": "2.0", "method": method, "params": {}}), conn) is None
+        assert text(modern_ok(s, "tools/call", {"name": "add", "arguments": {"a": 2, "b": 2}})) == "4"
+        assert log == ["message notifications/progress", "message notifications/roots/list_changed", "message tools/call"]
+        _eventually(lambda: seen == ["notifications/roots/list_changed"])
+    finally:
+        conn.close()
+        s.close()

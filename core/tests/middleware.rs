@@ -4,7 +4,9 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-use ferrite_core::server::middleware::{answer_value, answer_with, MiddlewareRequest, Next};
+use ferrite_core::server::middleware::{
+    answer_value, answer_with, Answer, MiddlewareNotification, MiddlewareRequest, Next, NextNotification,
+};
 use ferrite_core::{CallToolResult, ErrorObject, Server, Tool};
 use serde_json::{json, Value};
 
@@ -134,4 +136,119 @@ fn each_method_family_names_its_typed_hook_and_other_methods_none() {
     for method in ["initialize", "ping", "logging/setLevel", "com.example/custom", "tasks/get"] {
         assert_eq!(hook_of(method), None, "{method}");
     }
+}
+
+/// A middleware that logs the notifications it sees under `name`, drops the methods in
+/// `drop`, and stamps `{"stamped": name}` into the params of the rest.
+struct Notifications {
+    name: &'static str,
+    log: Arc<Mutex<Vec<String>>>,
+    drop: &'static [&'static str],
+}
+
+impl ferrite_core::server::middleware::Middleware for Notifications {
+    fn call(&self, request: MiddlewareRequest, next: Next) -> ferrite_core::BoxFuture<'static, Answer> {
+        next.run(request)
+    }
+
+    fn notify(&self, mut n: MiddlewareNotification, next: NextNotification) -> ferrite_core::BoxFuture<'static, ()> {
+        let (name, log) = (self.name, self.log.clone());
+        log.lock().unwrap().push(format!("{name}> {} on {}", n.method, n.connection.id()));
+        if self.drop.contains(&n.method.as_str()) {
+            return Box::pin(async {});
+        }
+        if let Some(Value::Object(p)) = n.params.as_mut() {
+            p.insert("stamped".into(), json!(name));
+        }
+        Box::pin(async move {
+            next.run(n).await;
+            log.lock().unwrap().push(format!("<{name}"));
+        })
+    }
+}
+
+#[tokio::test]
+async fn notifications_pass_through_the_chain_in_order_and_can_be_changed_or_dropped() {
+    let calls = Arc::new(AtomicUsize::new(0));
+    let s = server(&calls);
+    let log = Arc::new(Mutex::new(Vec::<String>::new()));
+    s.add_middleware(Notifications { name: "a", log: log.clone(), drop: &[] });
+    s.add_middleware(Notifications { name: "b", log: log.clone(), drop: &["notifications/roots/list_changed"] });
+    let seen = Arc::new(Mutex::new(Vec::<(String, Option<Value>)>::new()));
+    let observed = seen.clone();
+    s.set_notification_observer(move |method: &str, params: Option<&Value>| {
+        observed.lock().unwrap().push((method.to_owned(), params.cloned()));
+    });
+    let roots = Arc::new(AtomicUsize::new(0));
+    let r = roots.clone();
+    s.set_roots_list_changed_observer(move || {
+        r.fetch_add(1, Ordering::SeqCst);
+    });
+    // A closure middleware (requests only) passes notifications on untouched.
+    s.add_middleware(|req: MiddlewareRequest, next: Next| next.run(req));
+    let h = Harness::new(s);
+    let conn = h.conn.id().to_owned();
+
+    h.notify("notifications/progress", json!({"progressToken": "t", "progress": 1})).await;
+    assert_eq!(
+        *log.lock().unwrap(),
+        [
+            format!("a> notifications/progress on {conn}"),
+            format!("b> notifications/progress on {conn}"),
+            "<b".into(),
+            "<a".into()
+        ]
+    );
+    // What the core acted on is what the innermost middleware left: stamped by a, then b.
+    assert_eq!(
+        seen.lock().unwrap().as_slice(),
+        [("notifications/progress".to_owned(), Some(json!({"progressToken": "t", "progress": 1, "stamped": "b"})))]
+    );
+
+    // b drops roots/list_changed: a saw it, the core did not (no observer call, no roots callback).
+    log.lock().unwrap().clear();
+    h.notify("notifications/roots/list_changed", json!({})).await;
+    assert_eq!(
+        *log.lock().unwrap(),
+        [
+            format!("a> notifications/roots/list_changed on {conn}"),
+            format!("b> notifications/roots/list_changed on {conn}"),
+            "<a".into()
+        ]
+    );
+    assert_eq!(roots.load(Ordering::SeqCst), 0);
+    assert_eq!(seen.lock().unwrap().len(), 1, "the dropped notification reached the core");
+
+    // Requests still pass through the same chain, untouched by the notification hook.
+    assert_eq!(h.ok("tools/call", add(2, 3)).await["content"][0]["text"], "5");
+    assert_eq!(calls.load(Ordering::SeqCst), 1);
+}
+
+/// A middleware that panics on a notification.
+struct PanicsOnNotification;
+
+impl ferrite_core::server::middleware::Middleware for PanicsOnNotification {
+    fn call(&self, request: MiddlewareRequest, next: Next) -> ferrite_core::BoxFuture<'static, Answer> {
+        next.run(request)
+    }
+
+    fn notify(&self, _: MiddlewareNotification, _: NextNotification) -> ferrite_core::BoxFuture<'static, ()> {
+        panic!("boom")
+    }
+}
+
+#[tokio::test]
+async fn a_middleware_that_panics_on_a_notification_stops_it_and_the_server_keeps_serving() {
+    let calls = Arc::new(AtomicUsize::new(0));
+    let s = server(&calls);
+    let roots = Arc::new(AtomicUsize::new(0));
+    let r = roots.clone();
+    s.set_roots_list_changed_observer(move || {
+        r.fetch_add(1, Ordering::SeqCst);
+    });
+    s.add_middleware(PanicsOnNotification);
+    let h = Harness::new(s);
+    h.notify("notifications/roots/list_changed", json!({})).await;
+    assert_eq!(roots.load(Ordering::SeqCst), 0);
+    assert_eq!(h.ok("tools/call", add(1, 1)).await["content"][0]["text"], "2");
 }

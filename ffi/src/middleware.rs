@@ -8,10 +8,19 @@
 //! answer to a callback. Everything here converts types; what the chain does, what a second
 //! `next` answers and how a bad result becomes an error are the core's
 //! (`ferrite_core::server::middleware`).
+//!
+//! A client's notification passes a C notification middleware
+//! (`ferrite_server_add_notification_middleware`) in the same chain: the callback decides
+//! while it runs whether the notification goes on (`ferrite_notification_next_run`, with its
+//! params or others) or is dropped (no call); the rest of the chain runs after it returns.
 
 use std::ffi::{c_char, c_void};
 
-use ferrite_core::server::middleware::{answer_from, Answer, Middleware, MiddlewareRequest, Next, NextOnce};
+use std::sync::Mutex;
+
+use ferrite_core::server::middleware::{
+    answer_from, Answer, Middleware, MiddlewareNotification, MiddlewareRequest, Next, NextNotification, NextOnce,
+};
 use ferrite_core::BoxFuture;
 use serde_json::Value;
 use tokio::runtime::Handle;
@@ -211,6 +220,130 @@ fn deliver(callback: AnswerFn, data: &UserData, answer: &Answer) {
             unsafe { callback(data.ptr(), ferrite_str::ABSENT, e.code, ferrite_str::borrow(&e.message), error_data) }
         }
     }
+}
+
+/// The rest of a notification's middleware chain, lent to a
+/// `ferrite_notification_middleware_callback` for the duration of the call. Opaque.
+#[allow(non_camel_case_types)]
+pub struct ferrite_notification_next {
+    /// The params the notification goes on with, once `ferrite_notification_next_run` ran.
+    decision: Mutex<Option<Option<Value>>>,
+}
+
+/// A notification middleware, called once per notification a client sends
+/// (`notifications/initialized`, `notifications/cancelled`, `notifications/roots/list_changed`,
+/// ...), in the chain's order (request middlewares and notification middlewares share it, the
+/// first added outermost), before the server acts on it. It runs on a server worker thread,
+/// possibly on several at once.
+///
+/// - `method`: the notification's method, borrowed for the call.
+/// - `params_json`: its params as JSON text, borrowed for the call; `ptr` NULL when it had none.
+/// - `connection_id`: the connection it came on (the session id on a stateful HTTP server),
+///   borrowed for the call.
+/// - `next`: the rest of the chain, valid during the call only: call
+///   `ferrite_notification_next_run` before returning to pass the notification on (it runs
+///   when the callback returns); without that call the notification is dropped.
+#[allow(non_camel_case_types)]
+pub type ferrite_notification_middleware_callback = Option<
+    unsafe extern "C" fn(
+        user_data: *mut c_void,
+        method: ferrite_str,
+        params_json: ferrite_str,
+        connection_id: ferrite_str,
+        next: *const ferrite_notification_next,
+    ),
+>;
+
+type NotificationFn =
+    unsafe extern "C" fn(*mut c_void, ferrite_str, ferrite_str, ferrite_str, *const ferrite_notification_next);
+
+struct CNotificationMiddleware {
+    f: NotificationFn,
+    data: UserData,
+}
+
+impl Middleware for CNotificationMiddleware {
+    fn call(&self, request: MiddlewareRequest, next: Next) -> BoxFuture<'static, Answer> {
+        next.run(request)
+    }
+
+    fn notify(&self, mut notification: MiddlewareNotification, next: NextNotification) -> BoxFuture<'static, ()> {
+        let handle = ferrite_notification_next { decision: Mutex::new(None) };
+        let params = notification.params.as_ref().map(Value::to_string);
+        let params = params.as_deref().map_or(ferrite_str::ABSENT, ferrite_str::borrow);
+        // SAFETY: the host registered `f` for `data`; the strings and `handle` outlive the call.
+        unsafe {
+            (self.f)(
+                self.data.ptr(),
+                ferrite_str::borrow(&notification.method),
+                params,
+                ferrite_str::borrow(notification.connection.id()),
+                &handle,
+            )
+        };
+        let decision = handle.decision.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner);
+        match decision {
+            Some(params) => {
+                if let Some(params) = params {
+                    notification.params = Some(params).filter(|p| !p.is_null());
+                }
+                next.run(notification)
+            }
+            None => Box::pin(std::future::ready(())),
+        }
+    }
+}
+
+/// Add a notification middleware at the end of the server's chain (see
+/// `ferrite_notification_middleware_callback`). Ownership of `user_data` and threads as for
+/// `ferrite_server_add_middleware`.
+///
+/// # Safety
+/// `server` is a live server; the callback and finalizer are safe to call with `user_data`.
+#[no_mangle]
+pub unsafe extern "C" fn ferrite_server_add_notification_middleware(
+    server: *const ferrite_server,
+    callback: ferrite_notification_middleware_callback,
+    user_data: *mut c_void,
+    finalizer: ferrite_finalizer,
+) -> ferrite_result {
+    ffi_boundary!({
+        let (f, data) = own(callback, user_data, finalizer)?;
+        // SAFETY: forwarded from this function's contract.
+        let s = unsafe { server_ref(server) }?;
+        s.core()?.add_middleware(CNotificationMiddleware { f, data });
+        Ok(())
+    })
+}
+
+/// Pass the notification on: the rest of the chain runs with it when the callback returns.
+/// `params_json` replaces its params (JSON text; `null` for none); NULL keeps them. Call it
+/// during the `ferrite_notification_middleware_callback` that lent `next`, at most once: a
+/// second call is `FERRITE_RESULT_INVALID_ARGUMENT` and changes nothing. A NULL `next` is
+/// `FERRITE_RESULT_NULL_POINTER`; `params_json` that does not parse is
+/// `FERRITE_RESULT_INVALID_JSON` (and the notification is not passed on).
+///
+/// # Safety
+/// `next` is the handle of a running `ferrite_notification_middleware_callback`;
+/// `params_json` is NULL or points to `params_json_len` readable bytes.
+#[no_mangle]
+pub unsafe extern "C" fn ferrite_notification_next_run(
+    next: *const ferrite_notification_next,
+    params_json: *const c_char,
+    params_json_len: usize,
+) -> ferrite_result {
+    ffi_boundary!({
+        // SAFETY: NULL or live, per this function's contract.
+        let next = unsafe { next.as_ref() }.ok_or_else(|| Error::null("next"))?;
+        // SAFETY: forwarded from this function's contract.
+        let params: Option<Value> = unsafe { opt_json_arg(params_json, params_json_len, "params_json") }?;
+        let mut decision = next.decision.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if decision.is_some() {
+            return Err(Error::invalid("ferrite_notification_next_run: the notification was already passed on"));
+        }
+        *decision = Some(params);
+        Ok(())
+    })
 }
 
 /// Add the core's built-in middleware `name` at the end of the chain, configured by

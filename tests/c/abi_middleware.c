@@ -426,8 +426,99 @@ static void check_builtin(void) {
     ferrite_server_free(server);
 }
 
+/* ---------------------------------------------- notification middleware (issue 16) */
+
+static atomic_int next_twice_rc; /* a second ferrite_notification_next_run */
+static char notes_observed[512];       /* "method params;" for each notification the server acted on */
+
+/* Logs "name> method" (and "connection" when it got the connection id), drops
+ * notifications/roots/list_changed when user_data is "b", stamps the params with its name. */
+static void mw_notes(void *u, ferrite_str method, ferrite_str params, ferrite_str connection,
+                     const ferrite_notification_next *next) {
+    const char *name = u;
+    char entry[160];
+    snprintf(entry, sizeof entry, "%s> %.*s%s", name, (int)method.len, method.ptr,
+             connection.ptr && connection.len > 0 ? "" : " (no connection)");
+    log_add(entry);
+    if (strcmp(name, "b") == 0 && method.len == strlen("notifications/roots/list_changed") &&
+        strncmp(method.ptr, "notifications/roots/list_changed", method.len) == 0) {
+        return; /* dropped: no next */
+    }
+    char stamped[256];
+    if (params.ptr && params.len > 2 && params.ptr[params.len - 1] == '}') {
+        snprintf(stamped, sizeof stamped, "%.*s,\"stamped\":\"%s\"}", (int)params.len - 1, params.ptr, name);
+        ferrite_notification_next_run(next, stamped, strlen(stamped));
+    } else {
+        ferrite_notification_next_run(next, NULL, 0);
+    }
+    if (strcmp(name, "a") == 0) {
+        atomic_store(&next_twice_rc, (int)ferrite_notification_next_run(next, NULL, 0));
+    }
+}
+
+static void observe(void *u, ferrite_str method, ferrite_str params) {
+    (void)u;
+    pthread_mutex_lock(&log_mu);
+    size_t n = strlen(notes_observed);
+    snprintf(notes_observed + n, sizeof notes_observed - n, "%.*s %.*s;", (int)method.len, method.ptr, (int)params.len,
+             params.ptr ? params.ptr : "");
+    pthread_mutex_unlock(&log_mu);
+}
+
+static bool observed_is(const char *expected) {
+    pthread_mutex_lock(&log_mu);
+    bool ok = strcmp(notes_observed, expected) == 0;
+    if (!ok) {
+        printf("# notes_observed: %s\n# expected: %s\n", notes_observed, expected);
+    }
+    pthread_mutex_unlock(&log_mu);
+    return ok;
+}
+
+static void check_notifications(void) {
+    ferrite_server *server = mw_server("abi-mw-notifications");
+    CHECK(ferrite_server_add_notification_middleware(server, mw_notes, "a", count_mw_finalizer) == FERRITE_RESULT_OK &&
+              ferrite_server_add_notification_middleware(server, mw_notes, "b", count_mw_finalizer) ==
+                  FERRITE_RESULT_OK &&
+              ferrite_server_set_notification_observer(server, observe, NULL, NULL) == FERRITE_RESULT_OK,
+          "notification middleware: ferrite_server_add_notification_middleware adds two");
+    initialize(server);
+    log_reset();
+    pthread_mutex_lock(&log_mu);
+    notes_observed[0] = '\0';
+    pthread_mutex_unlock(&log_mu);
+    char *r = call(server, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":"
+                           "{\"progressToken\":\"t\",\"progress\":1}}");
+    CHECK((r == NULL || r[0] == '\0') && log_is("a> notifications/progress|b> notifications/progress|"),
+          "notification middleware: a notification passes the two in the order added, with its connection");
+    ferrite_string_free(r);
+    /* b stamped after a: the one "stamped" key the server sees is b's (keys in either order). */
+    CHECK(observed_is("notifications/progress {\"progress\":1,\"progressToken\":\"t\",\"stamped\":\"b\"};") ||
+              observed_is("notifications/progress {\"progressToken\":\"t\",\"progress\":1,\"stamped\":\"b\"};"),
+          "notification middleware: the server acts on the params the innermost one passed on");
+    CHECK(atomic_load(&next_twice_rc) == FERRITE_RESULT_INVALID_ARGUMENT,
+          "notification middleware: a second ferrite_notification_next_run is FERRITE_RESULT_INVALID_ARGUMENT");
+    log_reset();
+    r = call(server, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/roots/list_changed\"}");
+    ferrite_string_free(r);
+    pthread_mutex_lock(&log_mu);
+    bool roots_seen = strstr(notes_observed, "roots") != NULL;
+    pthread_mutex_unlock(&log_mu);
+    CHECK(log_is("a> notifications/roots/list_changed|b> notifications/roots/list_changed|") && !roots_seen,
+          "notification middleware: one that does not call next drops the notification (the server never sees it)");
+    CHECK(add_text_is(server, true, 500, 2, 3, "5") && atomic_load(&add_calls) >= 1,
+          "notification middleware: requests pass it by; the server keeps serving");
+    CHECK(ferrite_notification_next_run(NULL, NULL, 0) == FERRITE_RESULT_NULL_POINTER &&
+              ferrite_server_add_notification_middleware(server, NULL, NULL, NULL) == FERRITE_RESULT_NULL_POINTER,
+          "notification middleware: NULL next or callback is FERRITE_RESULT_NULL_POINTER");
+    atomic_store(&mw_finalized, 0);
+    ferrite_server_free(server);
+    CHECK(atomic_load(&mw_finalized) == 2, "notification middleware: each finalizer runs once when the server closes");
+}
+
 void check_middleware(void) {
     check_order();
     check_gate();
     check_builtin();
+    check_notifications();
 }

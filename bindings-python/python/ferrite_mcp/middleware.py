@@ -18,6 +18,15 @@ The core's built-ins (no Python in the path) are added by name with
 
 Middleware runs after the transport, the 2026-07-28 classifier and the server's limits, before
 routing, in both eras; ``initialize`` and ``ping`` do not pass through it.
+
+Notifications from the client (``notifications/initialized``, ``notifications/cancelled``,
+``notifications/roots/list_changed``, ...) pass through the same chain before the server acts on
+them, and reach the middlewares that have notification hooks: ``on_notification``, and
+``on_message``, which FastMCP runs for every message. There ``context.hook`` is
+``"notification"``, ``context.context`` is ``None`` (a notification has no request), and
+``call_next`` resolves to ``None`` once the rest of the chain has handled it; a hook that does
+not call it drops the notification. A plain ``async (context, call_next)`` function sees
+requests only.
 """
 
 from __future__ import annotations
@@ -34,18 +43,24 @@ from .errors import _InvalidResult
 if TYPE_CHECKING:
     from . import _ferrite
 
-__all__ = ["CallNext", "Middleware", "MiddlewareContext", "telemetry_flush"]
+__all__ = ["CallNext", "Middleware", "MiddlewareContext", "NOTIFICATION_HOOK", "telemetry_flush"]
 
 #: The rest of the chain: awaits the answer to the (possibly changed) request.
 CallNext = Callable[["MiddlewareContext"], Awaitable[Dict[str, Any]]]
 
 
+#: ``MiddlewareContext.hook`` for a client notification.
+NOTIFICATION_HOOK = "notification"
+
+
 class MiddlewareContext:
-    """One request as a middleware sees it."""
+    """One request (or client notification) as a middleware sees it."""
 
     __slots__ = ("method", "params", "hook", "context")
 
-    def __init__(self, method: str, params: Optional[Dict[str, Any]], hook: Optional[str], context: Context) -> None:
+    def __init__(
+        self, method: str, params: Optional[Dict[str, Any]], hook: Optional[str], context: Optional[Context]
+    ) -> None:
         #: The JSON-RPC method (``tools/call``, ...).
         self.method = method
         #: Its params as the client sent them (a dict to change in place, or ``None``); what
@@ -53,7 +68,8 @@ class MiddlewareContext:
         self.params = params
         #: The method's typed hook (``call_tool``, ``list_tools``, ...), or ``None``.
         self.hook = hook
-        #: The request's :class:`~ferrite_mcp.Context` (identity, request info, logging).
+        #: The request's :class:`~ferrite_mcp.Context` (identity, request info, logging);
+        #: ``None`` for a notification.
         self.context = context
 
     @property
@@ -68,7 +84,7 @@ class MiddlewareContext:
         return self.params
 
     @property
-    def fastmcp_context(self) -> Context:
+    def fastmcp_context(self) -> Optional[Context]:
         """The request's context (FastMCP's name for it)."""
         return self.context
 
@@ -93,6 +109,10 @@ class Middleware:
 
     async def __call__(self, context: MiddlewareContext, call_next: CallNext) -> Dict[str, Any]:
         handler = call_next
+        if context.hook == NOTIFICATION_HOOK:
+            handler = functools.partial(self.on_notification, call_next=handler)
+            handler = functools.partial(self.on_message, call_next=handler)
+            return await handler(context)
         if context.hook is not None:
             hook = getattr(self, "on_" + context.hook, None)
             if hook is not None:
@@ -105,6 +125,11 @@ class Middleware:
         return await call_next(context)
 
     async def on_request(self, context: MiddlewareContext, call_next: CallNext) -> Dict[str, Any]:
+        return await call_next(context)
+
+    async def on_notification(self, context: MiddlewareContext, call_next: CallNext) -> Any:
+        """A client notification (``context.context`` is ``None``); not calling ``call_next``
+        drops it."""
         return await call_next(context)
 
     async def on_call_tool(self, context: MiddlewareContext, call_next: CallNext) -> Dict[str, Any]:
@@ -142,19 +167,30 @@ def _is_async_callable(mw: Any) -> bool:
     return call is not None and inspect.iscoroutinefunction(call)
 
 
+def _has_notification_hooks(mw: Any) -> bool:
+    """Whether a :class:`Middleware` overrides ``on_notification`` or ``on_message`` (the others
+    never see notifications, so none crosses into Python for them)."""
+    if not isinstance(mw, Middleware):
+        return False
+    cls = type(mw)
+    return cls.on_notification is not Middleware.on_notification or cls.on_message is not Middleware.on_message
+
+
 def _wrapper(mw: MiddlewareLike, server: Any) -> Callable[..., Any]:
     """The callable the core calls: ``wrapper((method, params, hook, call_next), ctx)``."""
     server_ref = weakref.ref(server)
 
-    async def run(inp: Any, ctx: "_ferrite.RequestContext") -> Any:
+    async def run(inp: Any, ctx: "Optional[_ferrite.RequestContext]") -> Any:
         method, params, hook, raw_next = inp
-        context = MiddlewareContext(method, params, hook, Context(ctx, server_ref()))
+        context = MiddlewareContext(method, params, hook, None if ctx is None else Context(ctx, server_ref()))
 
         def call_next(next_context: Optional[MiddlewareContext] = None) -> "Awaitable[Dict[str, Any]]":
             params = (next_context or context).params
             return _awaitable(lambda resolve: raw_next.run(params, resolve))
 
         result = await mw(context, call_next)
+        if hook == NOTIFICATION_HOOK:
+            return None
         if not isinstance(result, dict):
             raise _InvalidResult(
                 f"a middleware returned {type(result).__name__}, not the result dict (return what call_next returned)"
@@ -202,7 +238,7 @@ class _Middlewares(_ServerBase):
             )
         wrapper, _, _ = self._handler(_wrapper(middleware, self), True, True)
         self._registered(True)
-        self._core.add_middleware(wrapper)
+        self._core.add_middleware(wrapper, _has_notification_hooks(middleware))
 
     def add_builtin_middleware(self, name: str, **config: Any) -> None:
         """Add the core's built-in middleware ``name`` at the end of the chain, configured by

@@ -218,7 +218,7 @@ impl Server {
         match message {
             Message::Request(r) => self.handle_request(r, conn, peer, info).await,
             Message::Notification(n) => {
-                self.handle_notification(n, conn);
+                self.notify_through_chain(n, conn, info).await;
                 None
             }
             Message::Response(r) => {

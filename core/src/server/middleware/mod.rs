@@ -1,5 +1,6 @@
 //! Middleware: an ordered chain around every request the server dispatches, in either era,
-//! after the transport, the classifier and the limits, before routing.
+//! after the transport, the classifier and the limits, before routing, and around every
+//! notification a client sends, before the core acts on it.
 //!
 //! Each middleware gets the request (method, params, context) and [`Next`], the rest of the
 //! chain ending in the core's routing. It may read or change the request, answer without
@@ -19,14 +20,16 @@ mod builtin;
 pub use builtin::{BUILTINS, REQUEST_TARGET};
 
 use std::future::Future;
+use std::panic::AssertUnwindSafe;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
+use futures::FutureExt;
 use serde_json::Value;
 
 use super::handler::BoxFuture;
-use super::{read, write, RequestContext, Server};
-use crate::protocol::{ErrorObject, RawJson};
+use super::{read, write, ConnectionState, RequestContext, RequestInfo, Server};
+use crate::protocol::{ErrorObject, Notification, RawJson};
 
 /// What a request's chain answers: the serialized result, or the JSON-RPC error.
 pub type Answer = Result<RawJson, ErrorObject>;
@@ -120,6 +123,83 @@ pub fn answer_value(answer: &Answer) -> Option<Value> {
     answer.as_ref().ok().and_then(|raw| serde_json::from_str(raw.get()).ok())
 }
 
+/// One notification from a client as the chain sees it (`notifications/initialized`,
+/// `notifications/cancelled`, `notifications/roots/list_changed`, ...). A notification has no
+/// request context (no id, nothing to answer): what the transport knew arrives instead.
+#[derive(Debug, Clone)]
+pub struct MiddlewareNotification {
+    /// The method.
+    pub method: String,
+    /// Its params, as the client sent them.
+    pub params: Option<Value>,
+    /// The connection it came on (its id is the session id on a stateful HTTP server).
+    pub connection: Arc<ConnectionState>,
+    /// What the transport knows of it (HTTP head, the caller's verified identity).
+    pub info: RequestInfo,
+}
+
+/// The rest of the chain for a notification, ending in the core's handling of it: call it at
+/// most once, or not at all to drop the notification.
+pub struct NextNotification {
+    server: Server,
+    chain: Arc<[Arc<dyn Middleware>]>,
+    at: usize,
+}
+
+impl NextNotification {
+    /// Run the rest of the chain, then the core's handling, on `notification`.
+    pub fn run(self, notification: MiddlewareNotification) -> BoxFuture<'static, ()> {
+        match self.chain.get(self.at).cloned() {
+            Some(m) => {
+                let next = NextNotification { server: self.server, chain: self.chain, at: self.at + 1 };
+                m.notify(notification, next)
+            }
+            None => {
+                let MiddlewareNotification { method, params, connection, .. } = notification;
+                self.server.handle_notification(Notification { method, params }, &connection);
+                Box::pin(std::future::ready(()))
+            }
+        }
+    }
+}
+
+/// [`NextNotification`] for a foreign middleware, which may call it from any thread, at most
+/// once: later calls do nothing.
+pub struct NextNotificationOnce {
+    next: std::sync::Mutex<Option<(NextNotification, MiddlewareNotification)>>,
+}
+
+impl NextNotificationOnce {
+    /// Hold `next` and the notification it was given with.
+    pub fn new(next: NextNotification, notification: MiddlewareNotification) -> Self {
+        NextNotificationOnce { next: std::sync::Mutex::new(Some((next, notification))) }
+    }
+
+    /// Run the rest of the chain, with `params` in place of the notification's when given;
+    /// `None` when it already ran.
+    pub fn run(&self, params: Option<Option<Value>>) -> Option<BoxFuture<'static, ()>> {
+        let (next, mut notification) = crate::sync::lock(&self.next).take()?;
+        if let Some(params) = params {
+            notification.params = params;
+        }
+        Some(next.run(notification))
+    }
+}
+
+/// Report a foreign middleware that failed on a notification (it has no answer to carry the
+/// failure): an error event under `ferrite::handler`, as for a handler's panic.
+pub fn notification_failed(method: &str, error: &dyn std::fmt::Display) {
+    tracing::error!(
+        target: crate::diagnostics::target::HANDLER,
+        method = %method,
+        "a middleware failed on a notification: {error}"
+    );
+}
+
+/// The typed hook every binding names its notification hook after (FastMCP's
+/// `on_notification`): what a foreign middleware is told instead of a request's hook.
+pub const NOTIFICATION_HOOK: &str = "notification";
+
 /// The rest of the chain: call it at most once.
 pub struct Next {
     server: Server,
@@ -143,10 +223,18 @@ impl Next {
     }
 }
 
-/// A middleware: `call(request, next)` answers the request, usually through `next`.
+/// A middleware: `call(request, next)` answers the request, usually through `next`;
+/// `notify(notification, next)` passes a client's notification on (the default), changes it,
+/// or drops it by not calling `next`.
 pub trait Middleware: Send + Sync + 'static {
     /// Answer `request`.
     fn call(&self, request: MiddlewareRequest, next: Next) -> BoxFuture<'static, Answer>;
+
+    /// Pass `notification` on through `next` (what this default does), after reading or
+    /// changing it, or drop it.
+    fn notify(&self, notification: MiddlewareNotification, next: NextNotification) -> BoxFuture<'static, ()> {
+        next.run(notification)
+    }
 }
 
 impl<F, Fut> Middleware for F
@@ -165,6 +253,10 @@ struct Shared(Arc<dyn Middleware>);
 impl Middleware for Shared {
     fn call(&self, request: MiddlewareRequest, next: Next) -> BoxFuture<'static, Answer> {
         self.0.call(request, next)
+    }
+
+    fn notify(&self, notification: MiddlewareNotification, next: NextNotification) -> BoxFuture<'static, ()> {
+        self.0.notify(notification, next)
     }
 }
 
@@ -209,5 +301,27 @@ impl Server {
         let chain = read(&self.inner.middleware).clone();
         let next = Next { server: self.clone(), chain, at: 0 };
         next.run(MiddlewareRequest { method: method.to_owned(), params, ctx }).await
+    }
+
+    /// Act on a client's notification, through the middleware chain when there is one. A
+    /// middleware that panics is reported and the notification goes no further.
+    pub(crate) async fn notify_through_chain(&self, n: Notification, conn: &Arc<ConnectionState>, info: &RequestInfo) {
+        if !self.inner.flags.has_middleware.load(Ordering::Acquire) {
+            return self.handle_notification(n, conn);
+        }
+        let chain = read(&self.inner.middleware).clone();
+        let next = NextNotification { server: self.clone(), chain, at: 0 };
+        let notification =
+            MiddlewareNotification { method: n.method, params: n.params, connection: conn.clone(), info: info.clone() };
+        let method = notification.method.clone();
+        // In an async block: a middleware may panic before it returns its future.
+        if let Err(p) = AssertUnwindSafe(async move { next.run(notification).await }).catch_unwind().await {
+            tracing::error!(
+                target: crate::diagnostics::target::HANDLER,
+                method = %method,
+                "a middleware panicked on a notification: {}",
+                super::dispatch::panic_message(&*p)
+            );
+        }
     }
 }
