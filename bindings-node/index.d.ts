@@ -201,6 +201,11 @@ export declare class NativeServer {
   /** Ids of the connections currently listening. */
   connectedSessions(): Array<string>
   /**
+   * What the server counts now (the core's `Server::stats`), as JSON:
+   * `{sseStreams, tasksRunning, tasksCreated, storeRoundTrips}`.
+   */
+  stats(): string
+  /**
    * Add a middleware at the end of the chain (the first added runs first, outermost):
    * `handler(slot, '{"method", "params", "hook"}')` answers the result envelope; `notify`,
    * when given, gets the client's notifications (`notify(slot, '{"method", "params",

@@ -2426,6 +2426,15 @@ ferrite_result ferrite_server_ping_client(const struct ferrite_server *server,
 // `server` is a live server; `out` is valid for a write; `out_len` is NULL or valid.
 ferrite_result ferrite_server_capabilities(const struct ferrite_server *server, char **out, size_t *out_len);
 
+// What the server counts now (the core's `Server::stats`), as JSON:
+// `{"sseStreams", "tasksRunning", "tasksCreated", "storeRoundTrips"}` (SSE streams open,
+// tasks running in this process, tasks created, Redis round trips), in a new buffer at `*out`
+// (free it with `ferrite_string_free`). The same figures telemetry exports as metrics.
+//
+// # Safety
+// `server` is a live server; `out` is valid for a write; `out_len` is NULL or valid.
+ferrite_result ferrite_server_stats(const struct ferrite_server *server, char **out, size_t *out_len);
+
 // Advertise the `logging` capability and accept `logging/setLevel` (on by default: a server
 // turned it off with `ferrite_server_disable_logging`); `ferrite_request_log` sends nothing
 // without it.

@@ -359,6 +359,32 @@ func (s *Server) Capabilities() (json.RawMessage, error) {
 	return json.RawMessage(owned(p, n)), nil
 }
 
+// Stats is what a server counts (the figures telemetry exports as metrics).
+type Stats struct {
+	// SSEStreams is the number of SSE streams open now.
+	SSEStreams uint64 `json:"sseStreams"`
+	// TasksRunning is the number of tasks running in this process now.
+	TasksRunning uint64 `json:"tasksRunning"`
+	// TasksCreated is the number of tasks created so far.
+	TasksCreated uint64 `json:"tasksCreated"`
+	// StoreRoundTrips is the number of Redis round trips of UseRedis so far.
+	StoreRoundTrips uint64 `json:"storeRoundTrips"`
+}
+
+// Stats answers what the server counts now (ferrite_server_stats).
+func (s *Server) Stats() (Stats, error) {
+	var p *C.char
+	var n C.size_t
+	if err := check(C.ferrite_server_stats(s.ptr, &p, &n)); err != nil {
+		return Stats{}, err
+	}
+	var st Stats
+	if err := json.Unmarshal([]byte(owned(p, n)), &st); err != nil {
+		return Stats{}, err
+	}
+	return st, nil
+}
+
 // EnableLogging advertises logging and accepts logging/setLevel (on by default).
 func (s *Server) EnableLogging() error { return check(C.ferrite_server_enable_logging(s.ptr)) }
 

@@ -156,6 +156,10 @@ func TestAGoHandlerCompletesAsATaskReturningAtOnceAndLater(t *testing.T) {
 	if got := text(t, result); got != "now is_task=true" {
 		t.Fatalf("tasks/result of a handler returning at once: %v", result)
 	}
+	// Server.Stats counts the task (ferrite_server_stats), and none runs once it has ended.
+	if st, err := s.Stats(); err != nil || st.TasksCreated != 1 || st.TasksRunning != 0 || st.SSEStreams != 0 {
+		t.Fatalf("stats after one task: %+v %v", st, err)
+	}
 	// 2026-07-28: ErrPending, completed later from a goroutine.
 	id = startTask(t, s, "later")
 	if got := taskText(pollTask(t, s, id, "completed")); got != "later is_task=true" {

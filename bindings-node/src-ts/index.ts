@@ -85,6 +85,7 @@ export type {
   ResourceTemplateMetadata,
   ProxyUpstream,
   ServerOptions,
+  ServerStats,
   ToolConfig,
   ToolHandler,
 } from './server.js';

@@ -108,7 +108,7 @@ function composeHooks(hooks: MiddlewareHooks): MiddlewareFunction {
       const inner = run;
       run = (c?: MiddlewareContext) => Promise.resolve(hook.call(hooks, c ?? context, inner));
     };
-    if (context.hook !== undefined) wrap(hooks[hookMethod(context.hook)]);
+    if (context.hook !== undefined) wrap(hooks[hookMethod(context.hook)] as MiddlewareFunction | undefined);
     wrap(hooks.onRequest);
     wrap(hooks.onMessage);
     return run(context);

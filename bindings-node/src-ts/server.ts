@@ -75,6 +75,14 @@ export function flushTelemetry(): void {
   telemetryFlush();
 }
 
+/** What `Server.stats()` answers. */
+export interface ServerStats {
+  sseStreams: number;
+  tasksRunning: number;
+  tasksCreated: number;
+  storeRoundTrips: number;
+}
+
 export class Server implements AsyncDisposable {
   #native: NativeServer;
   /** What the registration helpers need: the native server and this. */
@@ -512,6 +520,14 @@ export class Server implements AsyncDisposable {
   /** Ids of the connections currently listening. */
   get connectedSessions(): string[] {
     return this.#native.connectedSessions();
+  }
+
+  /**
+   * What the server counts now (the figures telemetry exports as metrics): SSE streams open,
+   * tasks running in this process, tasks created, and Redis round trips of `useRedis`.
+   */
+  stats(): ServerStats {
+    return JSON.parse(this.#native.stats()) as ServerStats;
   }
 
   // ----- serving -----

@@ -70,4 +70,11 @@ impl NativeServer {
     pub fn connected_sessions(&self) -> Vec<String> {
         self.server.connected_sessions()
     }
+
+    /// What the server counts now (the core's `Server::stats`), as JSON:
+    /// `{sseStreams, tasksRunning, tasksCreated, storeRoundTrips}`.
+    #[napi]
+    pub fn stats(&self) -> String {
+        serde_json::to_string(&self.server.stats()).unwrap_or_else(|_| "{}".to_owned())
+    }
 }

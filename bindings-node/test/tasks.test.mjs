@@ -378,3 +378,24 @@ test('ctx.elicit inside a task reaches the client tied to the task while it wait
     await server.close();
   }
 });
+
+test('server.stats() counts the tasks created and running (the core counters telemetry exports)', async () => {
+  const server = new Server({ name: 't', version: '1' });
+  try {
+    server.tool('slow', { inputSchema: NO_ARGS, execution: { taskSupport: 'required' } }, async () => {
+      await sleep(300);
+      return 'slow done';
+    });
+    assert.deepEqual(server.stats(), { sseStreams: 0, tasksRunning: 0, tasksCreated: 0, storeRoundTrips: 0 });
+    const created = await callWithTasks(server, 'slow');
+    assert.equal(created.resultType, 'task', JSON.stringify(created));
+    const first = server.stats();
+    assert.deepEqual([first.tasksCreated, first.tasksRunning], [1, 1]);
+    await waitFor(server, created.taskId, 'completed');
+    const deadline = Date.now() + 5000;
+    while (server.stats().tasksRunning !== 0 && Date.now() < deadline) await sleep(20);
+    assert.deepEqual(server.stats(), { sseStreams: 0, tasksRunning: 0, tasksCreated: 1, storeRoundTrips: 0 });
+  } finally {
+    await server.close();
+  }
+});

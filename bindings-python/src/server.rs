@@ -319,6 +319,13 @@ impl Core {
         self.server.enable_telemetry().map_err(|e| errors::message_err(py, "ConfigError", &e.to_string()))
     }
 
+    /// What the server counts now (the core's `Server::stats`):
+    /// `(sse_streams, tasks_running, tasks_created, store_round_trips)`.
+    fn stats(&self) -> (u64, u64, u64, u64) {
+        let s = self.server.stats();
+        (s.sse_streams, s.tasks_running, s.tasks_created, s.store_round_trips)
+    }
+
     /// The ids of the connections currently served (stdio, HTTP sessions).
     fn connected_sessions(&self) -> Vec<String> {
         self.server.connected_sessions()

@@ -472,3 +472,16 @@ def test_the_everything_server_declares_the_surface_task_support() -> None:
         assert asked() == ["First question", "Second question"]
     finally:
         s.close()
+
+
+def test_stats_count_the_tasks_created_and_running(srv: Server) -> None:
+    """Server.stats() (the core's counters, the figures telemetry exports)."""
+    assert srv.stats() == {"sse_streams": 0, "tasks_running": 0, "tasks_created": 0, "store_round_trips": 0}
+    task_id = create(srv, "async_body")
+    first = srv.stats()
+    assert (first["tasks_created"], first["tasks_running"]) == (1, 1), first
+    wait_for(srv, task_id, "completed")
+    deadline = time.monotonic() + 5
+    while srv.stats()["tasks_running"] != 0 and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert srv.stats() == {"sse_streams": 0, "tasks_running": 0, "tasks_created": 1, "store_round_trips": 0}

@@ -414,6 +414,17 @@ static void check_2026(ferrite_server *server) {
           "tasks 2026-07-28: the cancelled task's handler observes it (on_cancel runs, is_cancelled is true)");
 }
 
+/* ferrite_server_stats: the core's counters as JSON. */
+static bool stats_are(ferrite_server *server, const char *expected) {
+    char *out = NULL;
+    bool ok = ferrite_server_stats(server, &out, NULL) == FERRITE_RESULT_OK && out && strcmp(out, expected) == 0;
+    if (!ok) {
+        printf("# stats: %s\n# expected: %s\n", out ? out : "(failed)", expected);
+    }
+    ferrite_string_free(out);
+    return ok;
+}
+
 void check_tasks(void) {
     ferrite_server *server = NULL;
     if (ferrite_server_new(S("{\"name\":\"abi-tasks\",\"version\":\"1.0.0\"}"), FERRITE_SERVER_MODE_STATEFUL, NULL, 0,
@@ -421,8 +432,23 @@ void check_tasks(void) {
         fprintf(stderr, "ferrite_server_new: %s\n", ferrite_last_error());
         exit(2);
     }
+    CHECK(stats_are(server, "{\"sseStreams\":0,\"tasksRunning\":0,\"tasksCreated\":0,\"storeRoundTrips\":0}"),
+          "ferrite_server_stats: a new server has counted nothing");
     check_registration(server);
     check_2025(server);
+    /* check_2025 created four tasks (t_sync, t_fail_status, t_confirm, t_wait), all ended. */
+    for (int i = 0; i < 100; i++) {
+        char *out = NULL;
+        ferrite_server_stats(server, &out, NULL);
+        bool idle = out && strstr(out, "\"tasksRunning\":0");
+        ferrite_string_free(out);
+        if (idle) {
+            break;
+        }
+        sleep_ms(20);
+    }
+    CHECK(stats_are(server, "{\"sseStreams\":0,\"tasksRunning\":0,\"tasksCreated\":4,\"storeRoundTrips\":0}"),
+          "ferrite_server_stats: the tasks created, none running once they ended");
     check_2026(server);
     /* A fleet's store (ferrite_server_use_redis; the fleet conformance run uses a real Redis):
      * refused once tasks have begun, and a malformed URL is the core's message. */

@@ -198,6 +198,13 @@ class Server(_Registration, _Modern, _Fleet, _Middlewares):
         """The ids of the connections being served (the stdio process, HTTP sessions)."""
         return self._core.connected_sessions()
 
+    def stats(self) -> Dict[str, int]:
+        """What the server counts now (the figures telemetry exports as metrics):
+        ``sse_streams`` (SSE streams open), ``tasks_running`` (tasks running in this process),
+        ``tasks_created`` and ``store_round_trips`` (Redis round trips of :meth:`use_redis`)."""
+        sse, running, created, trips = self._core.stats()
+        return {"sse_streams": sse, "tasks_running": running, "tasks_created": created, "store_round_trips": trips}
+
     def set_page_size(self, size: int) -> None:
         """At most ``size`` items per ``*/list`` page (0: everything in one page)."""
         self._core.set_page_size(size)

@@ -20,7 +20,10 @@ pub(crate) struct Counters {
 }
 
 /// A snapshot of [`Server::stats`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+/// Serialized with camelCase keys (`sseStreams`, `tasksRunning`, ...): the one JSON shape the
+/// C ABI, Go, Python and Node read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct ServerStats {
     /// SSE response streams open now (POST answers as streams, GET streams,
     /// `subscriptions/listen` streams, the 2024-11-05 transport's stream).

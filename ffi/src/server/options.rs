@@ -30,6 +30,28 @@ pub unsafe extern "C" fn ferrite_server_capabilities(
     })
 }
 
+/// What the server counts now (the core's `Server::stats`), as JSON:
+/// `{"sseStreams", "tasksRunning", "tasksCreated", "storeRoundTrips"}` (SSE streams open,
+/// tasks running in this process, tasks created, Redis round trips), in a new buffer at `*out`
+/// (free it with `ferrite_string_free`). The same figures telemetry exports as metrics.
+///
+/// # Safety
+/// `server` is a live server; `out` is valid for a write; `out_len` is NULL or valid.
+#[no_mangle]
+pub unsafe extern "C" fn ferrite_server_stats(
+    server: *const ferrite_server,
+    out: *mut *mut c_char,
+    out_len: *mut usize,
+) -> ferrite_result {
+    ffi_boundary!({
+        // SAFETY: forwarded from this function's contract.
+        let stats = unsafe { server_ref(server) }?.core()?.stats();
+        let text = serde_json::to_string(&stats).map_err(|e| Error::invalid(e.to_string()))?;
+        // SAFETY: forwarded from this function's contract.
+        unsafe { give_string(text.as_bytes(), out, out_len) }
+    })
+}
+
 /// Apply a setting to the core server.
 ///
 /// # Safety
