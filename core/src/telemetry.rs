@@ -35,7 +35,9 @@ use opentelemetry_sdk::trace::SdkTracerProvider;
 use opentelemetry_sdk::Resource;
 use serde_json::{Map, Value};
 
-use crate::server::middleware::{Answer, Middleware, MiddlewareRequest, Next};
+use crate::server::middleware::{
+    Answer, Middleware, MiddlewareNotification, MiddlewareRequest, Next, NextNotification,
+};
 use crate::server::{Server, WeakServer};
 use crate::BoxFuture;
 
@@ -353,6 +355,35 @@ impl Middleware for TelemetryLayer {
             span.end();
             duration.record(started.elapsed().as_secs_f64(), &common);
             answer
+        })
+    }
+
+    /// A client notification gets a SERVER span of its own (the MCP conventions' span for a
+    /// notification: named by its method, `mcp.method.name`, `mcp.session.id`, in the trace its
+    /// `_meta.traceparent` names), around the rest of the chain and the core's handling.
+    fn notify(&self, notification: MiddlewareNotification, next: NextNotification) -> BoxFuture<'static, ()> {
+        let meta = notification.params.as_ref().and_then(|p| p.get("_meta")).and_then(Value::as_object);
+        let parent = match meta {
+            Some(meta) if meta.contains_key("traceparent") => {
+                TraceContextPropagator::new().extract_with_context(&Context::new(), &MetaCarrier(Some(meta)))
+            }
+            _ => Context::new(),
+        };
+        let transport = if notification.info.http().is_some() { "tcp" } else { "pipe" };
+        let attrs = vec![
+            KeyValue::new("mcp.method.name", method_value(&notification.method)),
+            KeyValue::new("mcp.session.id", notification.connection.id().to_owned()),
+            KeyValue::new("network.transport", transport),
+        ];
+        let mut span = self
+            .tracer
+            .span_builder(notification.method.clone())
+            .with_kind(SpanKind::Server)
+            .with_attributes(attrs)
+            .start_with_context(&self.tracer, &parent);
+        Box::pin(async move {
+            next.run(notification).await;
+            span.end();
         })
     }
 }

@@ -217,6 +217,13 @@ def check_server(name: str, cmd: List[str]) -> None:
             assert a.get(k) == v, f"{name}: {k} = {a.get(k)!r}, expected {v!r}: {a}"
         assert isinstance(a.get("mcp.session.id"), str) and a["mcp.session.id"], a
         assert "error.type" not in a, a
+        # The client's notifications/initialized has a span of its own, on the same session.
+        init = wait_for(lambda: span("notifications/initialized"), "span `notifications/initialized`")
+        i = init["attributes"]
+        assert init["kind"] == SPAN_KIND_SERVER, init
+        assert i.get("mcp.method.name") == "notifications/initialized" and i.get("network.transport") == "pipe", i
+        assert i.get("mcp.session.id") == a["mcp.session.id"], (i, a)
+        assert "jsonrpc.request.id" not in i, i
         n = nope["attributes"]
         assert n.get("error.type") == "-32602" and n.get("rpc.response.status_code") == "-32602", n
         assert nope["status"] == STATUS_ERROR, nope
