@@ -156,7 +156,7 @@ export declare class NativeServer {
   redisRoundTrips(): number | null
   /**
    * Change the limits named in `limitsJson` (an object of `maxBatchLen`,
-   * `maxInFlightPerConnection`, `maxInFlight`; snake_case is read too; `null` keeps a
+   * `maxInFlightPerConnection`, `maxInFlight`, `maxJsonDepth`; snake_case is read too; `null` keeps a
    * value); returns the limits now in force, camelCase. A bad one throws a `TypeError`
    * with the core's message, changing nothing.
    */

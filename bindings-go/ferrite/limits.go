@@ -22,6 +22,10 @@ type Limits struct {
 	// MaxInFlight is how many requests may run at once in the whole server (10000); one more is
 	// answered -32603 with data {"limit": "max_in_flight", "value": N}.
 	MaxInFlight *uint64 `json:"max_in_flight"`
+	// MaxJSONDepth is how deep objects and arrays may nest in one inbound message (127, which
+	// is also the most: serde_json's own limit); deeper text is answered -32700 (HTTP 400)
+	// with data {"limit": "max_json_depth", "value": N}.
+	MaxJSONDepth *uint64 `json:"max_json_depth"`
 }
 
 // SetLimits changes the limits whose fields are set (ferrite_server_set_limits); they apply

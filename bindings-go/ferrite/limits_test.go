@@ -3,38 +3,42 @@ package ferrite_test
 // The dispatch limits (issue 15): Server.SetLimits and Server.Limits, the core's message for a
 // bad value, a call past max_in_flight_per_connection refused naming the limit while the one
 // running finishes, and a batch past max_batch_len refused whole; and the HTTP session cap
-// (HTTPOptions.MaxSessions 1): a second initialize evicts the first session (404 after).
+// (HTTPOptions.MaxSessions 1): a second initialize evicts the first session (404 after); a
+// message nested past max_json_depth answered -32700 naming the limit (400 over HTTP, through
+// Listen and the net/http Handler).
 
 import (
 	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
+	"io"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
 	"ferrite.invalid/ferrite/bindings-go/ferrite"
 )
 
-func limitsOf(t *testing.T, s *ferrite.Server) [3]uint64 {
+func limitsOf(t *testing.T, s *ferrite.Server) [4]uint64 {
 	t.Helper()
 	l, err := s.Limits()
-	if err != nil || l.MaxBatchLen == nil || l.MaxInFlightPerConnection == nil || l.MaxInFlight == nil {
+	if err != nil || l.MaxBatchLen == nil || l.MaxInFlightPerConnection == nil || l.MaxInFlight == nil || l.MaxJSONDepth == nil {
 		t.Fatalf("Limits: %+v, %v", l, err)
 	}
-	return [3]uint64{*l.MaxBatchLen, *l.MaxInFlightPerConnection, *l.MaxInFlight}
+	return [4]uint64{*l.MaxBatchLen, *l.MaxInFlightPerConnection, *l.MaxInFlight, *l.MaxJSONDepth}
 }
 
 func TestLimitsAreSetAndReadAndABadOneIsTheCoresMessage(t *testing.T) {
 	s := newServer(t)
-	if got := limitsOf(t, s); got != [3]uint64{100, 256, 10000} {
+	if got := limitsOf(t, s); got != [4]uint64{100, 256, 10000, 127} {
 		t.Fatalf("the core's defaults: %v", got)
 	}
 	if err := s.SetLimits(ferrite.Limits{MaxBatchLen: ferrite.Ptr[uint64](7), MaxInFlight: ferrite.Ptr[uint64](50)}); err != nil {
 		t.Fatalf("SetLimits: %v", err)
 	}
-	if got := limitsOf(t, s); got != [3]uint64{7, 256, 50} {
+	if got := limitsOf(t, s); got != [4]uint64{7, 256, 50, 127} {
 		t.Fatalf("the fields set changed, the nil one kept its value: %v", got)
 	}
 	var fe *ferrite.Error
@@ -42,7 +46,7 @@ func TestLimitsAreSetAndReadAndABadOneIsTheCoresMessage(t *testing.T) {
 	if !errors.As(err, &fe) || fe.Code != ferrite.CodeInvalidArgument || err.Error() != "invalid limit max_in_flight: must be at least 1" {
 		t.Fatalf("0: %v", err)
 	}
-	if got := limitsOf(t, s); got != [3]uint64{7, 256, 50} {
+	if got := limitsOf(t, s); got != [4]uint64{7, 256, 50, 127} {
 		t.Fatalf("the refused setting changed nothing: %v", got)
 	}
 }
@@ -164,6 +168,71 @@ func TestTheEventStoreBoundsAreTheCoresOptions(t *testing.T) {
 		var fe *ferrite.Error
 		if !errors.As(err, &fe) || fe.Code != ferrite.CodeInvalidArgument || err.Error() != c.want {
 			t.Errorf("got %v, want %q", err, c.want)
+		}
+	}
+}
+
+func TestMaxJSONDepthPastTheCoresIsRefused(t *testing.T) {
+	s := newServer(t)
+	err := s.SetLimits(ferrite.Limits{MaxJSONDepth: ferrite.Ptr[uint64](128)})
+	if err == nil || err.Error() != "invalid limit max_json_depth: must be at most 127" {
+		t.Fatalf("128: %v", err)
+	}
+}
+
+// nestedPing is a ping nested arrays+2 deep (the envelope and params are two levels).
+func nestedPing(id, arrays int) string {
+	return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"ping","params":{"a":%s1%s}}`, id,
+		strings.Repeat("[", arrays), strings.Repeat("]", arrays))
+}
+
+var depthRefused = map[string]any{"limit": "max_json_depth", "value": float64(6)}
+
+func TestAMessagePastMaxJSONDepthIsAParseErrorNamingIt(t *testing.T) {
+	s := newServer(t)
+	if err := s.SetLimits(ferrite.Limits{MaxJSONDepth: ferrite.Ptr[uint64](6)}); err != nil {
+		t.Fatal(err)
+	}
+	call(t, s.HandleRaw, initialize2025)
+	r := call(t, s.HandleRaw, nestedPing(2, 5))
+	if r["id"] != nil || errorCode(r) != -32700 || !reflect.DeepEqual(field(r, "error", "data"), any(depthRefused)) {
+		t.Fatalf("nested 7 deep: %v", r)
+	}
+	if r := call(t, s.HandleRaw, nestedPing(3, 4)); !reflect.DeepEqual(r["result"], any(map[string]any{})) {
+		t.Fatalf("nested 6 deep: %v", r)
+	}
+}
+
+func TestABodyPastMaxJSONDepthIs400NamingItOverHTTP(t *testing.T) {
+	s := newServer(t)
+	if err := s.SetLimits(ferrite.Limits{MaxJSONDepth: ferrite.Ptr[uint64](6)}); err != nil {
+		t.Fatal(err)
+	}
+	l, err := s.Listen("127.0.0.1", 0, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	served := make(chan error, 1)
+	go func() { served <- l.Serve() }()
+	defer func() {
+		s.Close()
+		<-served
+	}()
+	h, err := s.Handler(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, url := range map[string]string{
+		"Listen":  fmt.Sprintf("http://127.0.0.1:%d/mcp", l.Port()),
+		"Handler": mount(t, h) + "/mcp",
+	} {
+		resp := postMCP(t, url, nestedPing(2, 5))
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		var v map[string]any
+		_ = json.Unmarshal(body, &v)
+		if resp.StatusCode != http.StatusBadRequest || errorCode(v) != -32700 || !reflect.DeepEqual(field(v, "error", "data"), any(depthRefused)) {
+			t.Errorf("%s: nested 7 deep: %d %s", name, resp.StatusCode, body)
 		}
 	}
 }

@@ -126,6 +126,12 @@ export interface Limits {
    * -32603 with `data: { limit: 'max_in_flight', value }`.
    */
   maxInFlight?: number;
+  /**
+   * Objects and arrays nested inside one another in one inbound message (default and at most
+   * 127, serde_json's own limit); deeper text is answered -32700 (HTTP 400) with
+   * `data: { limit: 'max_json_depth', value }`.
+   */
+  maxJsonDepth?: number;
 }
 
 export interface ToolConfig<S extends ArgsSchema> {

@@ -362,7 +362,7 @@ export class Server implements AsyncDisposable {
 
   /**
    * Change the dispatch limits named in `limits` (`maxBatchLen`, `maxInFlightPerConnection`,
-   * `maxInFlight`; see `Limits`); the others keep their value. They apply at once. Returns the
+   * `maxInFlight`, `maxJsonDepth`; see `Limits`); the others keep their value. They apply at once. Returns the
    * limits now in force. A bad value throws a `TypeError` with the core's message, changing
    * nothing.
    */

@@ -29,7 +29,7 @@ fn refusal(env: &Env, e: LimitsError) -> napi::Error {
 #[napi]
 impl NativeServer {
     /// Change the limits named in `limitsJson` (an object of `maxBatchLen`,
-    /// `maxInFlightPerConnection`, `maxInFlight`; snake_case is read too; `null` keeps a
+    /// `maxInFlightPerConnection`, `maxInFlight`, `maxJsonDepth`; snake_case is read too; `null` keeps a
     /// value); returns the limits now in force, camelCase. A bad one throws a `TypeError`
     /// with the core's message, changing nothing.
     #[napi]

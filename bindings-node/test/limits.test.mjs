@@ -3,13 +3,14 @@
 // message; a call past maxInFlightPerConnection answered -32603 naming the limit while the
 // running one finishes; a batch past maxBatchLen refused whole with -32600; and the HTTP
 // session cap (maxSessions: 1, through listen() and the mounted endpoint): a second initialize
-// evicts the first session, whose next request gets 404.
+// evicts the first session, whose next request gets 404; a message nested past maxJsonDepth
+// answered -32700 naming the limit (HTTP 400) in-process, through listen() and fetchHandler().
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
 import { Server } from '../lib/index.mjs';
 
-const DEFAULTS = { maxBatchLen: 100, maxInFlightPerConnection: 256, maxInFlight: 10000 };
+const DEFAULTS = { maxBatchLen: 100, maxInFlightPerConnection: 256, maxInFlight: 10000, maxJsonDepth: 127 };
 const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
 
 const initialize = (version) => ({
@@ -44,6 +45,7 @@ test('a bad limit is a TypeError with the core message and changes nothing', asy
       [{ maxBatchLen: 'many' }, /^invalid limit maxBatchLen: /],
       [{ maxBatchLen: -1 }, /^invalid limit maxBatchLen: /],
       [null, /^invalid limit limits: expected an object of limits$/],
+      [{ maxJsonDepth: 128 }, /^invalid limit maxJsonDepth: must be at most 127$/],
     ];
     for (const [limits, message] of cases) {
       assert.throws(() => server.setLimits(limits), (e) => e instanceof TypeError && e.code === 'ERR_INVALID_ARG_VALUE' && message.test(e.message));
@@ -101,6 +103,54 @@ test('a batch past maxBatchLen is refused whole', async () => {
     const refused = await raw(server, [ping(4), ping(5), ping(6)]);
     assert.equal(refused.error.code, -32600);
     assert.deepEqual(refused.error.data, { limit: 'max_batch_len', value: 2 });
+  } finally {
+    await server.close();
+  }
+});
+
+/** A ping nested `arrays + 2` deep (the envelope and `params` are two levels). */
+const nestedPing = (id, arrays) => {
+  let value = 1;
+  for (let i = 0; i < arrays; i++) value = [value];
+  return { jsonrpc: '2.0', id, method: 'ping', params: { a: value } };
+};
+const DEPTH_REFUSED = { limit: 'max_json_depth', value: 6 };
+
+test('a message past maxJsonDepth is a parse error naming the limit', async () => {
+  const server = new Server({ name: 'limits', version: '1', limits: { maxJsonDepth: 6 } });
+  try {
+    await raw(server, initialize('2025-11-25'));
+    const refused = await raw(server, nestedPing(2, 5));
+    assert.deepEqual([refused.id, refused.error.code, refused.error.data], [null, -32700, DEPTH_REFUSED]);
+    assert.deepEqual((await raw(server, nestedPing(3, 4))).result, {});
+  } finally {
+    await server.close();
+  }
+});
+
+/** A body past maxJsonDepth is 400 naming the limit; one level less is served: `post(body, session?)` sends one POST. */
+async function deepBodyIsRefused(post) {
+  const init = await post(initialize('2025-11-25'));
+  assert.equal(init.status, 200);
+  const session = init.headers.get('mcp-session-id');
+  const refused = await post(nestedPing(2, 5), session);
+  assert.equal(refused.status, 400);
+  const body = await refused.json();
+  assert.deepEqual([body.id, body.error.code, body.error.data], [null, -32700, DEPTH_REFUSED]);
+  const served = await post(nestedPing(3, 4), session);
+  assert.equal(served.status, 200);
+  const text = await served.text();
+  const data = text.split('\n').filter((l) => l.startsWith('data:')).map((l) => l.slice(5));
+  assert.deepEqual(JSON.parse(data.length ? data.at(-1) : text), { jsonrpc: '2.0', id: 3, result: {} });
+}
+
+test('listen() and fetchHandler(): a body past maxJsonDepth is 400 naming the limit', async () => {
+  const server = new Server({ name: 'deep', version: '1', limits: { maxJsonDepth: 6 } });
+  try {
+    const { url } = await server.listen({ port: 0 });
+    await deepBodyIsRefused((body, session) => fetch(url, postInit(body, session)));
+    const handle = server.fetchHandler();
+    await deepBodyIsRefused((body, session) => handle(new Request('http://127.0.0.1/mcp', postInit(body, session))));
   } finally {
     await server.close();
   }

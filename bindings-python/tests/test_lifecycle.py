@@ -7,6 +7,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 from pathlib import Path
 
@@ -95,6 +96,32 @@ def test_close_and_context_manager() -> None:
     assert s.closed
     with pytest.raises(ServerClosedError):
         call_tool(s, "f")
+
+
+def test_close_from_another_thread_ends_an_http_run_without_an_error() -> None:
+    # A server serving HTTP in one thread, closed from another (how a test or a host stops
+    # it): run() returns; it used to raise "the HTTP loop stopped: task N was cancelled"
+    # when the runtime went down before the listener's task ended.
+    ready = threading.Event()
+    outcome: list = []
+
+    def serve() -> None:
+        try:
+            server.run(transport="http", port=0, on_ready=lambda port: ready.set())
+            outcome.append("returned")
+        except BaseException as e:  # noqa: BLE001 - the test reports what was raised
+            outcome.append(e)
+
+    for _ in range(5):  # the race it fixes was lost about half the time
+        server = Server("s")
+        ready.clear()
+        outcome.clear()
+        thread = threading.Thread(target=serve, daemon=True)
+        thread.start()
+        assert ready.wait(10), "run did not start listening"
+        server.close()
+        thread.join(10)
+        assert outcome == ["returned"], outcome
 
 
 def test_run_rejects_unknown_transport() -> None:

@@ -19,7 +19,7 @@ import pytest
 
 from ferrite_mcp import ConfigError, Server
 
-DEFAULTS = {"max_batch_len": 100, "max_in_flight_per_connection": 256, "max_in_flight": 10000}
+DEFAULTS = {"max_batch_len": 100, "max_in_flight_per_connection": 256, "max_in_flight": 10000, "max_json_depth": 127}
 
 
 def raw(server: Server, message: Any) -> Any:
@@ -55,6 +55,7 @@ def test_limits_are_set_in_either_place_and_read_back() -> None:
         ({"max_sessions": 3}, "invalid limit max_sessions: unknown limit"),
         ({"max_batch_len": "many"}, "invalid limit max_batch_len: "),
         ({"max_batch_len": -1}, "invalid limit max_batch_len: "),
+        ({"max_json_depth": 128}, "invalid limit max_json_depth: must be at most 127"),
     ],
 )
 def test_a_bad_limit_raises_config_error_with_the_cores_message_and_changes_nothing(
@@ -112,6 +113,25 @@ def test_a_batch_past_max_batch_len_is_refused_whole() -> None:
         refused = raw(server, [ping(4), ping(5), ping(6)])
         assert refused["error"]["code"] == -32600
         assert refused["error"]["data"] == {"limit": "max_batch_len", "value": 2}
+
+
+def nested_ping(i: int, arrays: int) -> Dict[str, Any]:
+    """A ping nested ``arrays + 2`` deep (the envelope and ``params`` are two levels)."""
+    value: Any = 1
+    for _ in range(arrays):
+        value = [value]
+    return {"jsonrpc": "2.0", "id": i, "method": "ping", "params": {"a": value}}
+
+
+DEPTH_REFUSED = {"limit": "max_json_depth", "value": 6}
+
+
+def test_a_message_past_max_json_depth_is_a_parse_error_naming_it() -> None:
+    with Server("limits", limits={"max_json_depth": 6}) as server:
+        raw(server, initialize("2025-11-25"))
+        refused = raw(server, nested_ping(2, 5))
+        assert (refused["id"], refused["error"]["code"], refused["error"]["data"]) == (None, -32700, DEPTH_REFUSED)
+        assert raw(server, nested_ping(3, 4))["result"] == {}
 
 
 # ----- the HTTP session cap -----
@@ -225,3 +245,23 @@ def test_mcpserver_takes_limits_too() -> None:
 
     with MCPServer("compat", limits={"max_in_flight": 9}) as server:
         assert server.limits == dict(DEFAULTS, max_in_flight=9)
+
+
+@pytest.mark.parametrize("serve", [run_serving, asgi_serving], ids=["run", "asgi_app"])
+def test_a_body_past_max_json_depth_is_400_naming_it_over_http(serve: Callable[..., Any]) -> None:
+    server = Server("deep", limits={"max_json_depth": 6})
+    with serve(server) as port:
+        status, headers, _ = post(port, initialize("2025-11-25"))
+        assert status == 200
+        session = headers["mcp-session-id"]
+        status, _, body = post(port, nested_ping(2, 5), session)
+        refused = json.loads(body)
+        assert (status, refused["id"], refused["error"]["code"], refused["error"]["data"]) == (
+            400,
+            None,
+            -32700,
+            DEPTH_REFUSED,
+        )
+        status, _, body = post(port, nested_ping(3, 4), session)
+        data = [line[5:] for line in body.splitlines() if line.startswith("data:")]  # JSON or SSE
+        assert (status, json.loads(data[-1] if data else body)) == (200, {"jsonrpc": "2.0", "id": 3, "result": {}})

@@ -352,3 +352,41 @@ async fn text_that_looks_like_sse_fields_cannot_inject_events() {
     assert_eq!(messages.len(), 1, "{text:?}");
     assert_eq!(messages[0]["result"]["content"][0]["text"], evil);
 }
+
+#[tokio::test]
+async fn a_body_nested_past_max_json_depth_is_400_naming_the_limit_in_both_eras() {
+    let s = Server::builder(Implementation::new("deep", "1")).stateless().build();
+    s.add_tool_fn(Tool::new("say", json!({"type":"object"})).with_description("answers with its text"), |a| {
+        Ok(CallToolResult::text(a["text"].as_str().unwrap_or_default()))
+    })
+    .unwrap();
+    s.set_limits_json(json!({"maxJsonDepth": 8})).unwrap();
+    let opts = HttpOptions::default();
+    let shutdown = opts.shutdown.clone();
+    let bound = http::bind(&s, "127.0.0.1:0".parse().unwrap(), opts).await.unwrap();
+    let addr = bound.local_addr().unwrap();
+    tokio::spawn(bound.run());
+    // The envelope, params and arguments are three levels: 5 arrays more is 8, 6 is 9.
+    let call = |n: usize| {
+        format!(
+            r#"{{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{{"name":"say","arguments":{{"text":"ok","x":{}1{}}}}}}}"#,
+            "[".repeat(n),
+            "]".repeat(n)
+        )
+    };
+    for version in ["2025-11-25", "2026-07-28"] {
+        let r = request(addr, "POST", &[JSON, ACCEPT, ("mcp-protocol-version", version)], &call(6)).await;
+        assert_eq!(r.status, 400, "{version}");
+        let v: Value = serde_json::from_str(&r.text().await).unwrap();
+        assert_eq!(
+            (v["id"].clone(), v["error"]["code"].clone(), v["error"]["data"].clone()),
+            (Value::Null, json!(-32700), json!({"limit": "max_json_depth", "value": 8})),
+            "{version}"
+        );
+    }
+    let r = request(addr, "POST", &[JSON, ACCEPT, ("mcp-protocol-version", "2025-11-25")], &call(5)).await;
+    assert_eq!(r.status, 200);
+    let v: Value = serde_json::from_str(&r.text().await).unwrap();
+    assert_eq!(v["result"]["content"][0]["text"], "ok", "{v}");
+    shutdown.cancel();
+}

@@ -131,3 +131,33 @@ async fn bad_limits_are_refused_and_change_nothing() {
     assert_eq!(e.to_string(), "invalid limit max_in_flight: must be at least 1");
     assert_eq!(s.limits(), before);
 }
+
+#[tokio::test]
+async fn a_message_nested_past_max_json_depth_is_a_parse_error_naming_the_limit() {
+    let s = stateful("limits");
+    s.set_limits_json(json!({"max_json_depth": 4})).unwrap();
+    let h = Harness::new(s);
+    h.initialize("2025-03-26", json!({})).await;
+    // The envelope and params are two levels; `a` adds one per bracket.
+    let ping = |id: i64, n: usize| {
+        format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"ping","params":{{"a":{}{}}}}}"#, "[".repeat(n), "]".repeat(n))
+    };
+    let r = h.raw(&ping(1, 3)).await;
+    assert_eq!(
+        (r["id"].clone(), r["error"]["code"].clone(), r["error"]["data"].clone()),
+        (Value::Null, json!(-32700), json!({"limit": "max_json_depth", "value": 4}))
+    );
+    // A batch is one level more: a batch of pings nested 4 deep is refused whole.
+    let r = h.raw(&format!("[{}]", ping(2, 2))).await;
+    assert_eq!(r["error"]["data"]["limit"], "max_json_depth", "{r}");
+    assert_eq!(h.raw(&ping(3, 2)).await["result"], json!({}));
+    // Back to the default: serde_json's 127, named the same way.
+    h.server.set_limits_json(json!({"max_json_depth": 127})).unwrap();
+    let deep = format!(
+        r#"{{"jsonrpc":"2.0","id":4,"method":"ping","params":{{"a":{}{}}}}}"#,
+        "[".repeat(126),
+        "]".repeat(126)
+    );
+    let r = h.raw(&deep).await;
+    assert_eq!(r["error"]["data"], json!({"limit": "max_json_depth", "value": 127}), "{r}");
+}

@@ -374,3 +374,29 @@ async fn at_the_connection_limit_stdio_stops_reading_instead_of_refusing() {
     assert_eq!(peak.load(Ordering::SeqCst), 2, "never more than the limit at once");
     c.finish().await;
 }
+
+#[tokio::test]
+async fn a_line_nested_past_max_json_depth_gets_the_limit_s_parse_error_and_the_next_is_served() {
+    let s = server();
+    s.set_limits_json(json!({"maxJsonDepth": 8})).unwrap();
+    let mut c = Client::start(s, StdioOptions::default());
+    c.handshake(json!({})).await;
+    // The envelope, params and arguments are three levels: 5 arrays more is 8, 6 is 9.
+    let call = |id: i64, n: usize| {
+        format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"sleep","arguments":{{"ms":0,"x":{}1{}}}}}}}"#,
+            "[".repeat(n),
+            "]".repeat(n)
+        )
+    };
+    c.send_raw(&call(1, 6)).await;
+    let refused = c.recv().await;
+    assert_eq!(
+        (refused["id"].clone(), refused["error"]["code"].clone(), refused["error"]["data"].clone()),
+        (Value::Null, json!(-32700), json!({"limit": "max_json_depth", "value": 8}))
+    );
+    c.send_raw(&call(2, 5)).await;
+    let served = c.recv().await;
+    assert_eq!((served["id"].clone(), served["result"]["content"][0]["text"].clone()), (json!(2), json!("slept 0")));
+    c.finish().await;
+}

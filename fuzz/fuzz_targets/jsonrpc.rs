@@ -5,12 +5,13 @@
 //! Invariants: the fast path (straight into the envelope struct) and the general path
 //! (`classify` over a `serde_json::Value`) agree; a batch has one element per array item;
 //! every refusal is -32700, -32600 or -32602 (by-position params); a parsed message written back as JSON parses again to
-//! the same message; the server's answer is nothing or valid JSON-RPC.
+//! the same message; the server's answer is nothing or valid JSON-RPC; a lower depth limit
+//! refuses exactly the text nested deeper than it, naming the limit, and parses the rest the same.
 #![no_main]
 
 use std::sync::{Arc, OnceLock};
 
-use ferrite_core::protocol::jsonrpc::{classify, code, parse_payload, Payload};
+use ferrite_core::protocol::jsonrpc::{classify, code, nesting_exceeds, parse_payload, parse_payload_within, Payload};
 use ferrite_core::server::NullPeer;
 use ferrite_core::{Peer, Server};
 use ferrite_fuzz::{assert_jsonrpc_answer, json_eq, message_value, parsed_value, payload_value, runtime, servers};
@@ -26,6 +27,17 @@ fuzz_target!(|data: &[u8]| {
     // Both transports refuse text that is not UTF-8 before parsing.
     let Ok(text) = std::str::from_utf8(data) else { return };
     let payload = parse_payload(text);
+
+    // A depth limit of 3: deeper text is the limit's error, the rest parses as without it.
+    let limited = parse_payload_within(text, 3);
+    if nesting_exceeds(text, 3) {
+        let Payload::Single(Err(refused)) = &limited else { panic!("nested deeper than 3 but parsed: {text:?}") };
+        assert_eq!(refused.error.code, code::PARSE_ERROR, "{text:?}");
+        let limit = refused.error.data.as_ref().and_then(|d| d.get("limit"));
+        assert_eq!(limit.and_then(Value::as_str), Some("max_json_depth"), "{text:?}");
+    } else {
+        assert!(json_eq(&payload_value(&limited), &payload_value(&payload)), "the depth limit changed {text:?}");
+    }
 
     // The general path agrees with the fast one.
     let trimmed = text.trim_start();

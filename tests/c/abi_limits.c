@@ -128,7 +128,7 @@ static bool refused(ferrite_server *server, const char *json, ferrite_result cod
 static void check_setting(ferrite_server *server) {
     char *l = limits_json(server);
     CHECK(is(l, "/max_batch_len", "100") && is(l, "/max_in_flight_per_connection", "256") &&
-              is(l, "/max_in_flight", "10000"),
+              is(l, "/max_in_flight", "10000") && is(l, "/max_json_depth", "127"),
           "limits: ferrite_server_limits gives the core's defaults, snake_case");
     ferrite_string_free(l);
 
@@ -146,6 +146,9 @@ static void check_setting(ferrite_server *server) {
     CHECK(refused(server, "{\"maxSessions\":3}", FERRITE_RESULT_INVALID_ARGUMENT,
                   "invalid limit max_sessions: unknown limit"),
           "limits: an unknown key is refused with the core's message");
+    CHECK(refused(server, "{\"maxJsonDepth\":128}", FERRITE_RESULT_INVALID_ARGUMENT,
+                  "invalid limit max_json_depth: must be at most 127"),
+          "limits: max_json_depth past serde_json's 127 is refused with the core's message");
     CHECK(refused(server, "[1]", FERRITE_RESULT_INVALID_ARGUMENT, "invalid limit limits: expected an object of limits"),
           "limits: a non-object is refused with the core's message");
     CHECK(ferrite_server_set_limits(NULL, S("{}")) == FERRITE_RESULT_NULL_POINTER &&
@@ -223,6 +226,27 @@ static void check_batch(ferrite_server *server) {
           "limits: a longer batch is refused whole with -32600 and data.limit max_batch_len");
     ferrite_string_free(r);
     ferrite_connection_free(conn);
+}
+
+/* A ping nested 7 deep (the envelope, params and five arrays) and one 6 deep. */
+#define DEEP_PING(id) "{\"jsonrpc\":\"2.0\",\"id\":" #id ",\"method\":\"ping\",\"params\":{\"a\":[[[[[1]]]]]}}"
+#define LESS_DEEP_PING(id) "{\"jsonrpc\":\"2.0\",\"id\":" #id ",\"method\":\"ping\",\"params\":{\"a\":[[[[1]]]]}}"
+#define DEPTH_REFUSED "{\"limit\":\"max_json_depth\",\"value\":6}"
+
+static void check_depth(ferrite_server *server) {
+    CHECK(ferrite_server_set_limits(server, S("{\"max_json_depth\":6}")) == FERRITE_RESULT_OK,
+          "limits: max_json_depth set to 6");
+    ferrite_connection *conn = session(server, INIT("2025-11-25"));
+    char *r = raw_on(server, conn, DEEP_PING(2));
+    CHECK(is(r, "/id", "null") && is(r, "/error/code", "-32700") && is(r, "/error/data", DEPTH_REFUSED),
+          "limits: a message nested past max_json_depth is -32700 with data.limit max_json_depth, id null");
+    ferrite_string_free(r);
+    r = raw_on(server, conn, LESS_DEEP_PING(3));
+    CHECK(is(r, "/result", "{}"), "limits: a message nested max_json_depth deep is served");
+    ferrite_string_free(r);
+    ferrite_connection_free(conn);
+    CHECK(ferrite_server_set_limits(server, S("{\"max_json_depth\":127}")) == FERRITE_RESULT_OK,
+          "limits: max_json_depth back to 127");
 }
 
 /* ---------------------------------------------------------------- the HTTP session cap */
@@ -306,6 +330,17 @@ static void check_http_sessions(void) {
     CHECK(ping_status(port, host, first) == 404,
           "http sessions: with max_sessions 1 the first session was evicted (404)");
     CHECK(ping_status(port, host, second) == 200, "http sessions: the second session is served");
+    CHECK(ferrite_server_set_limits(server, S("{\"max_json_depth\":6}")) == FERRITE_RESULT_OK,
+          "http: max_json_depth set to 6 on a serving server");
+    char headers[512];
+    snprintf(headers, sizeof headers, "Mcp-Session-Id: %s\r\nMCP-Protocol-Version: 2025-06-18\r\n", second);
+    char *deep = http_exchange(port, "POST", host, BOTH, headers, DEEP_PING(4));
+    const char *body = deep ? strstr(deep, "\r\n\r\n") : NULL;
+    CHECK(deep && strncmp(deep, "HTTP/1.1 400", 12) == 0 && body && is(body + 4, "/error/code", "-32700") &&
+              is(body + 4, "/error/data", DEPTH_REFUSED),
+          "http: a body nested past max_json_depth is 400 with -32700 and data.limit max_json_depth");
+    free(deep);
+    CHECK(ping_status(port, host, second) == 200, "http: the session is served after the refused body");
     ferrite_server_close(server);
     pthread_join(t, NULL);
     ferrite_server_free(server);
@@ -317,6 +352,7 @@ void check_limits(void) {
     check_per_connection(server);
     check_server_wide(server);
     check_batch(server);
+    check_depth(server);
     ferrite_server_free(server);
     check_http_sessions();
 }

@@ -77,7 +77,8 @@ class Server(_Registration, _Modern, _Fleet, _Middlewares):
     core keeps tasks in memory (at most 100,000), or in Redis after ``use_redis`` (a fleet).
 
     ``limits`` (a dict, the keys of :meth:`set_limits`) bounds what peers can make the server
-    run: ``max_batch_len``, ``max_in_flight_per_connection``, ``max_in_flight``.
+    run: ``max_batch_len``, ``max_in_flight_per_connection``, ``max_in_flight``,
+    ``max_json_depth``.
     """
 
     def __init__(
@@ -220,7 +221,10 @@ class Server(_Registration, _Modern, _Fleet, _Middlewares):
           connection (the stdio process, an HTTP session, a connection of :meth:`connect`,
           ``handle_raw``'s); one more is answered -32603 with ``data.limit`` naming it;
         - ``max_in_flight`` (default 10,000): requests running at once in the whole server;
-          one more is answered -32603 with ``data.limit`` naming it.
+          one more is answered -32603 with ``data.limit`` naming it;
+        - ``max_json_depth`` (default and at most 127, serde_json's own limit): objects and
+          arrays nested inside one another in one inbound message; deeper text is answered
+          -32700 (HTTP 400) with ``data: {"limit": "max_json_depth", "value": N}``.
 
         Each is a whole number at least 1; a bad value or an unknown key raises
         ``ConfigError`` with the core's message (``invalid limit max_in_flight: must be at

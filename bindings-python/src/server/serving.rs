@@ -107,6 +107,8 @@ impl Core {
         lock(&self.serving).take();
         match outcome {
             Ok(Ok(())) => Ok(()),
+            // `close()` from another thread: the runtime went down before the task ended.
+            Err(e) if e.is_cancelled() && self.closed() => Ok(()),
             Ok(Err(e)) => Err(PyOSError::new_err(format!("{what} failed: {e}"))),
             Err(e) => Err(PyRuntimeError::new_err(format!("the {what} loop stopped: {e}"))),
         }

@@ -178,10 +178,34 @@ pub enum Payload {
     Batch(Vec<Parsed>),
 }
 
+/// The deepest nesting a payload may have: serde_json's recursion limit, which no setting
+/// raises (objects and arrays inside one another, the outermost counted).
+pub const MAX_JSON_DEPTH: usize = 127;
+
 /// Parse raw text into a payload. Invalid JSON is a `-32700` element with no id.
 pub fn parse_payload(text: &str) -> Payload {
+    parse_payload_within(text, MAX_JSON_DEPTH)
+}
+
+/// Parse raw text into a payload nested at most `max_depth` deep (capped at
+/// [`MAX_JSON_DEPTH`]). Deeper text is a `-32700` element with no id whose `data` names the
+/// limit (`{"limit": "max_json_depth", "value": N}`). At the cap the text is not scanned
+/// twice: serde_json's own limit refuses it, and the scan only names the error.
+pub fn parse_payload_within(text: &str, max_depth: usize) -> Payload {
+    let max_depth = max_depth.min(MAX_JSON_DEPTH);
+    let too_deep = || {
+        let error = ErrorObject::parse_error(format!("Parse error: JSON nested deeper than {max_depth} levels"))
+            .with_data(serde_json::json!({ "limit": "max_json_depth", "value": max_depth }));
+        Payload::Single(Err(Invalid { id: None, error }))
+    };
+    if max_depth < MAX_JSON_DEPTH && nesting_exceeds(text, max_depth) {
+        return too_deep();
+    }
     let trimmed = text.trim_start();
     let parse_error = |e: serde_json::Error| {
+        if nesting_exceeds(text, max_depth) {
+            return too_deep();
+        }
         Payload::Single(Err(Invalid { id: None, error: ErrorObject::parse_error(format!("Parse error: {e}")) }))
     };
     if trimmed.starts_with('[') {
@@ -201,6 +225,36 @@ pub fn parse_payload(text: &str) -> Payload {
             Err(e) => parse_error(e),
         }
     }
+}
+
+/// Whether `text` opens more than `max` objects or arrays inside one another (brackets in
+/// strings do not count). One pass over the bytes; stops at the first level too deep.
+pub fn nesting_exceeds(text: &str, max: usize) -> bool {
+    let (mut depth, mut in_string, mut escaped) = (0usize, false, false);
+    for &b in text.as_bytes() {
+        if in_string {
+            if escaped {
+                escaped = false;
+            } else if b == b'\\' {
+                escaped = true;
+            } else if b == b'"' {
+                in_string = false;
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_string = true,
+            b'[' | b'{' => {
+                depth += 1;
+                if depth > max {
+                    return true;
+                }
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    false
 }
 
 /// The envelope fields of one message; `Some(Value::Null)` means present and null.
@@ -551,6 +605,44 @@ mod tests {
             let e = classify(v.clone()).unwrap_err();
             assert_eq!(e.error.code, code::INVALID_REQUEST, "{v}");
         }
+    }
+
+    /// A request whose `params.a` holds arrays nested so the whole text is `depth` deep.
+    fn nested_request(depth: usize) -> String {
+        let inner = depth - 2; // the envelope and `params` are two levels
+        format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"m","params":{{"a":{}1{}}}}}"#,
+            "[".repeat(inner),
+            "]".repeat(inner)
+        )
+    }
+
+    fn depth_error(p: Payload) -> Option<Value> {
+        match p {
+            Payload::Single(Err(Invalid { id: None, error })) if error.code == code::PARSE_ERROR => error.data,
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn nesting_up_to_serde_s_limit_parses_and_one_more_names_the_limit() {
+        assert!(matches!(parse_payload(&nested_request(MAX_JSON_DEPTH)), Payload::Single(Ok(Message::Request(_)))));
+        let data = depth_error(parse_payload(&nested_request(MAX_JSON_DEPTH + 1)));
+        assert_eq!(data, Some(json!({"limit": "max_json_depth", "value": MAX_JSON_DEPTH})));
+        // A batch too, and a limit above the cap is the cap.
+        let batch = format!("[{}]", nested_request(MAX_JSON_DEPTH));
+        assert_eq!(depth_error(parse_payload_within(&batch, 1000)).unwrap()["value"], MAX_JSON_DEPTH);
+    }
+
+    #[test]
+    fn a_lower_depth_limit_refuses_deeper_text_and_ignores_brackets_in_strings() {
+        assert!(matches!(parse_payload_within(&nested_request(5), 5), Payload::Single(Ok(_))));
+        let data = depth_error(parse_payload_within(&nested_request(6), 5));
+        assert_eq!(data, Some(json!({"limit": "max_json_depth", "value": 5})));
+        let strings = r#"{"jsonrpc":"2.0","id":1,"method":"m","params":{"s":"[[[[{{{{\"[["}}"#;
+        assert!(matches!(parse_payload_within(strings, 2), Payload::Single(Ok(_))));
+        assert!(!nesting_exceeds(r#"["\\", "]]]", [1]]"#, 2));
+        assert!(nesting_exceeds(r#"["\\", [[1]]]"#, 2));
     }
 
     #[test]

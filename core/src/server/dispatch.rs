@@ -25,7 +25,7 @@ use super::request_info::RequestInfo;
 use super::{read, ConnectionState, Peer, RequestContext, Server};
 use crate::protocol::classifier::unsupported_version;
 use crate::protocol::headers;
-use crate::protocol::jsonrpc::{parse_payload, Invalid, Payload};
+use crate::protocol::jsonrpc::{parse_payload_within, Invalid, Payload};
 use crate::protocol::model::{carries_envelope, RequestMeta, PROTOCOL_VERSION_KEY};
 use crate::protocol::{
     code, ErrorObject, Message, Notification, OutboundResponse, ProtocolVersion, RawJson, Request, RequestId,
@@ -91,9 +91,14 @@ impl Server {
         self.handle_raw_on(text, &conn, &peer).await.unwrap_or_default()
     }
 
+    /// Parse inbound wire text within this server's `max_json_depth` limit.
+    pub(crate) fn parse_payload(&self, text: &str) -> Payload {
+        parse_payload_within(text, self.inner.limits.max_json_depth())
+    }
+
     /// Handle raw wire text against a given connection and peer.
     pub async fn handle_raw_on(&self, text: &str, conn: &Arc<ConnectionState>, peer: &Arc<dyn Peer>) -> Option<String> {
-        self.handle_payload_with(parse_payload(text), conn, peer, &RequestInfo::default()).await
+        self.handle_payload_with(self.parse_payload(text), conn, peer, &RequestInfo::default()).await
     }
 
     /// Handle raw wire text with what the transport knows about the request (HTTP head,
@@ -105,7 +110,7 @@ impl Server {
         peer: &Arc<dyn Peer>,
         info: &RequestInfo,
     ) -> Option<String> {
-        self.handle_payload_with(parse_payload(text), conn, peer, info).await
+        self.handle_payload_with(self.parse_payload(text), conn, peer, info).await
     }
 
     /// Handle a parsed payload; returns the response text, if any.

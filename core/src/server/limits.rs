@@ -13,6 +13,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 use crate::naming::{read_options, OptionsError};
+use crate::protocol::jsonrpc::MAX_JSON_DEPTH;
 use crate::protocol::ErrorObject;
 
 /// The bounds, with their defaults.
@@ -29,11 +30,21 @@ pub struct Limits {
     /// Requests running at once in the whole server (every connection, both eras, tasks'
     /// first run included); one more gets -32603 with `data.limit`. Default 10,000.
     pub max_in_flight: usize,
+    /// Objects and arrays nested inside one another in one inbound message (the outermost
+    /// counted); deeper text gets -32700 with `data.limit` (HTTP: 400), on every transport
+    /// and in both eras. At most and by default 127, serde_json's own limit, which costs
+    /// nothing; a lower value costs one scan of each message's bytes.
+    pub max_json_depth: usize,
 }
 
 impl Default for Limits {
     fn default() -> Self {
-        Limits { max_batch_len: 100, max_in_flight_per_connection: 256, max_in_flight: 10_000 }
+        Limits {
+            max_batch_len: 100,
+            max_in_flight_per_connection: 256,
+            max_in_flight: 10_000,
+            max_json_depth: MAX_JSON_DEPTH,
+        }
     }
 }
 
@@ -57,6 +68,8 @@ struct LimitsConfig {
     max_in_flight_per_connection: Option<u64>,
     #[serde(default, alias = "maxInFlight")]
     max_in_flight: Option<u64>,
+    #[serde(default, alias = "maxJsonDepth")]
+    max_json_depth: Option<u64>,
 }
 
 impl Limits {
@@ -84,6 +97,12 @@ impl Limits {
                 self.max_in_flight_per_connection,
             )?,
             max_in_flight: at_least_one("max_in_flight", c.max_in_flight, self.max_in_flight)?,
+            max_json_depth: match at_least_one("max_json_depth", c.max_json_depth, self.max_json_depth)? {
+                d if d > MAX_JSON_DEPTH => {
+                    return Err(bad("max_json_depth", format!("must be at most {MAX_JSON_DEPTH}")));
+                }
+                d => d,
+            },
         })
     }
 
@@ -93,6 +112,7 @@ impl Limits {
             "max_batch_len": self.max_batch_len,
             "max_in_flight_per_connection": self.max_in_flight_per_connection,
             "max_in_flight": self.max_in_flight,
+            "max_json_depth": self.max_json_depth,
         })
     }
 }
@@ -109,6 +129,7 @@ pub(crate) struct LiveLimits {
     max_batch_len: AtomicUsize,
     max_in_flight_per_connection: AtomicUsize,
     max_in_flight: AtomicUsize,
+    max_json_depth: AtomicUsize,
     in_flight: AtomicUsize,
 }
 
@@ -119,6 +140,7 @@ impl Default for LiveLimits {
             max_batch_len: AtomicUsize::new(d.max_batch_len),
             max_in_flight_per_connection: AtomicUsize::new(d.max_in_flight_per_connection),
             max_in_flight: AtomicUsize::new(d.max_in_flight),
+            max_json_depth: AtomicUsize::new(d.max_json_depth),
             in_flight: AtomicUsize::new(0),
         }
     }
@@ -130,6 +152,7 @@ impl LiveLimits {
             max_batch_len: self.max_batch_len.load(Ordering::Relaxed),
             max_in_flight_per_connection: self.max_in_flight_per_connection.load(Ordering::Relaxed),
             max_in_flight: self.max_in_flight.load(Ordering::Relaxed),
+            max_json_depth: self.max_json_depth.load(Ordering::Relaxed),
         }
     }
 
@@ -137,6 +160,11 @@ impl LiveLimits {
         self.max_batch_len.store(l.max_batch_len, Ordering::Relaxed);
         self.max_in_flight_per_connection.store(l.max_in_flight_per_connection, Ordering::Relaxed);
         self.max_in_flight.store(l.max_in_flight, Ordering::Relaxed);
+        self.max_json_depth.store(l.max_json_depth.min(MAX_JSON_DEPTH), Ordering::Relaxed);
+    }
+
+    pub(crate) fn max_json_depth(&self) -> usize {
+        self.max_json_depth.load(Ordering::Relaxed)
     }
 
     pub(crate) fn max_batch_len(&self) -> usize {
@@ -195,6 +223,9 @@ mod tests {
         let e = Limits::default().with_json(json!({"maxSessions": 3})).unwrap_err();
         assert_eq!((e.option.as_str(), e.message.as_str()), ("max_sessions", "unknown limit"));
         assert_eq!(Limits::default().with_json(json!([])).unwrap_err().option, "limits");
+        assert_eq!(Limits::default().with_json(json!({"maxJsonDepth": 16})).unwrap().max_json_depth, 16);
+        let e = Limits::default().with_json(json!({"max_json_depth": 128})).unwrap_err();
+        assert_eq!((e.option.as_str(), e.message.as_str()), ("max_json_depth", "must be at most 127"));
     }
 
     #[test]

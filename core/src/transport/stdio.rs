@@ -23,7 +23,7 @@ use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
 use crate::inline::poll_once;
-use crate::protocol::jsonrpc::{parse_payload, request_text, Payload};
+use crate::protocol::jsonrpc::{request_text, Payload};
 use crate::protocol::{ErrorObject, Message, OutboundResponse, Response};
 use crate::server::outbound::PendingRequests;
 use crate::server::{BoxFuture, ConnectionState, Peer, PeerError, Server};
@@ -259,7 +259,7 @@ where
             }
             // Reap finished tasks so the set does not grow over a long session.
             while tasks.try_join_next().is_some() {}
-            let answer = match parse_payload(text) {
+            let answer = match server.parse_payload(text) {
                 Payload::Single(Ok(Message::Request(req))) if req.method != "initialize" => {
                     let server = server.clone();
                     let conn = conn.clone();

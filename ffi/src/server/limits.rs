@@ -23,6 +23,9 @@ use crate::error::{ferrite_result, ffi_boundary, Error};
 ///   `data: {"limit": "max_in_flight_per_connection", "value": N}`.
 /// - `max_in_flight` (default 10000): requests running at once in the whole server; one more is
 ///   answered -32603 with `data: {"limit": "max_in_flight", "value": N}`.
+/// - `max_json_depth` (default and at most 127, serde_json's own limit): objects and arrays
+///   nested inside one another in one inbound message; deeper text is answered -32700 (HTTP
+///   400) with `data: {"limit": "max_json_depth", "value": N}`.
 ///
 /// Text that is not JSON is `FERRITE_RESULT_INVALID_JSON`; an unknown key, a value of the
 /// wrong type, 0, or a non-object is `FERRITE_RESULT_INVALID_ARGUMENT` with the core's message
@@ -47,8 +50,8 @@ pub unsafe extern "C" fn ferrite_server_set_limits(
 }
 
 /// The dispatch limits in force, as a JSON object with every key (snake_case):
-/// `{"max_batch_len": 100, "max_in_flight_per_connection": 256, "max_in_flight": 10000}` at
-/// first. In a new buffer at `*out` (free it with `ferrite_string_free`); `*out_len` (if not
+/// `{"max_batch_len": 100, "max_in_flight_per_connection": 256, "max_in_flight": 10000,
+/// "max_json_depth": 127}` at first. In a new buffer at `*out` (free it with `ferrite_string_free`); `*out_len` (if not
 /// NULL) is its length.
 ///
 /// # Safety

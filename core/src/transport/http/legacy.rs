@@ -17,7 +17,7 @@ use tokio::sync::mpsc;
 use super::peer::StreamPeer;
 use super::sse::{Resume, StreamHub};
 use super::{accepted, check_host, read_body, reject, sse_response, HttpState};
-use crate::protocol::jsonrpc::{parse_payload, Payload};
+use crate::protocol::jsonrpc::Payload;
 use crate::protocol::{Message, OutboundResponse};
 use crate::server::Peer;
 use crate::sync::lock;
@@ -93,7 +93,7 @@ pub(super) async fn handle_messages(
         Err(r) => return r,
     };
     let payload = match std::str::from_utf8(&bytes) {
-        Ok(t) => parse_payload(t),
+        Ok(t) => st.server.parse_payload(t),
         Err(_) => {
             let e = crate::protocol::ErrorObject::parse_error("Parse error: body is not UTF-8");
             Payload::Single(Err(crate::protocol::jsonrpc::Invalid { id: None, error: e }))

@@ -28,7 +28,7 @@ use super::{
 };
 use crate::inline::poll_once;
 use crate::protocol::classifier::http_status_of;
-use crate::protocol::jsonrpc::{parse_payload, Invalid, Payload};
+use crate::protocol::jsonrpc::{Invalid, Payload};
 use crate::protocol::model::carries_envelope;
 use crate::protocol::{ErrorObject, Message, OutboundResponse, ProtocolVersion, RequestId};
 use crate::server::outbound::PendingRequests;
@@ -94,7 +94,7 @@ async fn read_payload(st: &HttpState, body: Body, h: &HeaderMap) -> Result<Paylo
             ErrorObject::parse_error("Parse error: body is not UTF-8"),
         ));
     };
-    match parse_payload(text) {
+    match st.server.parse_payload(text) {
         Payload::Single(Err(Invalid { id, error })) => Err(error_response(StatusCode::BAD_REQUEST, id, error)),
         p => Ok(p),
     }
