@@ -522,7 +522,7 @@ impl NativeServer {
         let (deferred, promise) = env.create_deferred::<(), Resolver<()>>()?;
         let server = self.server.clone();
         *serving = Some(handle.spawn(async move {
-            match stdio::serve(&server, tokio::io::stdin(), tokio::io::stdout(), options).await {
+            match stdio::serve_stdio_with(&server, options).await {
                 Ok(()) => deferred.resolve(Box::new(|_| Ok(()))),
                 Err(e) => deferred.reject(Error::from_reason(format!("stdio transport failed: {e}"))),
             }

@@ -48,11 +48,12 @@ impl Core {
         Ok(token)
     }
 
-    /// Serve the process's stdin/stdout until `token` is cancelled or stdin ends.
+    /// Serve the process's stdin/stdout until `token` is cancelled or stdin ends (pipes read and
+    /// written on the reactor, as the core's own `serve_stdio` does: no thread hand-off).
     pub(super) fn spawn_stdio(&self, token: CancellationToken) -> Serving {
         let server = self.server.clone();
         let options = StdioOptions { shutdown: token, ..StdioOptions::default() };
-        self.handle.spawn(async move { stdio::serve(&server, tokio::io::stdin(), tokio::io::stdout(), options).await })
+        self.handle.spawn(async move { stdio::serve_stdio_with(&server, options).await })
     }
 
     /// Check `config` (a dict of `HttpConfig` keys: `ConfigError` with the core's message),
