@@ -72,6 +72,7 @@ fn _ferrite(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(diagnostics::set_diagnostics, m)?)?;
     m.add_function(wrap_pyfunction!(telemetry_flush, m)?)?;
     m.add_function(wrap_pyfunction!(telemetry_shutdown, m)?)?;
+    m.add_function(wrap_pyfunction!(bridge::interpreter_exiting, m)?)?;
     m.add_function(wrap_pyfunction!(errors::url_elicitation_required, m)?)?;
     m.add("CORE_VERSION", env!("CARGO_PKG_VERSION"))?;
     // The headers every surface hides when it shows a request (`RequestInfo`'s repr).

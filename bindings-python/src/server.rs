@@ -95,7 +95,11 @@ impl Core {
             token.cancel();
         }
         self.exec.queue.close();
-        self.exec.pool.close();
+        match py {
+            // `close()`: its `def` workers are gone from the interpreter when it returns.
+            Some(py) => self.exec.pool.close_and_wait(py, SHUTDOWN_GRACE),
+            None => self.exec.pool.close(),
+        }
         self.shared.release();
         let runtime = lock(&self.runtime).take();
         if let Some(rt) = runtime {

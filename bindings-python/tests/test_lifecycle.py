@@ -124,6 +124,43 @@ def test_close_from_another_thread_ends_an_http_run_without_an_error() -> None:
         assert outcome == ["returned"], outcome
 
 
+def test_def_workers_keep_no_thread_state_past_close_or_exit(tmp_path: Path) -> None:
+    # `def` handlers run on worker threads that keep one Python thread state for their life.
+    # close() returns once they have let it go; servers left open are closed at exit, and one
+    # collected during finalization parks its workers: the process exits cleanly (status 0,
+    # no fatal error) with servers in all three states.
+    proc = run_script(
+        tmp_path,
+        """
+        import json
+        from ferrite_mcp import Server
+        init = json.dumps({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}})
+        call = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "add", "arguments": {"a": 2, "b": 3}}})
+
+        def server():
+            s = Server("s")
+            @s.tool()
+            def add(a: int, b: int) -> int:
+                return a + b
+            s.handle_raw(init)
+            assert json.loads(s.handle_raw(call))["result"]["structuredContent"] == {"result": 5}
+            return s
+
+        closed = server()
+        closed.close()
+        left_open = server()                # closed by the atexit hook
+        cycle = [server()]; cycle.append(cycle)  # collected (if at all) during finalization
+        del cycle
+        print("exiting", flush=True)
+        """,
+    )
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 0, err.decode()
+    assert out.decode().splitlines() == ["exiting"], (out, err)
+    assert b"Fatal Python error" not in err, err.decode()
+
+
 def test_run_rejects_unknown_transport() -> None:
     with Server("s") as s:
         with pytest.raises(NotImplementedError):

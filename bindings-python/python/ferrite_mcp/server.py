@@ -41,6 +41,8 @@ def _close_all() -> None:
     # Runtime threads must not call into an interpreter that is finalizing.
     for server in list(_LIVE):
         server.close()
+    # A server closed from now on (collected during finalization) leaves its workers parked.
+    _ferrite.interpreter_exiting()
 
 
 class Server(_Registration, _Modern, _Fleet, _Middlewares):
