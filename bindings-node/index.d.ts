@@ -72,6 +72,12 @@ export declare class NativeServer {
    */
   connection(onMessage?: ((message: string) => void) | undefined | null): NativeConnection
   /**
+   * The envelope of the handler running in `slot`, which returned nothing and settled
+   * since (an async handler: the JS layer calls this when its promise settles); false when
+   * the request is gone (cancelled and dropped) or was settled already.
+   */
+  settleCall(slot: number, envelope: string): boolean
+  /**
    * `{requestId, protocolVersion, connectionId, progressToken, meta, stateless, modern,
    * task, resubmission, requestState}` (JSON).
    */
@@ -211,7 +217,7 @@ export declare class NativeServer {
    * when given, gets the client's notifications (`notify(slot, '{"method", "params",
    * "hook": "notification", "connectionId"}')`, answering `""` or the failure's text).
    */
-  addMiddleware(handler: (slot: number, payload: string) => string | Promise<string>, notify?: ((slot: number, payload: string) => string | Promise<string>) | undefined | null): void
+  addMiddleware(handler: (slot: number, payload: string) => string | Promise<string> | null, notify?: ((slot: number, payload: string) => string | Promise<string>) | undefined | null): void
   /**
    * Run the rest of the chain of the notification in `slot` (a notification hook's), with
    * `paramsJson` as its params (`null`: none); resolves when the server has handled it. A
@@ -268,7 +274,7 @@ export declare class NativeServer {
    * Serve request method `name` (a custom method; both eras) with a JS handler whose
    * payload is the params object without `_meta` and whose envelope holds a JSON object.
    */
-  addMethod(name: string, handler: (slot: number, payload: string) => string | Promise<string>): void
+  addMethod(name: string, handler: (slot: number, payload: string) => string | Promise<string> | null): void
   /** Stop serving custom method `name`; whether it was served. */
   removeMethod(name: string): boolean
   /**
@@ -307,30 +313,30 @@ export declare class NativeServer {
    * run calls as tasks. The core refuses another word (`ConfigError::InvalidTaskSupport`, a
    * `TypeError` here as every other `ConfigError`).
    */
-  addTool(toolJson: string, handler: (slot: number, payload: string) => string | Promise<string>): void
+  addTool(toolJson: string, handler: (slot: number, payload: string) => string | Promise<string> | null): void
   /** Remove a tool; whether it existed. */
   removeTool(name: string): boolean
   /** Calls from clients that did not declare `capsJson` (client capabilities) are refused. */
   setToolRequiredClientCapabilities(name: string, capsJson: string): void
   /** Register (or replace) a direct resource. `resourceJson` is the MCP `Resource`. */
-  addResource(resourceJson: string, handler: (slot: number, payload: string) => string | Promise<string>): void
+  addResource(resourceJson: string, handler: (slot: number, payload: string) => string | Promise<string> | null): void
   /** Remove a direct resource; whether it existed. */
   removeResource(uri: string): boolean
   /** Register a resource template. `templateJson` is the MCP `ResourceTemplate`. */
-  addResourceTemplate(templateJson: string, handler: (slot: number, payload: string) => string | Promise<string>): void
+  addResourceTemplate(templateJson: string, handler: (slot: number, payload: string) => string | Promise<string> | null): void
   /** Remove a resource template by its URI template; whether it existed. */
   removeResourceTemplate(uriTemplate: string): boolean
   /** Register (or replace) a prompt. `promptJson` is the MCP `Prompt`. */
-  addPrompt(promptJson: string, handler: (slot: number, payload: string) => string | Promise<string>): void
+  addPrompt(promptJson: string, handler: (slot: number, payload: string) => string | Promise<string> | null): void
   /** Remove a prompt; whether it existed. */
   removePrompt(name: string): boolean
   /** The global completion handler, tried before per-argument completers. */
-  setCompletionHandler(handler: (slot: number, payload: string) => string | Promise<string>): void
+  setCompletionHandler(handler: (slot: number, payload: string) => string | Promise<string> | null): void
   /**
    * A completer for one argument of a prompt or resource template (`refJson`:
    * `{"type": "ref/prompt", "name"}` or `{"type": "ref/resource", "uri"}`).
    */
-  setArgumentCompleter(refJson: string, argument: string, handler: (slot: number, payload: string) => string | Promise<string>): void
+  setArgumentCompleter(refJson: string, argument: string, handler: (slot: number, payload: string) => string | Promise<string> | null): void
   /** Complete one argument from a fixed list (the values starting with the typed prefix). */
   setArgumentCandidates(refJson: string, argument: string, candidates: Array<string>): void
   /** Advertise `logging` and accept `logging/setLevel` (the default), or stop. */

@@ -211,6 +211,6 @@ export function use(host: Host, middleware: Middleware): void {
       ctx?._done();
       return encodeError(e);
     }
-    return settle(ctx, out, encodeResult);
+    return settle(native, slot, ctx, out, encodeResult);
   }, notify === undefined ? undefined : (slot, payload) => runNotification(native, notify, slot, payload));
 }

@@ -1,7 +1,8 @@
 /**
  * What a server serves (tools, resources, resource templates, prompts, completions, custom
  * methods and skills), and how user handlers are adapted to the one native handler shape,
- * `(slot, payloadJson) => envelope | Promise<envelope>`.
+ * `(slot, payloadJson) => envelope | null`: an async handler's envelope is handed over with
+ * `native.settleCall(slot, envelope)` when it settles (cheaper than Rust awaiting a promise).
  *
  * A user handler (sync or async, any of the shorthand return values) never throws into
  * native code: a throw or rejection is encoded as an error envelope, and an `McpError`
@@ -101,7 +102,7 @@ function adapt<A>(
   call: Call<A>,
   encode: (value: unknown, args: A) => unknown,
   mrtr = false,
-): (slot: number, payload: string) => string | Promise<string> {
+): (slot: number, payload: string) => string | null {
   const { native, server } = host;
   return (slot, payload) => {
     let ctx: Context | undefined;
@@ -115,26 +116,40 @@ function adapt<A>(
       ctx?._done();
       return encodeError(e);
     }
-    return settle(ctx, out, (v) => encodeOk(encode, v, args as A, mrtr));
+    return settle(native, slot, ctx, out, (v) => encodeOk(encode, v, args as A, mrtr));
   };
 }
 
 /**
- * @internal The envelope of what a handler returned (`out`, a value or a promise): `ok(value)`
- * once it settles, or the error envelope of a rejection; the context is done either way.
+ * @internal The envelope of what a handler returned (`out`, a value or a promise): `ok(value)`,
+ * or the error envelope of a throw or rejection; the context is done either way. A value's
+ * envelope is returned; a promise's is handed to `native.settleCall(slot, envelope)` once it
+ * settles, and null returned.
  */
-export function settle(ctx: Context, out: unknown, ok: (value: unknown) => string): string | Promise<string> {
+export function settle(
+  native: NativeServer,
+  slot: number,
+  ctx: Context,
+  out: unknown,
+  ok: (value: unknown) => string,
+): string | null {
   if (isThenable(out)) {
-    return Promise.resolve(out).then(
-      (v) => {
-        ctx._done();
-        return ok(v);
-      },
-      (e: unknown) => {
-        ctx._done();
-        return encodeError(e);
-      },
-    );
+    Promise.resolve(out)
+      .then(
+        (v) => {
+          ctx._done();
+          return ok(v);
+        },
+        (e: unknown) => {
+          ctx._done();
+          return encodeError(e);
+        },
+      )
+      .then(
+        (envelope) => native.settleCall(slot, envelope),
+        (e: unknown) => native.settleCall(slot, encodeError(e)),
+      );
+    return null;
   }
   ctx._done();
   return ok(out);

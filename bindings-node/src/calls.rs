@@ -19,6 +19,7 @@ use ferrite_core::sync::{lock, read, write};
 use ferrite_core::RequestContext;
 use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
 use napi::Status;
+use tokio::sync::oneshot;
 
 /// The JS function told which slot was cancelled: weak, so it never keeps Node alive.
 pub(crate) type CancelCallback = ThreadsafeFunction<i64, (), i64, Status, false, true>;
@@ -30,6 +31,8 @@ pub(crate) struct Call {
     pub(crate) next: Option<Arc<NextOnce>>,
     /// Whether JS asked to hear about this request's cancellation.
     watched: AtomicBool,
+    /// Where the envelope of a handler that settles later goes ([`Calls::settle`]).
+    settled: Mutex<Option<oneshot::Sender<String>>>,
 }
 
 /// The running requests of one server.
@@ -55,10 +58,25 @@ impl Drop for Slot {
 impl Calls {
     /// Register a request; it stays reachable from JS until the returned slot is dropped.
     /// `next` is the rest of the chain of a middleware's call.
-    pub(crate) fn enter(self: &Arc<Self>, ctx: RequestContext, next: Option<Arc<NextOnce>>) -> Slot {
+    /// The receiver gets the envelope JS hands to [`Calls::settle`] for this request.
+    pub(crate) fn enter(
+        self: &Arc<Self>,
+        ctx: RequestContext,
+        next: Option<Arc<NextOnce>>,
+    ) -> (Slot, oneshot::Receiver<String>) {
         let id = self.next.fetch_add(1, Ordering::Relaxed) + 1;
-        lock(&self.live).insert(id, Arc::new(Call { ctx, next, watched: AtomicBool::new(false) }));
-        Slot { calls: self.clone(), id }
+        let (tx, rx) = oneshot::channel();
+        let call = Call { ctx, next, watched: AtomicBool::new(false), settled: Mutex::new(Some(tx)) };
+        lock(&self.live).insert(id, Arc::new(call));
+        (Slot { calls: self.clone(), id }, rx)
+    }
+
+    /// The handler of `slot`, which returned nothing, settled with `envelope`; false when the
+    /// request is gone or was settled already.
+    pub(crate) fn settle(&self, slot: i64, envelope: String) -> bool {
+        let Some(call) = self.get(slot) else { return false };
+        let tx = lock(&call.settled).take();
+        tx.is_some_and(|tx| tx.send(envelope).is_ok())
     }
 
     /// The running request in `slot`, if it has not finished.

@@ -29,6 +29,14 @@ fn live(calls: &Calls, slot: i64) -> Result<Arc<Call>> {
 
 #[napi]
 impl NativeServer {
+    /// The envelope of the handler running in `slot`, which returned nothing and settled
+    /// since (an async handler: the JS layer calls this when its promise settles); false when
+    /// the request is gone (cancelled and dropped) or was settled already.
+    #[napi]
+    pub fn settle_call(&self, slot: i64, envelope: String) -> bool {
+        self.calls.settle(slot, envelope)
+    }
+
     /// `{requestId, protocolVersion, connectionId, progressToken, meta, stateless, modern,
     /// task, resubmission, requestState}` (JSON).
     #[napi]

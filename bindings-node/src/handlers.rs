@@ -28,8 +28,10 @@ use serde_json::{json, Map, Value};
 use crate::calls::Calls;
 use crate::envelope;
 
-/// What a JS handler returns: the envelope text, or a promise of it.
-pub(crate) type JsReturn = Either<String, Promise<String>>;
+/// What a JS handler returns: the envelope text, a promise of it, or nothing when the JS layer
+/// hands the envelope over later through `settleCall(slot, envelope)` (what it does for an
+/// async handler: cheaper than awaiting a JS promise from Rust).
+pub(crate) type JsReturn = Option<Either<String, Promise<String>>>;
 
 /// The arguments of a JS handler: its request's slot and the payload JSON.
 pub(crate) type JsArgs = FnArgs<(i64, String)>;
@@ -90,14 +92,17 @@ impl JsCallback {
 
     /// Call the JS handler and wait until it (and any promise it returned) settles.
     async fn settle(self, payload: String, ctx: RequestContext, next: Option<Arc<NextOnce>>) -> HandlerResult<String> {
-        let slot = self.calls.enter(ctx.clone(), next);
+        let (slot, later) = self.calls.enter(ctx.clone(), next);
         let call = self.function.call_async_catch((slot.id, payload).into());
         // The whole handler, including the promise it may return: cancellation can come
         // at any point until it settles.
         let settled = async {
             match call.await {
-                Ok(Either::A(text)) => Ok(text),
-                Ok(Either::B(promise)) => promise.await.map_err(|e| self.failure(e)),
+                Ok(Some(Either::A(text))) => Ok(text),
+                Ok(Some(Either::B(promise))) => promise.await.map_err(|e| self.failure(e)),
+                Ok(None) => later
+                    .await
+                    .map_err(|_| HandlerError::failed(format!("the {} handler ended without settling", self.what))),
                 Err(e) => Err(self.failure(e)),
             }
         };

@@ -73,8 +73,9 @@ impl Middleware for JsMiddleware {
         Box::pin(async move {
             // The JS adapter answers "" when its hooks finished, else the failure's text.
             let failure = match function.call_async_catch((slot.0, payload).into()).await {
-                Ok(Either::A(text)) => text,
-                Ok(Either::B(promise)) => promise.await.unwrap_or_else(|e| e.reason),
+                Ok(Some(Either::A(text))) => text,
+                Ok(Some(Either::B(promise))) => promise.await.unwrap_or_else(|e| e.reason),
+                Ok(None) => String::new(),
                 Err(e) => e.reason,
             };
             drop(slot);
@@ -103,7 +104,7 @@ impl NativeServer {
     #[napi]
     pub fn add_middleware(
         &self,
-        #[napi(ts_arg_type = "(slot: number, payload: string) => string | Promise<string>")] handler: Function<
+        #[napi(ts_arg_type = "(slot: number, payload: string) => string | Promise<string> | null")] handler: Function<
             '_,
             JsArgs,
             JsReturn,

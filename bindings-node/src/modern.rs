@@ -115,7 +115,7 @@ impl NativeServer {
         &self,
         env: &Env,
         name: String,
-        #[napi(ts_arg_type = "(slot: number, payload: string) => string | Promise<string>")] handler: Function<
+        #[napi(ts_arg_type = "(slot: number, payload: string) => string | Promise<string> | null")] handler: Function<
             '_,
             JsArgs,
             JsReturn,

@@ -243,7 +243,7 @@ impl NativeServer {
         &self,
         env: &Env,
         tool_json: String,
-        #[napi(ts_arg_type = "(slot: number, payload: string) => string | Promise<string>")] handler: Function<
+        #[napi(ts_arg_type = "(slot: number, payload: string) => string | Promise<string> | null")] handler: Function<
             '_,
             JsArgs,
             JsReturn,
@@ -271,7 +271,7 @@ impl NativeServer {
     pub fn add_resource(
         &self,
         resource_json: String,
-        #[napi(ts_arg_type = "(slot: number, payload: string) => string | Promise<string>")] handler: Function<
+        #[napi(ts_arg_type = "(slot: number, payload: string) => string | Promise<string> | null")] handler: Function<
             '_,
             JsArgs,
             JsReturn,
@@ -294,7 +294,7 @@ impl NativeServer {
         &self,
         env: &Env,
         template_json: String,
-        #[napi(ts_arg_type = "(slot: number, payload: string) => string | Promise<string>")] handler: Function<
+        #[napi(ts_arg_type = "(slot: number, payload: string) => string | Promise<string> | null")] handler: Function<
             '_,
             JsArgs,
             JsReturn,
@@ -317,7 +317,7 @@ impl NativeServer {
     pub fn add_prompt(
         &self,
         prompt_json: String,
-        #[napi(ts_arg_type = "(slot: number, payload: string) => string | Promise<string>")] handler: Function<
+        #[napi(ts_arg_type = "(slot: number, payload: string) => string | Promise<string> | null")] handler: Function<
             '_,
             JsArgs,
             JsReturn,
@@ -338,7 +338,7 @@ impl NativeServer {
     #[napi]
     pub fn set_completion_handler(
         &self,
-        #[napi(ts_arg_type = "(slot: number, payload: string) => string | Promise<string>")] handler: Function<
+        #[napi(ts_arg_type = "(slot: number, payload: string) => string | Promise<string> | null")] handler: Function<
             '_,
             JsArgs,
             JsReturn,
@@ -355,7 +355,7 @@ impl NativeServer {
         &self,
         ref_json: String,
         argument: String,
-        #[napi(ts_arg_type = "(slot: number, payload: string) => string | Promise<string>")] handler: Function<
+        #[napi(ts_arg_type = "(slot: number, payload: string) => string | Promise<string> | null")] handler: Function<
             '_,
             JsArgs,
             JsReturn,

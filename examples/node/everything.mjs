@@ -23,7 +23,8 @@
 //     # ferrite:); FERRITE_REQUEST_STATE_KEYS=current[,previous...] (64 hex or base64 each)
 //     # are the fleet's requestState keys
 // Any other argument, or a flag without its value, prints the usage on stderr and exits with
-// status 2; --help prints it on stdout and exits 0.
+// status 2; --help prints it on stdout and exits 0. FERRITE_ADD_ASYNC=1 registers `add` as an
+// async function (a Promise handler, for the benchmark's second Node row).
 // It imports the package from bindings-node/ (run `npm install` there first to build it).
 // Logs go to stderr (on stdio, stdout carries the protocol).
 
@@ -36,6 +37,15 @@ import * as faults from './everything_faults.mjs';
 import * as modern from './everything_modern.mjs';
 import * as tasks from './everything_tasks.mjs';
 import { addHostValueTool, serveExpress, serveHono } from './mounted.mjs';
+
+/** The benchmarks' tool. Every surface adds the integers any JSON peer reads exactly (RFC
+ * 7493: magnitude at most 2^53 - 1); an operand or a sum beyond them is the same tool error
+ * everywhere. */
+function add({ a, b }) {
+  const sum = a + b;
+  if (![a, b, sum].every(Number.isSafeInteger)) throw new Error('integer overflow');
+  return { content: [{ type: 'text', text: String(sum) }], structuredContent: { sum } };
+}
 
 /** A 1x1 PNG. */
 const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
@@ -80,13 +90,7 @@ function registerTools(server) {
       },
       outputSchema: { type: 'object', properties: { sum: { type: 'integer' } }, required: ['sum'] },
     },
-    ({ a, b }) => {
-      // Every surface adds the integers any JSON peer reads exactly (RFC 7493: magnitude at
-      // most 2^53 - 1); an operand or a sum beyond them is the same tool error everywhere.
-      const sum = a + b;
-      if (![a, b, sum].every(Number.isSafeInteger)) throw new Error('integer overflow');
-      return { content: [{ type: 'text', text: String(sum) }], structuredContent: { sum } };
-    },
+    process.env.FERRITE_ADD_ASYNC === '1' ? async (args) => add(args) : add,
   );
   server.tool(
     'echo',
