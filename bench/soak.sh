@@ -3,7 +3,7 @@
 # stdio and over HTTP, S sessions made and deleted, C concurrent GET SSE streams; each by
 # tests/soak/soak.py against that surface's everything server. See bench/README.md ("Soak").
 #
-#   bench/soak.sh [--calls N] [--stdio-calls N] [--sessions S] [--streams C] [--modes "M..."]
+#   bench/soak.sh [--calls N] [--stdio-calls N] [--sessions S] [--expire-ms MS] [--streams C] [--modes "M..."]
 #                 [--warmup PCT] [--threshold PCT] [--heap] [--summary FILE] [surface...]
 #
 # Defaults are the issue's sizes: 1,000,000 calls per transport, 10,000 sessions, 1,000 streams.
@@ -11,7 +11,8 @@
 # run before the warm-up sample (default 10; the bounded run takes 25: a server's allocator and
 # runtime settle over the first few thousand HTTP calls, longer than a tenth of a short run). Surfaces: rust c python node go
 # (default: all five, in that order). Modes: calls-stdio calls-http sessions sse (default: all
-# four). --heap also reads, through gdb, the glibc heap in use and the RSS after malloc_trim(0)
+# four), and sessions-expired: the sessions left idle until the server's idle timeout (--expire-ms,
+# default 30000, set through FERRITE_HTTP_OPTIONS; longer than making them takes) ends them. --heap also reads, through gdb, the glibc heap in use and the RSS after malloc_trim(0)
 # in sessions and sse. The bounded run for the test command (about 2 minutes):
 #   SOAK_THRESHOLD_NODE=25 bench/soak.sh --stdio-calls 100000 --calls 40000 --warmup 25 --sessions 1000 --streams 200
 # Servers (override with SOAK_RUST, SOAK_C, SOAK_PYTHON, SOAK_NODE, SOAK_GO):
@@ -26,7 +27,7 @@ set -euo pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 target=${CARGO_TARGET_DIR:-$repo/target}
 py_venv=${FERRITE_PY_VENV:-$HOME/.cache/ferrite/venv-py}
-calls=1000000 stdio_calls="" sessions=10000 streams=1000 threshold=5 warmup=10
+calls=1000000 stdio_calls="" sessions=10000 streams=1000 threshold=5 warmup=10 expire_ms=30000
 modes="calls-stdio calls-http sessions sse"
 extra=()
 summary=""
@@ -37,6 +38,7 @@ while [ $# -gt 0 ]; do
     --calls) calls=${2:?--calls needs a number}; shift 2 ;;
     --stdio-calls) stdio_calls=${2:?--stdio-calls needs a number}; shift 2 ;;
     --sessions) sessions=${2:?--sessions needs a number}; shift 2 ;;
+    --expire-ms) expire_ms=${2:?--expire-ms needs a number}; shift 2 ;;
     --streams) streams=${2:?--streams needs a number}; shift 2 ;;
     --modes) modes=${2:?--modes needs a list}; shift 2 ;;
     --threshold) threshold=${2:?--threshold needs a number}; shift 2 ;;
@@ -51,7 +53,7 @@ done
 [ ${#surfaces[@]} -gt 0 ] || surfaces=(rust c python node go)
 [ -n "$stdio_calls" ] || stdio_calls=$calls
 for m in $modes; do
-    case $m in calls-stdio | calls-http | sessions | sse) ;; *) printf 'soak.sh: unknown mode %s\n' "$m" >&2; exit 2 ;; esac
+    case $m in calls-stdio | calls-http | sessions | sessions-expired | sse) ;; *) printf 'soak.sh: unknown mode %s\n' "$m" >&2; exit 2 ;; esac
 done
 [ -n "$summary" ] || summary=$(mktemp /tmp/soak-summary.XXXXXX.jsonl)
 
@@ -88,6 +90,7 @@ for surface in "${surfaces[@]}"; do
         calls-stdio) args=(calls --transport stdio --calls "$stdio_calls" --warmup "$warmup") ;;
         calls-http) args=(calls --transport http --calls "$calls" --warmup "$warmup") ;;
         sessions) args=(sessions --sessions "$sessions" "${extra[@]}") ;;
+        sessions-expired) args=(sessions --sessions "$sessions" --expire-ms "$expire_ms" "${extra[@]}") ;;
         sse) args=(sse --streams "$streams" "${extra[@]}") ;;
         esac
         printf '\n==== %s %s: tests/soak/soak.py %s -- %s\n' "$surface" "$mode" "${args[*]}" "${cmd[*]}"
@@ -108,7 +111,7 @@ import json, sys
 mib = lambda kb: f"{kb / 1024:.1f}"
 heap = lambda r: (f"; heap {r['baseline_in_use'] / 1048576:.2f}->"
                   + "/".join(f"{k / 1048576:.2f}" for k in r["in_use"]) + " MiB" if r["baseline_in_use"] else "")
-print(f"{'surface':8} {'mode':12} {'size':>8}  {'figures':<96} ok")
+print(f"{'surface':8} {'mode':16} {'size':>8}  {'figures':<96} ok")
 for line in open(sys.argv[1], encoding="utf-8"):
     r = json.loads(line)
     m = r["mode"]
@@ -119,7 +122,7 @@ for line in open(sys.argv[1], encoding="utf-8"):
         fig = (f"RSS warm-up {mib(r['warm_kb'])} end {mib(r['end_kb'])} floor {mib(r['floor_kb'])} "
                f"max {mib(r['max_kb'])} MiB, "
                f"growth {r['growth_pct']:+.2f} %, {r['calls_per_s']} calls/s")
-    elif m == "sessions":
+    elif m.startswith("sessions"):
         size = r["sessions"]
         fig = (f"RSS base {mib(r['baseline_kb'])} alive {mib(r['alive_kb'][0])} ended "
                f"{'/'.join(mib(k) for k in r['ended_kb'])} MiB: {r['back_pct']:+.1f} % vs base, "
@@ -129,6 +132,6 @@ for line in open(sys.argv[1], encoding="utf-8"):
         fig = (f"RSS base {mib(r['baseline_kb'])} open {mib(r['open_kb'][0])} MiB "
                f"({r['bytes_per_stream']} B/stream), after {'/'.join(mib(k) for k in r['deleted_kb'])}, "
                f"notified {'/'.join(str(k) for k in r['received'])}" + heap(r))
-    print(f"{r['name']:8} {m:12} {size:>8}  {fig:<96} {'ok' if r['ok'] else 'FAILED'}")
+    print(f"{r['name']:8} {m:16} {size:>8}  {fig:<96} {'ok' if r['ok'] else 'FAILED'}")
 EOF
 exit "$failed"

@@ -20,6 +20,8 @@
  *   Any other argument, or a flag without its value: usage on stderr, exit status 2; --help:
  *   usage on stdout, status 0.
  *   Both protocol eras are served: the handshake revisions and 2026-07-28.
+ *   FERRITE_HTTP_OPTIONS (a JSON object of the core's HTTP options, e.g.
+ *   {"session_idle_timeout_ms": 5000}) is applied to the HTTP listener (the soak's expiry run).
  *
  * Patterns shown: synchronous handlers that fill the result before returning; slow handlers
  * (logging, progress, test_slow) that return FERRITE_RESULT_PENDING and finish on a thread
@@ -119,12 +121,24 @@ static ferrite_auth *auth_from_env(void) {
 
 /* ------------------------------------------------------------------ main */
 
-/* Streamable HTTP on 127.0.0.1:port at /mcp (default options) until the process is killed. Binding
- * first gives the real port when 0 was asked for; the serve call blocks this thread while
- * Ferrite's workers handle requests. */
+/* Streamable HTTP on 127.0.0.1:port at /mcp (default options, or FERRITE_HTTP_OPTIONS) until the
+ * process is killed. Binding first gives the real port when 0 was asked for; the serve call
+ * blocks this thread while Ferrite's workers handle requests. */
 static ferrite_result serve_http(ferrite_server *server, uint16_t port) {
+    ferrite_http_options *options = NULL;
+    const char *json = getenv("FERRITE_HTTP_OPTIONS");
+    if (json != NULL) {
+        ferrite_http_options_new(&options);
+        ferrite_result rc = ferrite_http_options_set_json(options, json, strlen(json));
+        if (rc != FERRITE_RESULT_OK) {
+            fprintf(stderr, "everything: FERRITE_HTTP_OPTIONS: %s\n", ferrite_last_error());
+            ferrite_http_options_free(options);
+            return rc;
+        }
+    }
     ferrite_http_listener *listener = NULL;
-    ferrite_result rc = ferrite_server_http_bind(server, S("127.0.0.1"), port, NULL, &listener);
+    ferrite_result rc = ferrite_server_http_bind(server, S("127.0.0.1"), port, options, &listener);
+    ferrite_http_options_free(options);
     if (rc != FERRITE_RESULT_OK) {
         fprintf(stderr, "everything: bind: %s (%s)\n", ferrite_result_message(rc), ferrite_last_error());
         return rc;

@@ -15,7 +15,8 @@
 // FERRITE_AUTH_ISSUER for the audience FERRITE_AUTH_AUDIENCE, keys from FERRITE_AUTH_JWKS_URL,
 // and one more tool, whoami (scope mcp:whoami), answering the token's subject. Any other
 // argument, or a flag without its value, prints the usage on stderr and exits with status 2;
-// --help prints it on stdout and exits 0.
+// --help prints it on stdout and exits 0. FERRITE_HTTP_OPTIONS (a JSON object of the core's HTTP
+// options, e.g. {"session_idle_timeout_ms": 5000}) is applied to its own listener.
 // Both protocol eras are served: the handshake revisions and 2026-07-28 (fixtures in
 // modern.go), and tasks in both generations (fixtures in tasks.go); the fault tools are in
 // faults.go.
@@ -37,6 +38,7 @@ import (
 	"net/http"
 	"os"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -531,7 +533,17 @@ func run() error {
 	if mount {
 		return serveMounted(s, port)
 	}
-	l, err := s.Listen("127.0.0.1", uint16(port), nil)
+	var httpOpts *ferrite.HTTPOptions
+	if j := os.Getenv("FERRITE_HTTP_OPTIONS"); j != "" {
+		// The core's HTTP options as JSON (the soak's expiry run sets session_idle_timeout_ms).
+		dec := json.NewDecoder(strings.NewReader(j))
+		dec.DisallowUnknownFields()
+		httpOpts = &ferrite.HTTPOptions{}
+		if err := dec.Decode(httpOpts); err != nil {
+			return fmt.Errorf("FERRITE_HTTP_OPTIONS: %w", err)
+		}
+	}
+	l, err := s.Listen("127.0.0.1", uint16(port), httpOpts)
 	if err != nil {
 		return err
 	}

@@ -24,7 +24,9 @@
 //     # are the fleet's requestState keys
 // Any other argument, or a flag without its value, prints the usage on stderr and exits with
 // status 2; --help prints it on stdout and exits 0. FERRITE_ADD_ASYNC=1 registers `add` as an
-// async function (a Promise handler, for the benchmark's second Node row).
+// async function (a Promise handler, for the benchmark's second Node row). FERRITE_HTTP_OPTIONS
+// (a JSON object of the core's HTTP options, e.g. {"session_idle_timeout_ms": 5000}) is
+// applied to its own listener.
 // It imports the package from bindings-node/ (run `npm install` there first to build it).
 // Logs go to stderr (on stdio, stdout carries the protocol).
 
@@ -569,7 +571,9 @@ if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(realpathS
       });
     }
   } else if (args.port !== undefined) {
-    const { url } = await server.listen({ port: args.port });
+    // FERRITE_HTTP_OPTIONS: more of the core's HTTP options as JSON (the soak's expiry run).
+    const options = JSON.parse(process.env.FERRITE_HTTP_OPTIONS ?? '{}');
+    const { url } = await server.listen({ ...options, port: args.port });
     console.error(`everything: Streamable HTTP on ${url}`);
     for (const signal of ['SIGINT', 'SIGTERM']) process.once(signal, () => server.close());
   } else {

@@ -20,7 +20,9 @@ starting with ``FERRITE_REDIS_PREFIX`` (default ``ferrite:``); ``FERRITE_REQUEST
 (``current[,previous...]``, 64 hex characters or base64 each) are the fleet's requestState keys.
 Any other argument, or a flag without its value, prints the usage on stderr and exits with
 status 2; ``--help`` prints it on stdout and exits 0. ``FERRITE_ADD_ASYNC=1`` registers ``add``
-as an ``async def`` (for the benchmark's second row).
+as an ``async def`` (for the benchmark's second row). ``FERRITE_HTTP_OPTIONS`` (a JSON object of
+the core's HTTP options, e.g. ``{"session_idle_timeout_ms": 5000}``) is applied to its own
+listener.
 
 The tools list exactly the schemas of the other surfaces (examples/SURFACE.md): text tools pass
 ``structured_output=False`` (the binding would otherwise derive an ``outputSchema`` wrapping a
@@ -616,7 +618,9 @@ def main() -> None:
         serve_mounted(server, args.port)
         server.close()
     elif args.port is not None:
-        server.run(transport="http", host="127.0.0.1", port=args.port, path="/mcp")
+        # FERRITE_HTTP_OPTIONS: more of the core's HTTP options as JSON (the soak's expiry run).
+        options = json.loads(os.environ.get("FERRITE_HTTP_OPTIONS", "{}"))
+        server.run(transport="http", host="127.0.0.1", port=args.port, path="/mcp", **options)
     else:
         server.run()
 

@@ -17,6 +17,8 @@
 //! server's `shout` tool mounted under the prefix `extra` (`extra_shout`). Both eras are served: the
 //! handshake revisions and 2026-07-28 (fixtures in `everything/modern.rs`), and tasks of both
 //! generations (`everything/tasks.rs`); the fault tools are in `everything/faults.rs`.
+//! `FERRITE_HTTP_OPTIONS` (a JSON object of the core's HTTP options, e.g.
+//! `{"session_idle_timeout_ms": 5000}`) is applied to its own listener (the soak's expiry run).
 
 #[path = "everything/cli.rs"]
 mod cli;
@@ -599,7 +601,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         Some(port) => runtime.block_on(async {
             let shutdown = http::HttpOptions::default().shutdown;
             let legacy_sse = args.legacy_sse;
-            let options = http::HttpOptions { shutdown: shutdown.clone(), legacy_sse, ..Default::default() };
+            let mut options = http::HttpOptions { shutdown: shutdown.clone(), legacy_sse, ..Default::default() };
+            if let Ok(json) = std::env::var("FERRITE_HTTP_OPTIONS") {
+                let bad = |e: http::HttpConfigError| std::io::Error::new(std::io::ErrorKind::InvalidInput, e.to_string());
+                http::HttpConfig::from_json(&json).map_err(bad)?.apply(&mut options).map_err(bad)?;
+            }
             let bound = http::bind(&server, ([127, 0, 0, 1], port).into(), options).await?;
             eprintln!("everything: Streamable HTTP on http://{}/mcp", bound.local_addr()?);
             tokio::spawn(async move {

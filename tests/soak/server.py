@@ -17,7 +17,7 @@ import socket
 import subprocess
 import tempfile
 import time
-from typing import List, Optional
+from typing import Dict, List, Optional
 
 PROTOCOL = "2025-11-25"
 JSON_HEADERS = {
@@ -53,7 +53,8 @@ def free_port() -> int:
 class Server:
     """One everything server process: stdio pipes, or Streamable HTTP on 127.0.0.1:port/mcp."""
 
-    def __init__(self, argv: List[str], *, http: bool, stateless: bool = False) -> None:
+    def __init__(self, argv: List[str], *, http: bool, stateless: bool = False,
+                 env: Optional[Dict[str, str]] = None) -> None:
         self.http = http
         self.port: Optional[int] = None
         argv = list(argv)
@@ -72,6 +73,7 @@ class Server:
             stderr=self.log,
             bufsize=0,
             start_new_session=True,
+            env=None if env is None else {**os.environ, **env},
         )
         if http:
             self._wait_listening()

@@ -2,8 +2,10 @@
 once, then ended, in rounds; the server's RSS at a baseline, with all S alive, and after all
 ended.
 
-The everything servers take no idle-timeout flag, so sessions end by DELETE, not by expiry.
-A second round tells memory that the allocator keeps for reuse (round 2 peaks and ends where
+Sessions end by DELETE, or with `expire_ms` by expiry: the server then runs with that idle
+timeout (`FERRITE_HTTP_OPTIONS`, which every everything server applies to its listener), the
+client sends nothing more, and after the timeout and one sweep both the oldest and the newest
+session answer 404. A second round tells memory that the allocator keeps for reuse (round 2 peaks and ends where
 round 1 did) from memory that sessions leak (each round ends higher).
 """
 
@@ -73,7 +75,13 @@ def end(conn, session: str) -> None:
         raise SoakError(f"DELETE of a session: HTTP {status}")
 
 
-def one_round(server: Server, count: int, slots: int, settle: float, heap: bool) -> Round:
+def sweep_seconds(expire_ms: int) -> float:
+    """How long after its last request a session is surely gone: the idle timeout, plus the
+    sweeper's period (a quarter of the timeout, between 0.1 and 30 s), plus a second."""
+    return expire_ms / 1000 + min(max(expire_ms / 4000, 0.1), 30.0) + 1.0
+
+
+def one_round(server: Server, count: int, slots: int, settle: float, heap: bool, expire_ms: int = 0) -> Round:
     r = Round()
     start = time.monotonic()
     sessions = in_slots(server, list(range(count)), slots, lambda conn, _: initialize(conn))
@@ -81,12 +89,19 @@ def one_round(server: Server, count: int, slots: int, settle: float, heap: bool)
     if len(set(sessions)) != count:
         raise SoakError(f"{count} initialize gave {len(set(sessions))} distinct session ids")
     conn = server.connect()
-    ping(conn, sessions[0])  # the oldest is still alive with all of them made
+    # With all of them made the oldest is still alive (by expiry: the newest, since making them
+    # may take longer than the timeout on a slow machine).
+    ping(conn, sessions[-1] if expire_ms else sessions[0])
     r.created_kb = server.rss()
-    in_slots(server, sessions, slots, end)
-    status, _, body = post(conn, {"jsonrpc": "2.0", "id": 8, "method": "ping"}, sessions[0])
-    if status != 404:
-        raise SoakError(f"a request on a deleted session: HTTP {status} (404 expected): {body[:200]!r}")
+    if expire_ms:
+        time.sleep(sweep_seconds(expire_ms))
+    else:
+        in_slots(server, sessions, slots, end)
+    for session in (sessions[0], sessions[-1]):
+        status, _, body = post(conn, {"jsonrpc": "2.0", "id": 8, "method": "ping"}, session)
+        if status != 404:
+            how = "expired" if expire_ms else "deleted"
+            raise SoakError(f"a request on an {how} session: HTTP {status} (404 expected): {body[:200]!r}")
     conn.close()
     time.sleep(settle)
     r.ended_kb = server.rss()
@@ -96,16 +111,16 @@ def one_round(server: Server, count: int, slots: int, settle: float, heap: bool)
 
 
 def run(server: Server, count: int, warm: int, rounds: int, slots: int, settle: float,
-        heap: bool) -> SessionsResult:
+        heap: bool, expire_ms: int = 0) -> SessionsResult:
     result = SessionsResult()
     if warm:
-        one_round(server, warm, slots, 0, False)
+        one_round(server, warm, slots, 0, False)  # by DELETE: the baseline needs no expiry
     time.sleep(settle)
     result.baseline_kb = server.rss()
     if heap:
         result.baseline_in_use, result.trimmed_baseline_kb = heap_figures(server)
     for _ in range(rounds):
-        result.rounds.append(one_round(server, count, slots, settle, heap))
+        result.rounds.append(one_round(server, count, slots, settle, heap, expire_ms))
     conn = server.connect()
     ping(conn, initialize(conn))  # and it still serves a new session
     conn.close()

@@ -106,11 +106,13 @@ def heap_rows(label: str, in_use: int, trimmed: int, base_in_use: int, base_trim
 
 
 def do_sessions(args, server: Server) -> dict:
-    r = sessions.run(server, args.sessions, args.warmup_sessions, args.rounds, args.slots, args.settle, args.heap)
-    print(f"sessions (stateful HTTP): baseline after {args.warmup_sessions} sessions made and deleted; then "
+    r = sessions.run(server, args.sessions, args.warmup_sessions, args.rounds, args.slots, args.settle, args.heap,
+                     args.expire_ms)
+    how = (f"left idle until the {args.expire_ms} ms idle timeout and the sweep ended them" if args.expire_ms
+           else "each ended by DELETE")
+    print(f"sessions (stateful HTTP): baseline after {args.warmup_sessions} sessions made and ended; then "
           f"{args.rounds} round(s) of {args.sessions} sessions (initialize + initialized) all alive, then "
-          f"each ended by DELETE and checked gone (404); the everything servers take no idle-timeout flag, so "
-          f"expiry is not exercised; {args.settle:.0f} s wait; RSS of pid {server.pid}"
+          f"{how}, the oldest and newest checked gone (404); {args.settle:.0f} s wait; RSS of pid {server.pid}"
           + (HEAP_NOTE if args.heap else ""))
     rows = [("sessions per round", f"{args.sessions}"), ("RSS baseline", mib(r.baseline_kb))]
     if args.heap:
@@ -132,7 +134,8 @@ def do_sessions(args, server: Server) -> dict:
              ("last round vs first, after end", f"{drift:+.2f} % (threshold {args.threshold} %)")]
     print(table(rows))
     ok = drift <= args.threshold
-    return {"mode": "sessions", "sessions": args.sessions, "rounds": args.rounds, "baseline_kb": r.baseline_kb,
+    return {"mode": "sessions-expired" if args.expire_ms else "sessions", "sessions": args.sessions,
+            "rounds": args.rounds, "baseline_kb": r.baseline_kb,
             "alive_kb": [rd.created_kb for rd in r.rounds], "ended_kb": [rd.ended_kb for rd in r.rounds],
             "back_pct": round(back, 2), "drift_pct": round(drift, 2),
             "baseline_in_use": r.baseline_in_use, "in_use": [rd.in_use for rd in r.rounds],
@@ -193,6 +196,8 @@ def main(argv: List[str]) -> int:
     p.add_argument("--threshold", type=float, default=5.0, help="RSS growth allowed, percent")
     p.add_argument("--sessions", type=int, default=10_000)
     p.add_argument("--warmup-sessions", type=int, default=100)
+    p.add_argument("--expire-ms", type=int, default=0,
+                   help="sessions: end them by this idle timeout (FERRITE_HTTP_OPTIONS) instead of DELETE")
     p.add_argument("--rounds", type=int, default=None, help="default 2 for sessions, 1 for sse")
     p.add_argument("--streams", type=int, default=1_000)
     p.add_argument("--hold", type=float, default=2.0, help="seconds the streams are held before the trigger")
@@ -212,7 +217,10 @@ def main(argv: List[str]) -> int:
         p.error("--calls must be at least 50 and --warmup between 1 and 99")
     over_http = args.mode != "calls" or args.transport == "http"
     stateless = args.mode == "calls" and over_http and not args.session
-    server = Server(command, http=over_http, stateless=stateless)
+    env = None
+    if args.mode == "sessions" and args.expire_ms:
+        env = {"FERRITE_HTTP_OPTIONS": json.dumps({"session_idle_timeout_ms": args.expire_ms})}
+    server = Server(command, http=over_http, stateless=stateless, env=env)
     try:
         figures = {"calls": do_calls, "sessions": do_sessions, "sse": do_sse}[args.mode](args, server)
         server.check_alive()
