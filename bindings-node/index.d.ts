@@ -188,6 +188,12 @@ export declare class NativeServer {
    */
   notifyListChanged(kind: string): number
   /**
+   * `notifications/message` at `level` with `dataJson` (any JSON value) from `logger` to the
+   * connected clients whose minimum level (`logging/setLevel`) it reaches, or to session
+   * `sessionId` only; how many were reached. An unknown level throws a `TypeError`.
+   */
+  sendLogMessage(level: string, dataJson: string, logger?: string | undefined | null, sessionId?: string | undefined | null): number
+  /**
    * `notifications/resources/updated` to the connections subscribed to `uri`, and to the
    * listen streams watching it.
    */

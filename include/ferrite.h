@@ -2300,6 +2300,9 @@ ferrite_result ferrite_server_use_redis(const struct ferrite_server *server,
 //   `data: {"limit": "max_in_flight_per_connection", "value": N}`.
 // - `max_in_flight` (default 10000): requests running at once in the whole server; one more is
 //   answered -32603 with `data: {"limit": "max_in_flight", "value": N}`.
+// - `max_json_depth` (default and at most 127, serde_json's own limit): objects and arrays
+//   nested inside one another in one inbound message; deeper text is answered -32700 (HTTP
+//   400) with `data: {"limit": "max_json_depth", "value": N}`.
 //
 // Text that is not JSON is `FERRITE_RESULT_INVALID_JSON`; an unknown key, a value of the
 // wrong type, 0, or a non-object is `FERRITE_RESULT_INVALID_ARGUMENT` with the core's message
@@ -2313,13 +2316,15 @@ ferrite_result ferrite_server_set_limits(const struct ferrite_server *server,
                                          size_t json_len);
 
 // The dispatch limits in force, as a JSON object with every key (snake_case):
-// `{"max_batch_len": 100, "max_in_flight_per_connection": 256, "max_in_flight": 10000}` at
-// first. In a new buffer at `*out` (free it with `ferrite_string_free`); `*out_len` (if not
+// `{"max_batch_len": 100, "max_in_flight_per_connection": 256, "max_in_flight": 10000,
+// "max_json_depth": 127}` at first. In a new buffer at `*out` (free it with `ferrite_string_free`); `*out_len` (if not
 // NULL) is its length.
 //
 // # Safety
 // `server` is a live server; `out` is valid for a write; `out_len` is NULL or valid.
-ferrite_result ferrite_server_limits(const struct ferrite_server *server, char **out, size_t *out_len);
+ferrite_result ferrite_server_limits(const struct ferrite_server *server,
+                                     char **out,
+                                     size_t *out_len);
 
 // Send a notification (`method`, `params_json` or NULL) to every connected client;
 // `*reached` (if not NULL) is how many connections it went to.
@@ -2333,6 +2338,27 @@ ferrite_result ferrite_server_notify(const struct ferrite_server *server,
                                      const char *params_json,
                                      size_t params_json_len,
                                      size_t *reached);
+
+// Send `notifications/message` at `level` (a `ferrite_log_level`) with `data_json` (any JSON
+// value; a string for a plain message) and an optional `logger` name (NULL for none) to every
+// connected client whose `logging/setLevel` minimum the level reaches, or, with `session`
+// (not NULL), to that session only: the official SDKs' server-wide `sendLoggingMessage`.
+// Inside a handler, `ferrite_request_log` reaches the requesting client in either era. Nothing
+// is sent when the server has no logging capability; `*reached` (if not NULL) is how many
+// connections it went to.
+//
+// # Safety
+// `server` is a live server; strings point to their lengths in readable bytes or are NULL
+// where allowed; `reached` is NULL or valid for a write.
+ferrite_result ferrite_server_send_log_message(const struct ferrite_server *server,
+                                               uint32_t level,
+                                               const char *data_json,
+                                               size_t data_json_len,
+                                               const char *logger,
+                                               size_t logger_len,
+                                               const char *session,
+                                               size_t session_len,
+                                               size_t *reached);
 
 // Send `notifications/tools/list_changed` to every connected client; `*reached` (if not
 // NULL) is how many connections it went to.

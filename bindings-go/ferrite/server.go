@@ -430,6 +430,24 @@ func (s *Server) SetPageSize(size int) error {
 	return check(C.ferrite_server_set_page_size(s.ptr, C.size_t(size)))
 }
 
+// SendLogMessage sends notifications/message at level with data (any JSON value; a string for
+// a plain message) and logger ("": none) to every connected client whose logging/setLevel
+// minimum the level reaches, or, with session (a session id; "": every one), to that session
+// only: the official SDKs' server-wide sendLoggingMessage (ferrite_server_send_log_message).
+// Inside a handler, Request.Log reaches the requesting client in either era. Nothing is sent
+// when the server has no logging capability. How many connections it reached.
+func (s *Server) SendLogMessage(level LogLevel, data any, logger, session string) (int, error) {
+	d, dn, err := jsonArg(data)
+	if err != nil {
+		return 0, err
+	}
+	l, ln := str(logger)
+	id, idn := str(session)
+	var n C.size_t
+	err = check(C.ferrite_server_send_log_message(s.ptr, C.uint32_t(level), d, dn, l, ln, id, idn, &n))
+	return int(n), err
+}
+
 // NotifyToolsListChanged tells listening clients the tools changed; how many it reached.
 func (s *Server) NotifyToolsListChanged() int {
 	var n C.size_t

@@ -13,7 +13,7 @@
  * `mcp-handles.ts`.
  */
 
-import type { ArgsSchema, RawShape, Resource, SchemaLike, ToolAnnotations } from './model.js';
+import type { ArgsSchema, LoggingMessage, RawShape, Resource, SchemaLike, ToolAnnotations } from './model.js';
 import { matchUriTemplate } from './native.js';
 import { isRawShape } from './schema.js';
 import type { FetchInit, MountOptions, NodeHandler, NodeHandlerOptions } from './mount.js';
@@ -328,6 +328,13 @@ export class McpServer {
 
   // ----- notifications -----
 
+  /**
+   * `notifications/message` to the connected clients whose minimum level `params.level`
+   * reaches, or with `sessionId` to that session only (the TypeScript SDK's signature).
+   */
+  async sendLoggingMessage(params: LoggingMessage, sessionId?: string): Promise<void> {
+    this.server.sendLoggingMessage(params, sessionId);
+  }
   /** `notifications/tools/list_changed` to connected clients and the 2026-07-28 listen streams that asked for it. */
   sendToolListChanged(): void {
     this.server.notifyToolsListChanged();

@@ -46,6 +46,14 @@ export type ZodRawShape = RawShape;
 export type Role = 'user' | 'assistant';
 export type LoggingLevel = 'debug' | 'info' | 'notice' | 'warning' | 'error' | 'critical' | 'alert' | 'emergency';
 
+/** The params of `notifications/message` (`sendLoggingMessage`). */
+export interface LoggingMessage {
+  level: LoggingLevel;
+  /** Any JSON value; a string for a plain message. */
+  data?: unknown;
+  logger?: string;
+}
+
 export interface Annotations {
   audience?: Role[];
   priority?: number;

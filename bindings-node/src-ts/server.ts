@@ -21,6 +21,7 @@ import type {
   CompletionSource,
   JsonObject,
   JsonSchema,
+  LoggingMessage,
   SchemaLike,
   SkillFiles,
 } from './model.js';
@@ -466,6 +467,18 @@ export class Server implements AsyncDisposable {
    */
   notify(method: string, params?: JsonObject): number {
     return this.#native.notify(method, params === undefined ? undefined : JSON.stringify(params));
+  }
+  /**
+   * `notifications/message` (`{ level, data, logger? }`) to every connected client whose
+   * minimum level (`logging/setLevel`) `level` reaches, or with `sessionId` to that session
+   * only; how many were reached. The server-wide form of the TypeScript SDK's
+   * `sendLoggingMessage`; inside a handler, `ctx.log(...)` reaches the requesting client in
+   * either era. Nothing is sent without the logging capability; an unknown level throws a
+   * `TypeError`.
+   */
+  sendLoggingMessage(params: LoggingMessage, sessionId?: string): number {
+    const data = JSON.stringify(params.data === undefined ? null : params.data);
+    return this.#native.sendLogMessage(params.level, data, params.logger, sessionId);
   }
   /** `notifications/tools/list_changed`, also to the 2026-07-28 listen streams that asked for it; how many were reached. */
   notifyToolsListChanged(): number {

@@ -36,6 +36,26 @@ impl NativeServer {
         Ok(reached as u32)
     }
 
+    /// `notifications/message` at `level` with `dataJson` (any JSON value) from `logger` to the
+    /// connected clients whose minimum level (`logging/setLevel`) it reaches, or to session
+    /// `sessionId` only; how many were reached. An unknown level throws a `TypeError`.
+    #[napi]
+    pub fn send_log_message(
+        &self,
+        env: &napi::Env,
+        level: String,
+        data_json: String,
+        logger: Option<String>,
+        session_id: Option<String>,
+    ) -> Result<u32> {
+        let Some(level) = ferrite_core::LoggingLevel::parse(&level) else {
+            return Err(crate::errors::type_error(env, format!("unknown log level {level:?}")));
+        };
+        let data: serde_json::Value = serde_json::from_str(&data_json)
+            .map_err(|e| crate::errors::type_error(env, format!("log data is not JSON: {e}")))?;
+        Ok(self.server.send_log_message(level, data, logger.as_deref(), session_id.as_deref()) as u32)
+    }
+
     /// `notifications/resources/updated` to the connections subscribed to `uri`, and to the
     /// listen streams watching it.
     #[napi]

@@ -1,11 +1,12 @@
 // A connection the application holds (`server.connection()`, the core's `handle_raw_on`):
 // its own state, raw text handled against it, what the server sends handed to `onMessage`
 // (server-to-client requests answered back through `handleRaw`), pingClient by its id; and
-// the core's defaults seen through it (sampling's maxTokens, elicitation params).
+// the core's defaults seen through it (sampling's maxTokens, elicitation params); and
+// sendLoggingMessage (Server and McpServer) to the connections whose level it reaches.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { DEFAULT_MAX_TOKENS, Server } from 'ferrite-mcp';
+import { DEFAULT_MAX_TOKENS, McpServer, Server } from 'ferrite-mcp';
 
 const INIT = { protocolVersion: '2025-06-18', capabilities: { sampling: {}, elicitation: {} }, clientInfo: { name: 'held', version: '1' } };
 
@@ -104,5 +105,40 @@ test('a held connection without onMessage has no channel back; a closed one refu
     await assert.rejects(server.pingClient(id, 1_000), { name: 'ClientRequestError' });
   } finally {
     await server.close();
+  }
+});
+
+/** Resolves once `check()` is true (polled), or fails after 5 s. */
+async function until(check, what) {
+  const deadline = Date.now() + 5000;
+  while (!check()) {
+    assert.ok(Date.now() < deadline, `timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+test('sendLoggingMessage reaches the connections at or above their level, or the session named', async () => {
+  const mcp = new McpServer({ name: 'held', version: '1' });
+  const server = mcp.server;
+  const a = held(server);
+  const b = held(server);
+  try {
+    await a.send('initialize', INIT);
+    await b.send('initialize', INIT);
+    assert.deepEqual((await a.send('logging/setLevel', { level: 'warning' })).result, {});
+    assert.deepEqual((await b.send('logging/setLevel', { level: 'error' })).result, {});
+    assert.equal(server.sendLoggingMessage({ level: 'info', data: 'quiet' }), 0, 'below both levels');
+    assert.equal(server.sendLoggingMessage({ level: 'error', data: 'elsewhere' }, 'no-such-session'), 0, 'another session');
+    assert.equal(server.sendLoggingMessage({ level: 'warning', data: { disk: 'low' }, logger: 'ops' }), 1, 'a only: b wants error');
+    await mcp.sendLoggingMessage({ level: 'critical', data: 'for b' }, b.conn.id);
+    const logs = (c) => c.sent.filter((m) => m.method === 'notifications/message').map((m) => m.params);
+    await until(() => logs(a).length === 1 && logs(b).length === 1, 'the two log messages');
+    assert.deepEqual(logs(a), [{ level: 'warning', data: { disk: 'low' }, logger: 'ops' }]);
+    assert.deepEqual(logs(b), [{ level: 'critical', data: 'for b' }]);
+    assert.throws(() => server.sendLoggingMessage({ level: 'loud', data: 'x' }), { name: 'TypeError', message: 'unknown log level "loud"' });
+  } finally {
+    a.conn.close();
+    b.conn.close();
+    await mcp.close();
   }
 });

@@ -153,7 +153,7 @@ fn decoded<'py, T: DeserializeOwned + Serialize>(
     }
 }
 
-fn level_of(level: &str) -> PyResult<LoggingLevel> {
+pub(crate) fn level_of(level: &str) -> PyResult<LoggingLevel> {
     LoggingLevel::parse(level).ok_or_else(|| {
         PyValueError::new_err(format!(
             "unknown log level {level:?}: use debug, info, notice, warning, error, critical, alert or emergency"

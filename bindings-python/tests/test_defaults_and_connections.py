@@ -222,3 +222,30 @@ def test_a_server_request_on_a_connection_without_on_request_has_no_channel(serv
             server.ping_client(conn.id, timeout=1)
     finally:
         conn.close()
+
+
+def test_send_log_message_reaches_the_level_and_the_session_named(server: Server) -> None:
+    # The server-wide log message (the official SDKs' sendLoggingMessage): to the connections
+    # whose logging/setLevel minimum the level reaches, or to the session named.
+    frames: List[str] = []
+    conn = server.connect(on_message=frames.append)
+    try:
+        rpc_on = lambda msg: json.loads(server.handle_raw_on(json.dumps(msg), conn) or "null")  # noqa: E731
+        rpc_on({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": INIT})
+        set_level = {"jsonrpc": "2.0", "id": 2, "method": "logging/setLevel", "params": {"level": "warning"}}
+        assert rpc_on(set_level)["result"] == {}
+        assert server.send_log_message("info", "quiet") == 0
+        assert server.send_log_message("error", "elsewhere", session_id="no-such-session") == 0
+        assert server.send_log_message("warning", {"disk": "low"}, logger="ops", session_id=conn.id) == 1
+        logs = [json.loads(f) for f in frames if '"notifications/message"' in f]
+        assert logs == [
+            {
+                "jsonrpc": "2.0",
+                "method": "notifications/message",
+                "params": {"level": "warning", "data": {"disk": "low"}, "logger": "ops"},
+            }
+        ]
+        with pytest.raises(ValueError, match='unknown log level "loud"'):
+            server.send_log_message("loud", "x")
+    finally:
+        conn.close()

@@ -2,7 +2,8 @@
 //! `redis-server`: a resource update published through one instance reaches a
 //! `subscriptions/listen` stream on another, a custom notification reaches another instance's
 //! handshake-era listener (so does a list change), an instance does not deliver its own
-//! notification twice, and the instances of another fleet (another key prefix) hear nothing.
+//! notification twice, the instances of another fleet (another key prefix) hear nothing, and a
+//! server-wide log message reaches another instance's listener at its level.
 
 mod common;
 
@@ -10,7 +11,7 @@ use std::time::Duration;
 
 use common::redis::RedisServer;
 use common::{enveloped, Harness, RecordingPeer};
-use ferrite_core::{Message, Resource, Server};
+use ferrite_core::{LoggingLevel, Message, Resource, Server};
 use serde_json::{json, Value};
 
 fn instance(redis: &RedisServer, prefix: &str) -> Server {
@@ -107,4 +108,23 @@ async fn a_custom_notification_reaches_the_handshake_listeners_of_other_instance
     // A list change announced on B (the application changed what the fleet serves).
     assert_eq!(b.notify_tools_list_changed(), 0);
     assert_eq!(frames(&a.recorder, "notifications/tools/list_changed", 1).await.len(), 1);
+}
+
+#[tokio::test]
+async fn a_log_message_sent_on_one_instance_reaches_the_listeners_of_another_at_their_level() {
+    let redis = RedisServer::start();
+    let a = Harness::new(instance(&redis, "f5:"));
+    let b = instance(&redis, "f5:");
+    subscribed(&redis, "f5:notifications", 2).await;
+    a.initialize("2025-11-25", json!({})).await;
+    let _guard = a.server.attach_listener(&a.conn, &a.peer);
+    // A's connection keeps the default minimum, info: the debug message is dropped there, the
+    // one for another session too, and the warning for A's session arrives (in that order
+    // from B, so only the last can be the one frame A gets).
+    assert_eq!(b.send_log_message(LoggingLevel::Debug, json!("too low"), None, None), 0);
+    assert_eq!(b.send_log_message(LoggingLevel::Error, json!("elsewhere"), None, Some("no-such-session")), 0);
+    b.send_log_message(LoggingLevel::Warning, json!("from B"), Some("fleet"), Some(a.conn.id()));
+    let got = frames(&a.recorder, "notifications/message", 1).await;
+    assert_eq!(got.len(), 1, "{:?}", a.recorder.frames());
+    assert_eq!(got[0]["params"], json!({"level": "warning", "data": "from B", "logger": "fleet"}));
 }

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use ferrite_core::transport::stdio::{serve, StdioOptions};
-use ferrite_core::{CallToolResult, CreateMessageParams, Implementation, RequestContext, Server, Tool};
+use ferrite_core::{CallToolResult, CreateMessageParams, Implementation, LoggingLevel, RequestContext, Server, Tool};
 use serde_json::{json, Value};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, Lines};
 use tokio::task::JoinHandle;
@@ -398,5 +398,30 @@ async fn a_line_nested_past_max_json_depth_gets_the_limit_s_parse_error_and_the_
     c.send_raw(&call(2, 5)).await;
     let served = c.recv().await;
     assert_eq!((served["id"].clone(), served["result"]["content"][0]["text"].clone()), (json!(2), json!("slept 0")));
+    c.finish().await;
+}
+
+#[tokio::test]
+async fn send_log_message_reaches_the_client_at_or_above_its_level_and_only_the_session_named() {
+    let s = server();
+    let mut c = Client::start(s.clone(), StdioOptions::default());
+    c.handshake(json!({})).await;
+    c.send(json!({"jsonrpc":"2.0","id":1,"method":"logging/setLevel","params":{"level":"warning"}})).await;
+    assert_eq!(c.recv().await["id"], 1);
+    let session = s.connected_sessions().pop().expect("the stdio connection listens");
+    // Below the client's level, and for another session: nothing sent.
+    assert_eq!(s.send_log_message(LoggingLevel::Info, json!("quiet"), None, None), 0);
+    assert_eq!(s.send_log_message(LoggingLevel::Error, json!("elsewhere"), None, Some("no-such-session")), 0);
+    assert_eq!(s.send_log_message(LoggingLevel::Warning, json!({"disk": "low"}), Some("ops"), Some(&session)), 1);
+    assert_eq!(s.send_log_message(LoggingLevel::Error, json!("broken"), None, None), 1);
+    let first = c.recv().await;
+    assert_eq!(
+        first,
+        json!({"jsonrpc":"2.0","method":"notifications/message","params":{"level":"warning","data":{"disk":"low"},"logger":"ops"}})
+    );
+    assert_eq!(c.recv().await["params"], json!({"level":"error","data":"broken"}));
+    // Without the logging capability nothing is sent.
+    s.disable_logging();
+    assert_eq!(s.send_log_message(LoggingLevel::Emergency, json!("off"), None, None), 0);
     c.finish().await;
 }

@@ -603,7 +603,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             let legacy_sse = args.legacy_sse;
             let mut options = http::HttpOptions { shutdown: shutdown.clone(), legacy_sse, ..Default::default() };
             if let Ok(json) = std::env::var("FERRITE_HTTP_OPTIONS") {
-                let bad = |e: http::HttpConfigError| std::io::Error::new(std::io::ErrorKind::InvalidInput, e.to_string());
+                let bad =
+                    |e: http::HttpConfigError| std::io::Error::new(std::io::ErrorKind::InvalidInput, e.to_string());
                 http::HttpConfig::from_json(&json).map_err(bad)?.apply(&mut options).map_err(bad)?;
             }
             let bound = http::bind(&server, ([127, 0, 0, 1], port).into(), options).await?;

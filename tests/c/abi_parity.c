@@ -440,6 +440,37 @@ static void check_defaults(void) {
     ferrite_string_free(refused);
     CHECK(ferrite_server_enable_logging(server) == FERRITE_RESULT_OK, "ferrite_server_enable_logging turns it back on");
 
+    /* The server-wide log message (the official SDKs' sendLoggingMessage): to the connections
+     * whose logging/setLevel minimum it reaches, or to the session named. */
+    CHECK(on_is(server, conn, "{\"jsonrpc\":\"2.0\",\"id\":6,\"method\":\"logging/setLevel\",\"params\":{\"level\":\"warning\"}}",
+                "{\"jsonrpc\":\"2.0\",\"id\":6,\"result\":{}}"),
+          "log message: the connection's level set to warning");
+    ferrite_str cid = {0};
+    ferrite_connection_id(conn, &cid);
+    pthread_mutex_lock(&box.mu);
+    int before = box.count;
+    pthread_mutex_unlock(&box.mu);
+    size_t reached = 99;
+    CHECK(ferrite_server_send_log_message(server, FERRITE_LOG_LEVEL_INFO, S("\"quiet\""), NULL, 0, NULL, 0, &reached) ==
+                  FERRITE_RESULT_OK &&
+              reached == 0,
+          "log message: below the connection's level it reaches no one");
+    reached = 99;
+    CHECK(ferrite_server_send_log_message(server, FERRITE_LOG_LEVEL_ERROR, S("\"elsewhere\""), NULL, 0, S("no-such-session"),
+                                          &reached) == FERRITE_RESULT_OK &&
+              reached == 0,
+          "log message: for another session it reaches no one");
+    CHECK(ferrite_server_send_log_message(server, FERRITE_LOG_LEVEL_WARNING, S("{\"disk\":\"low\"}"), S("ops"), cid.ptr,
+                                          cid.len, &reached) == FERRITE_RESULT_OK &&
+              reached == 1,
+          "log message: at the connection's level, for its session, it reaches it");
+    const char *logged = outbox_wait(&box, before);
+    CHECK(logged && json_is(logged, "/method", "\"notifications/message\"") &&
+              json_is(logged, "/params", "{\"data\":{\"disk\":\"low\"},\"level\":\"warning\",\"logger\":\"ops\"}"),
+          "log message: the connection receives exactly that notifications/message (the two refused ones never came)");
+    CHECK(ferrite_server_send_log_message(server, 8, S("\"x\""), NULL, 0, NULL, 0, NULL) == FERRITE_RESULT_INVALID_ARGUMENT,
+          "log message: a level that is not a ferrite_log_level is FERRITE_RESULT_INVALID_ARGUMENT");
+
     ferrite_connection_free(conn);
     CHECK(atomic_load(&box.finalized) == 2, "freeing each connection runs its finalizer once");
     ferrite_server_free(server);

@@ -94,7 +94,9 @@ def one_round(server: Server, count: int, slots: int, settle: float, heap: bool,
     ping(conn, sessions[-1] if expire_ms else sessions[0])
     r.created_kb = server.rss()
     if expire_ms:
+        conn.close()  # the server closes a keep-alive connection idle past its head timeout
         time.sleep(sweep_seconds(expire_ms))
+        conn = server.connect()
     else:
         in_slots(server, sessions, slots, end)
     for session in (sessions[0], sessions[-1]):

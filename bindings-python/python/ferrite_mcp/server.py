@@ -263,6 +263,18 @@ class Server(_Registration, _Modern, _Fleet, _Middlewares):
         """Tell the clients subscribed to ``uri`` that it changed."""
         return self._core.notify_resource_updated(uri)
 
+    def send_log_message(
+        self, level: str, data: Any, logger: Optional[str] = None, session_id: Optional[str] = None
+    ) -> int:
+        """``notifications/message`` at ``level`` (``"debug"`` ... ``"emergency"``) with ``data``
+        (any JSON value) from ``logger`` to every connected client whose minimum level
+        (``logging/setLevel``) it reaches, or with ``session_id`` to that session only; how many
+        were reached. The server-wide form of the official SDKs' ``send_log_message`` /
+        ``sendLoggingMessage``; inside a handler, ``await ctx.log(...)`` reaches the requesting
+        client in either era. Nothing is sent without the logging capability; an unknown
+        level raises ``ValueError``."""
+        return self._core.send_log_message(level, data, logger, session_id)
+
     def notify_tools_list_changed(self) -> int:
         return self._core.notify_tools_list_changed()
 

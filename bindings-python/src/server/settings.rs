@@ -192,6 +192,22 @@ impl Core {
         self.server.notify_resource_updated(uri)
     }
 
+    /// `notifications/message` to the connected clients whose minimum level `level` reaches,
+    /// or to session `session_id` only; how many were reached. An unknown level raises
+    /// `ValueError`.
+    #[pyo3(signature = (level, data, logger=None, session_id=None))]
+    fn send_log_message(
+        &self,
+        level: &str,
+        data: &Bound<'_, PyAny>,
+        logger: Option<&str>,
+        session_id: Option<&str>,
+    ) -> PyResult<usize> {
+        let level = crate::context::level_of(level)?;
+        let data = convert::from_py(data)?;
+        Ok(self.server.send_log_message(level, data, logger, session_id))
+    }
+
     /// `notifications/tools/list_changed` to every listener.
     fn notify_tools_list_changed(&self) -> usize {
         self.server.notify_tools_list_changed()

@@ -14,6 +14,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 use super::{read, write, Server};
+use crate::LoggingLevel;
 
 /// A notification for the listeners of every instance.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -36,6 +37,18 @@ pub enum FanoutEvent {
     ResourceUpdated {
         /// The resource.
         uri: String,
+    },
+    /// `Server::send_log_message`: `notifications/message` to the handshake-era listeners whose
+    /// minimum level it reaches (all of them, or the one session named).
+    Log {
+        /// Its level.
+        level: LoggingLevel,
+        /// The logger's name.
+        logger: Option<String>,
+        /// The message.
+        data: Value,
+        /// Only the connection with this id (a session id); `None`: every one.
+        session: Option<String>,
     },
     /// `notifications/tasks` for the listen streams watching task `id`.
     Task {
@@ -90,6 +103,21 @@ impl Server {
                 |c| c.is_subscribed(uri),
                 |f| f.watches(uri),
             ),
+            FanoutEvent::Log { level, logger, data, session } => {
+                if !self.inner.flags.logging.load(std::sync::atomic::Ordering::Relaxed) {
+                    return 0;
+                }
+                let mut params = json!({ "level": level.as_str(), "data": data });
+                if let Some(l) = logger {
+                    params["logger"] = Value::from(l.as_str());
+                }
+                let to = |c: &super::ConnectionState| {
+                    *level >= c.log_level() && session.as_deref().is_none_or(|s| c.id() == s)
+                };
+                // 2026-07-28 clients ask for logs per request (the envelope's log level); a
+                // listen stream carries none.
+                self.broadcast("notifications/message", Some(params), to, |_| false)
+            }
             FanoutEvent::Task { id, params } => {
                 self.broadcast("notifications/tasks", Some(params.clone()), |_| false, |f| f.watches_task(id))
             }

@@ -157,6 +157,26 @@ impl Server {
         self.deliver_everywhere(super::fanout::FanoutEvent::Notification { method: method.to_owned(), params })
     }
 
+    /// `notifications/message` to every connected handshake-era client whose minimum log level
+    /// (`logging/setLevel`) `level` reaches, or with `session` to that session only (the
+    /// official SDKs' server-wide `sendLoggingMessage`). Nothing when the server has no
+    /// logging capability. With a fan-out set, on every instance; how many were reached here.
+    /// Inside a handler, `RequestContext::log` reaches the requesting client in either era.
+    pub fn send_log_message(
+        &self,
+        level: crate::LoggingLevel,
+        data: Value,
+        logger: Option<&str>,
+        session: Option<&str>,
+    ) -> usize {
+        self.deliver_everywhere(super::fanout::FanoutEvent::Log {
+            level,
+            logger: logger.map(str::to_owned),
+            data,
+            session: session.map(str::to_owned),
+        })
+    }
+
     /// `notifications/tools/list_changed` to every listener, and to listen streams that
     /// asked for tool changes. With a fan-out set, on every instance; how many here.
     pub fn notify_tools_list_changed(&self) -> usize {

@@ -50,6 +50,7 @@ use tokio::sync::oneshot;
 
 pub use cancel::ferrite_cancel_callback;
 pub use notify::ferrite_log_level;
+pub(crate) use notify::log_level;
 pub use peer::ferrite_reply_callback;
 
 use crate::buffer::{ferrite_str, opt_json_arg, str_arg};

@@ -33,7 +33,7 @@ pub enum ferrite_log_level {
     Emergency = 7,
 }
 
-fn log_level(v: u32) -> Result<LoggingLevel, Error> {
+pub(crate) fn log_level(v: u32) -> Result<LoggingLevel, Error> {
     Ok(match v {
         0 => LoggingLevel::Debug,
         1 => LoggingLevel::Info,

@@ -42,6 +42,46 @@ pub unsafe extern "C" fn ferrite_server_notify(
     })
 }
 
+/// Send `notifications/message` at `level` (a `ferrite_log_level`) with `data_json` (any JSON
+/// value; a string for a plain message) and an optional `logger` name (NULL for none) to every
+/// connected client whose `logging/setLevel` minimum the level reaches, or, with `session`
+/// (not NULL), to that session only: the official SDKs' server-wide `sendLoggingMessage`.
+/// Inside a handler, `ferrite_request_log` reaches the requesting client in either era. Nothing
+/// is sent when the server has no logging capability; `*reached` (if not NULL) is how many
+/// connections it went to.
+///
+/// # Safety
+/// `server` is a live server; strings point to their lengths in readable bytes or are NULL
+/// where allowed; `reached` is NULL or valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn ferrite_server_send_log_message(
+    server: *const ferrite_server,
+    level: u32,
+    data_json: *const c_char,
+    data_json_len: usize,
+    logger: *const c_char,
+    logger_len: usize,
+    session: *const c_char,
+    session_len: usize,
+    reached: *mut usize,
+) -> ferrite_result {
+    ffi_boundary!({
+        // SAFETY: forwarded from this function's contract.
+        let core = unsafe { server_ref(server) }?.core()?;
+        let level = crate::request::log_level(level)?;
+        // SAFETY: forwarded from this function's contract.
+        let data: serde_json::Value = unsafe { crate::buffer::json_arg(data_json, data_json_len, "data_json") }?;
+        // SAFETY: forwarded from this function's contract.
+        let logger = unsafe { crate::buffer::opt_str_arg(logger, logger_len, "logger") }?;
+        // SAFETY: forwarded from this function's contract.
+        let session = unsafe { crate::buffer::opt_str_arg(session, session_len, "session") }?;
+        let n = core.send_log_message(level, data, logger, session);
+        // SAFETY: forwarded from this function's contract.
+        unsafe { write_opt(reached, n) };
+        Ok(())
+    })
+}
+
 /// Run a broadcast and report its reach.
 ///
 /// # Safety
