@@ -36,6 +36,23 @@ func newServer(t *testing.T, opts ...ferrite.ServerOption) *ferrite.Server {
 	return s
 }
 
+// listening serves s on its own listener on a loopback port (opts) until the test ends, when
+// the server is closed and serving has returned.
+func listening(t *testing.T, s *ferrite.Server, opts *ferrite.HTTPOptions) *ferrite.Listener {
+	t.Helper()
+	l, err := s.Listen("127.0.0.1", 0, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	served := make(chan error, 1)
+	go func() { served <- l.Serve() }()
+	t.Cleanup(func() {
+		s.Close()
+		<-served
+	})
+	return l
+}
+
 func addTool(t *testing.T, s *ferrite.Server, tool ferrite.Tool, f ferrite.ToolFunc) {
 	t.Helper()
 	if tool.InputSchema == nil {

@@ -270,16 +270,7 @@ func TestHandlerClosedIs503(t *testing.T) {
 func TestRequestInfoOverFerritesOwnListener(t *testing.T) {
 	s := newServer(t, ferrite.Stateless())
 	addTool(t, s, ferrite.Tool{Name: "seen"}, seenTool)
-	l, err := s.Listen("127.0.0.1", 0, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	served := make(chan error, 1)
-	go func() { served <- l.Serve() }()
-	defer func() {
-		s.Close()
-		<-served
-	}()
+	l := listening(t, s, nil)
 	var seen map[string]any
 	json.Unmarshal([]byte(toolText(t, postMCP(t, fmt.Sprintf("http://127.0.0.1:%d/mcp", l.Port()), toolCall(1, "seen", "{}"),
 		"X-Tenant", "t1"))), &seen)

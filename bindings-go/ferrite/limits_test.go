@@ -118,18 +118,9 @@ func TestABatchPastMaxBatchLenIsRefusedWhole(t *testing.T) {
 
 func TestMaxSessions1ASecondInitializeEvictsTheFirstSession(t *testing.T) {
 	s := newServer(t)
-	l, err := s.Listen("127.0.0.1", 0, &ferrite.HTTPOptions{MaxSessions: ferrite.Ptr[uint64](1),
+	l := listening(t, s, &ferrite.HTTPOptions{MaxSessions: ferrite.Ptr[uint64](1),
 		HeaderReadTimeoutMs: ferrite.Ptr[uint64](5000), BodyReadTimeoutMs: ferrite.Ptr[uint64](5000),
 		MaxEventsPerStream: ferrite.Ptr[uint64](8), MaxEventStreams: ferrite.Ptr[uint64](8)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	served := make(chan error, 1)
-	go func() { served <- l.Serve() }()
-	defer func() {
-		s.Close()
-		<-served
-	}()
 	url := fmt.Sprintf("http://127.0.0.1:%d/mcp", l.Port())
 	initBody := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18",` +
 		`"capabilities":{},"clientInfo":{"name":"go-test","version":"1.0"}}}`
@@ -208,16 +199,7 @@ func TestABodyPastMaxJSONDepthIs400NamingItOverHTTP(t *testing.T) {
 	if err := s.SetLimits(ferrite.Limits{MaxJSONDepth: ferrite.Ptr[uint64](6)}); err != nil {
 		t.Fatal(err)
 	}
-	l, err := s.Listen("127.0.0.1", 0, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	served := make(chan error, 1)
-	go func() { served <- l.Serve() }()
-	defer func() {
-		s.Close()
-		<-served
-	}()
+	l := listening(t, s, nil)
 	h, err := s.Handler(nil)
 	if err != nil {
 		t.Fatal(err)
