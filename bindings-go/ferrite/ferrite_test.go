@@ -37,20 +37,22 @@ func newServer(t *testing.T, opts ...ferrite.ServerOption) *ferrite.Server {
 }
 
 // listening serves s on its own listener on a loopback port (opts) until the test ends, when
-// the server is closed and serving has returned.
-func listening(t *testing.T, s *ferrite.Server, opts *ferrite.HTTPOptions) *ferrite.Listener {
+// the server is closed and serving has returned; the endpoint's URL. (The port is read before
+// Serve, which consumes the listener.)
+func listening(t *testing.T, s *ferrite.Server, opts *ferrite.HTTPOptions) string {
 	t.Helper()
 	l, err := s.Listen("127.0.0.1", 0, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
+	url := fmt.Sprintf("http://127.0.0.1:%d/mcp", l.Port())
 	served := make(chan error, 1)
 	go func() { served <- l.Serve() }()
 	t.Cleanup(func() {
 		s.Close()
 		<-served
 	})
-	return l
+	return url
 }
 
 func addTool(t *testing.T, s *ferrite.Server, tool ferrite.Tool, f ferrite.ToolFunc) {

@@ -270,9 +270,9 @@ func TestHandlerClosedIs503(t *testing.T) {
 func TestRequestInfoOverFerritesOwnListener(t *testing.T) {
 	s := newServer(t, ferrite.Stateless())
 	addTool(t, s, ferrite.Tool{Name: "seen"}, seenTool)
-	l := listening(t, s, nil)
+	url := listening(t, s, nil)
 	var seen map[string]any
-	json.Unmarshal([]byte(toolText(t, postMCP(t, fmt.Sprintf("http://127.0.0.1:%d/mcp", l.Port()), toolCall(1, "seen", "{}"),
+	json.Unmarshal([]byte(toolText(t, postMCP(t, url, toolCall(1, "seen", "{}"),
 		"X-Tenant", "t1"))), &seen)
 	if seen["method"] != "POST" || seen["path"] != "/mcp" || seen["tenant"] != "t1" ||
 		!strings.HasPrefix(fmt.Sprint(seen["remoteAddr"]), "127.0.0.1:") {

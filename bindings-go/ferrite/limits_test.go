@@ -118,10 +118,9 @@ func TestABatchPastMaxBatchLenIsRefusedWhole(t *testing.T) {
 
 func TestMaxSessions1ASecondInitializeEvictsTheFirstSession(t *testing.T) {
 	s := newServer(t)
-	l := listening(t, s, &ferrite.HTTPOptions{MaxSessions: ferrite.Ptr[uint64](1),
+	url := listening(t, s, &ferrite.HTTPOptions{MaxSessions: ferrite.Ptr[uint64](1),
 		HeaderReadTimeoutMs: ferrite.Ptr[uint64](5000), BodyReadTimeoutMs: ferrite.Ptr[uint64](5000),
 		MaxEventsPerStream: ferrite.Ptr[uint64](8), MaxEventStreams: ferrite.Ptr[uint64](8)})
-	url := fmt.Sprintf("http://127.0.0.1:%d/mcp", l.Port())
 	initBody := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18",` +
 		`"capabilities":{},"clientInfo":{"name":"go-test","version":"1.0"}}}`
 	session := func() string {
@@ -199,13 +198,13 @@ func TestABodyPastMaxJSONDepthIs400NamingItOverHTTP(t *testing.T) {
 	if err := s.SetLimits(ferrite.Limits{MaxJSONDepth: ferrite.Ptr[uint64](6)}); err != nil {
 		t.Fatal(err)
 	}
-	l := listening(t, s, nil)
+	own := listening(t, s, nil)
 	h, err := s.Handler(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for name, url := range map[string]string{
-		"Listen":  fmt.Sprintf("http://127.0.0.1:%d/mcp", l.Port()),
+		"Listen":  own,
 		"Handler": mount(t, h) + "/mcp",
 	} {
 		resp := postMCP(t, url, nestedPing(2, 5))
