@@ -108,7 +108,8 @@ func (s *Server) Listen(host string, port uint16, opts *HTTPOptions) (*Listener,
 	return &Listener{server: s, ptr: l}, nil
 }
 
-// Port is the bound TCP port.
+// Port is the bound TCP port. Read it before Serve, which consumes the listener (Port is 0
+// afterwards).
 func (l *Listener) Port() uint16 {
 	var p C.uint16_t
 	C.ferrite_http_listener_port(l.ptr, &p)
