@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Interop tests: the official MCP TypeScript SDK client (@modelcontextprotocol/sdk, pinned in
-# package.json) against every server in FERRITE_HTTP_SERVERS over Streamable HTTP, stateful.
+# package.json) against every server in FERRITE_HTTP_SERVERS over Streamable HTTP, stateful; and
+# the SDK's v2 client (@modelcontextprotocol/client, pinned too) at 2026-07-28 (discover, no
+# session, multi round-trip results fulfilled by its handlers: modern_client.test.mjs).
 #
 # FERRITE_HTTP_SERVERS is "name=command line;name=command line" (split like shlex; relative paths
 # resolve against the repo root). Each command gets "--port N" appended and must then serve
