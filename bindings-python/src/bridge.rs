@@ -5,8 +5,9 @@
 //!   Python, then runs queued calls one after the other until the queue is empty, and
 //!   detaches: under load one GIL acquisition serves many calls instead of one handoff per
 //!   call. Each worker keeps its Python thread state for its whole life (attaching is then a
-//!   GIL acquisition only), and `close()` waits until the workers have deleted theirs. A worker inside a call no longer counts as free, so the next call wakes (or
-//!   starts) another worker: a slow handler occupies one thread and nothing else.
+//!   GIL acquisition only), and `close()` waits until the workers have deleted theirs. A
+//!   worker inside a call no longer counts as free, so the next call wakes (or starts)
+//!   another worker: a slow handler occupies one thread and nothing else.
 //! - `async def` handlers run on an asyncio event loop (the package's own loop thread, or the
 //!   caller's loop when served from inside one). A tokio task pushes a [`Job`] onto a queue and
 //!   wakes the loop by writing a byte to a socket the loop watches (`loop.add_reader`): the
@@ -409,8 +410,6 @@ static INTERPRETER_EXITING: AtomicBool = AtomicBool::new(false);
 pub fn interpreter_exiting() {
     INTERPRETER_EXITING.store(true, Ordering::SeqCst);
 }
-
-impl SyncPool {}
 
 /// Runs handlers for one server.
 pub struct Executor {
