@@ -21,6 +21,9 @@ use jsonwebtoken::jwk::{Jwk, JwkSet};
 use jsonwebtoken::{encode, Algorithm, EncodingKey, Header};
 use serde_json::{json, Value};
 
+mod common;
+use common::http::{read_response, send_body_late};
+
 const ISSUER: &str = "https://as.example.test";
 
 /// A signing key and its public JWK (with its `kid`).
@@ -306,6 +309,46 @@ async fn a_request_without_a_token_gets_the_challenge_and_the_metadata_is_served
         )
     );
     assert_eq!(call(&base, Some(&key.sign(&claims(&resource, "a", "mcp"))), None, init()).await.status, 200);
+}
+
+/// The OAuth client's first steps on one keep-alive connection: a POST without a token whose
+/// body arrives after its head (the server can answer 401 from the head alone), then the GET of
+/// the metadata the challenge names. The 401 waits for the body, so the GET is answered on the
+/// same connection; a body too large to drain gets `Connection: close` on its 401 instead of a
+/// connection closed without a word.
+#[tokio::test]
+async fn a_401_given_before_the_body_arrived_leaves_the_connection_usable_for_the_next_request() {
+    let key = SigningKey::rsa("r1");
+    let iss = issuer(vec![key.jwk()]).await;
+    let (base, _) = protected(|_| jwt_config(&iss, json!({}))).await;
+    let addr: SocketAddr = base.trim_start_matches("http://").parse().unwrap();
+    let body = init().to_string();
+    let head = |len: usize| {
+        format!(
+            "POST /mcp HTTP/1.1\r\nhost: {addr}\r\ncontent-type: application/json\r\naccept: application/json, text/event-stream\r\ncontent-length: {len}\r\n\r\n"
+        )
+    };
+    let mut tcp = tokio::net::TcpStream::connect(addr).await.unwrap();
+    send_body_late(&mut tcp, &head(body.len()), &body, Duration::from_millis(150)).await;
+    let (status, headers, text) = read_response(&mut tcp).await.expect("the 401");
+    assert_eq!(status, 401);
+    assert!(headers.contains_key("www-authenticate"), "{headers:?}");
+    assert_eq!(headers.get("connection"), None, "a drained request keeps its connection");
+    assert_eq!(serde_json::from_str::<Value>(&text).unwrap()["error"]["code"], -32001);
+    let get = format!("GET /.well-known/oauth-protected-resource/mcp HTTP/1.1\r\nhost: {addr}\r\n\r\n");
+    send_body_late(&mut tcp, &get, "", Duration::ZERO).await;
+    let (status, _, doc) = read_response(&mut tcp).await.expect("the metadata on the same connection");
+    assert_eq!(status, 200);
+    assert_eq!(serde_json::from_str::<Value>(&doc).unwrap()["authorization_servers"], json!([ISSUER]));
+
+    // Declared past the body limit: not read, so the 401 says the connection ends with it.
+    let mut tcp = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let over = HttpOptions::default().max_body_bytes + 1;
+    send_body_late(&mut tcp, &head(over), "", Duration::ZERO).await;
+    let (status, headers, _) = read_response(&mut tcp).await.expect("the 401");
+    assert_eq!(status, 401);
+    assert_eq!(headers.get("connection").map(String::as_str), Some("close"));
+    assert!(read_response(&mut tcp).await.is_none(), "the server closes the connection it said it would");
 }
 
 #[tokio::test]

@@ -314,6 +314,36 @@ async fn a_body_that_stops_arriving_is_408() {
     assert!(text.starts_with("HTTP/1.1 408"), "{text}");
 }
 
+/// A POST refused from its head (415 here) is answered after its body has been read and
+/// dropped, so the client's next request on the connection is served; a body that stops
+/// arriving is waited for only up to the body timeout, and its answer then says
+/// `Connection: close`.
+#[tokio::test]
+async fn a_refusal_given_before_the_body_arrived_keeps_the_connection_or_says_it_closes() {
+    let t = start(true, |o| o.body_read_timeout = Some(Duration::from_millis(300))).await;
+    let head = |len: usize| {
+        format!("POST /mcp HTTP/1.1\r\nhost: localhost\r\ncontent-type: text/plain\r\naccept: application/json, text/event-stream\r\ncontent-length: {len}\r\n\r\n")
+    };
+    let body = init_body("2025-11-25");
+    let mut tcp = TcpStream::connect(t.addr).await.unwrap();
+    send_body_late(&mut tcp, &head(body.len()), &body, Duration::from_millis(150)).await;
+    let (status, headers, _) = read_response(&mut tcp).await.expect("the 415");
+    assert_eq!(status, 415);
+    assert_eq!(headers.get("connection"), None);
+    let good = String::from_utf8(raw_post("host: localhost\r\n", &body)).unwrap();
+    send_body_late(&mut tcp, &good, "", Duration::ZERO).await;
+    let (status, headers, _) = read_response(&mut tcp).await.expect("the initialize on the same connection");
+    assert_eq!(status, 200);
+    assert!(headers.contains_key("mcp-session-id"), "{headers:?}");
+
+    let mut tcp = TcpStream::connect(t.addr).await.unwrap();
+    send_body_late(&mut tcp, &head(100), "{\"jsonrpc\"", Duration::ZERO).await;
+    let (status, headers, _) = read_response(&mut tcp).await.expect("the 415 after the body timeout");
+    assert_eq!(status, 415);
+    assert_eq!(headers.get("connection").map(String::as_str), Some("close"));
+    assert!(read_response(&mut tcp).await.is_none());
+}
+
 #[tokio::test]
 async fn an_idle_keep_alive_connection_is_closed_after_the_header_timeout() {
     let t = start(false, |o| o.header_read_timeout = Some(Duration::from_millis(300))).await;

@@ -92,3 +92,46 @@ pub async fn read_until(body: &mut Incoming, buf: &mut String, done: impl Fn(&st
         }
     }
 }
+
+/// Write a request's head on a raw connection, and its body `delay` later: a client whose
+/// body is still on the way when the server can already answer from the head.
+pub async fn send_body_late(tcp: &mut tokio::net::TcpStream, head: &str, body: &str, delay: Duration) {
+    use tokio::io::AsyncWriteExt as _;
+    tcp.write_all(head.as_bytes()).await.unwrap();
+    tokio::time::sleep(delay).await;
+    tcp.write_all(body.as_bytes()).await.unwrap();
+}
+
+/// One response read off a raw keep-alive connection (a `content-length` body): its status,
+/// headers (lowercase names) and body, or `None` when the server closed the connection
+/// before a response began.
+pub async fn read_response(tcp: &mut tokio::net::TcpStream) -> Option<(u16, HashMap<String, String>, String)> {
+    use tokio::io::AsyncReadExt as _;
+    let mut buf = Vec::new();
+    let mut chunk = [0u8; 4096];
+    let head_end = loop {
+        if let Some(i) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+            break i + 4;
+        }
+        let n = tokio::time::timeout(Duration::from_secs(10), tcp.read(&mut chunk)).await.expect("a response").ok()?;
+        if n == 0 {
+            assert!(buf.is_empty(), "the connection closed inside a response head: {buf:?}");
+            return None;
+        }
+        buf.extend_from_slice(&chunk[..n]);
+    };
+    let head = String::from_utf8_lossy(&buf[..head_end]).into_owned();
+    let mut lines = head.lines();
+    let status = lines.next().and_then(|l| l.split(' ').nth(1)).and_then(|s| s.parse().ok()).expect("a status line");
+    let headers: HashMap<String, String> = lines
+        .filter_map(|l| l.split_once(':'))
+        .map(|(k, v)| (k.trim().to_ascii_lowercase(), v.trim().to_owned()))
+        .collect();
+    let len: usize = headers.get("content-length").and_then(|l| l.parse().ok()).expect("a content-length body");
+    while buf.len() < head_end + len {
+        let n = tokio::time::timeout(Duration::from_secs(10), tcp.read(&mut chunk)).await.expect("the body").unwrap();
+        assert!(n > 0, "the connection closed inside a response body");
+        buf.extend_from_slice(&chunk[..n]);
+    }
+    Some((status, headers, String::from_utf8_lossy(&buf[head_end..head_end + len]).into_owned()))
+}

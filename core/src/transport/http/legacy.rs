@@ -67,26 +67,29 @@ pub(super) async fn handle_messages(
 ) -> Response {
     let (mut parts, body) = req.into_parts();
     if let Err(r) = check_host(&st, &parts) {
-        return r;
+        return super::answer_unread(&st, body, &parts.headers, r).await;
     }
     if let Err(r) = super::auth::authenticate(&st, &mut parts).await {
-        return r;
+        return super::answer_unread(&st, body, &parts.headers, r).await;
     }
     let content_type = parts.headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("");
     if !content_type.split(';').next().unwrap_or("").trim().eq_ignore_ascii_case("application/json") {
-        return reject(
-            StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            "Unsupported Media Type: Content-Type must be application/json",
-        );
+        let r =
+            reject(StatusCode::UNSUPPORTED_MEDIA_TYPE, "Unsupported Media Type: Content-Type must be application/json");
+        return super::answer_unread(&st, body, &parts.headers, r).await;
     }
     let subject = parts.extensions.get::<crate::auth::Identity>().map(|i| i.subject());
     // The deprecated transport's sessions live with their stream, on this instance only.
     let session = match st.sessions.lookup_here(q.session_id.as_deref(), subject) {
         Ok(s) => s,
-        Err(_) => return reject(StatusCode::NOT_FOUND, "Session not found: open GET /sse first"),
+        Err(_) => {
+            let r = reject(StatusCode::NOT_FOUND, "Session not found: open GET /sse first");
+            return super::answer_unread(&st, body, &parts.headers, r).await;
+        }
     };
     let Some(hub) = lock(&session.get_stream).as_ref().and_then(|w| w.upgrade()) else {
-        return reject(StatusCode::NOT_FOUND, "Session not found: its SSE stream is closed");
+        let r = reject(StatusCode::NOT_FOUND, "Session not found: its SSE stream is closed");
+        return super::answer_unread(&st, body, &parts.headers, r).await;
     };
     let bytes = match read_body(&st, body, &parts.headers).await {
         Ok(b) => b,

@@ -45,10 +45,10 @@ pub(super) async fn handle_post(State(st): State<Arc<HttpState>>, req: Request<B
     let (mut parts, body) = req.into_parts();
     let accepts = match check_request(&st, &parts) {
         Ok(a) => a,
-        Err(r) => return r,
+        Err(r) => return super::answer_unread(&st, body, &parts.headers, r).await,
     };
     if let Err(r) = super::auth::authenticate(&st, &mut parts).await {
-        return r;
+        return super::answer_unread(&st, body, &parts.headers, r).await;
     }
     let payload = match read_payload(&st, body, &parts.headers).await {
         Ok(p) => p,
