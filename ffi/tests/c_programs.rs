@@ -20,9 +20,10 @@ fn lib_dir() -> PathBuf {
 }
 
 /// Compile the C test program (`tests/c/abi_test.c`, `abi_handlers.c`, `abi_checks.c`,
-/// `abi_modern.c`, `abi_http.c`, `abi_parity.c`, `abi_auth.c`, `abi_mount.c`, `abi_tasks.c`,
-/// `abi_elicit.c`, `abi_limits.c`, `abi_middleware.c` and `abi_compose.c`, with `abi_frames.c`, the helpers
-/// `abi_tasks.c`, `abi_elicit.c` and `abi_limits.c` share, and `abi_jwt.c`, which mints the
+/// `abi_modern.c`, `abi_http.c`, `abi_parity.c` (with `abi_context.c` and `abi_wire.c`),
+/// `abi_auth.c`, `abi_mount.c`, `abi_tasks.c`, `abi_elicit.c`, `abi_limits.c`, `abi_middleware.c`
+/// and `abi_compose.c`, with `abi_frames.c`, the helpers the task, elicitation, limit and parity
+/// checks share, and `abi_jwt.c`, which mints the
 /// JWTs of `abi_auth.c` with keys generated per run by the system's libcrypto) once per test run.
 fn abi_test_binary() -> &'static PathBuf {
     static BIN: OnceLock<PathBuf> = OnceLock::new();
@@ -42,6 +43,8 @@ fn abi_test_binary() -> &'static PathBuf {
             .arg(repo_root().join("tests/c/abi_modern.c"))
             .arg(repo_root().join("tests/c/abi_http.c"))
             .arg(repo_root().join("tests/c/abi_parity.c"))
+            .arg(repo_root().join("tests/c/abi_context.c"))
+            .arg(repo_root().join("tests/c/abi_wire.c"))
             .arg(repo_root().join("tests/c/abi_auth.c"))
             .arg(repo_root().join("tests/c/abi_mount.c"))
             .arg(repo_root().join("tests/c/abi_tasks.c"))

@@ -118,9 +118,7 @@ void check_compose(void) {
     CHECK(frame && strstr(frame, "\"method\":\"notifications/tools/list_changed\"") != NULL,
           "compose: the parent's connection receives notifications/tools/list_changed");
     ferrite_connection_free(conn);
-    for (int i = 0; i < box.count; i++) {
-        free(box.frames[i]);
-    }
+    outbox_free(&box);
 
     CHECK(ferrite_server_mount(parent, S("bad prefix"), child) == FERRITE_RESULT_INVALID_ARGUMENT &&
               strstr(ferrite_last_error(), "mount prefix") != NULL,

@@ -214,9 +214,7 @@ static void check_url_elicitation(ferrite_server *server) {
           "url elicitation: to an unknown connection id sent is false and nothing goes out");
 
     ferrite_connection_free(conn);
-    for (int i = 0; i < box.count; i++) {
-        free(box.frames[i]);
-    }
+    outbox_free(&box);
     pthread_mutex_destroy(&box.mu);
     pthread_cond_destroy(&box.cv);
 }

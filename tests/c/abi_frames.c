@@ -32,13 +32,27 @@ bool is(const char *json, const char *pointer, const char *expected) {
 void outbox_send(void *u, ferrite_str frame) {
     outbox *o = u;
     pthread_mutex_lock(&o->mu);
-    if (o->count < 8) {
+    if (o->count < OUTBOX_FRAMES) {
         char *copy = malloc(frame.len + 1);
         memcpy(copy, frame.ptr, frame.len);
         copy[frame.len] = '\0';
         o->frames[o->count++] = copy;
     }
     pthread_cond_broadcast(&o->cv);
+    pthread_mutex_unlock(&o->mu);
+}
+
+void outbox_finalize(void *u) {
+    atomic_fetch_add(&((outbox *)u)->finalized, 1);
+}
+
+void outbox_free(outbox *o) {
+    pthread_mutex_lock(&o->mu);
+    for (int i = 0; i < o->count; i++) {
+        free(o->frames[i]);
+        o->frames[i] = NULL;
+    }
+    o->count = 0;
     pthread_mutex_unlock(&o->mu);
 }
 

@@ -7,28 +7,14 @@
  * (ferrite_connection + ferrite_server_handle_raw_on, with a send callback carrying
  * server-to-client requests and their answers); the core's wire shapes (completion request,
  * elicitation params, the sampling maxTokens default); and the HTTP options, whose every error
- * is the core's message.
+ * is the core's message. The context, cancellation and ping checks are in abi_context.c, the
+ * wire shapes in abi_wire.c; what they share is abi_parity.h.
  */
-#include "abi_test.h"
+#include "abi_parity.h"
 
 /* ---------------------------------------------------------------- helpers */
 
-#define INIT(id, caps, client)                                                                             \
-    "{\"jsonrpc\":\"2.0\",\"id\":" #id ",\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\"," \
-    "\"capabilities\":" caps ",\"clientInfo\":" client "}}"
-#define INITIALIZED "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}"
-#define TOOL_CALL(id, name, args) \
-    "{\"jsonrpc\":\"2.0\",\"id\":" #id ",\"method\":\"tools/call\",\"params\":{\"name\":\"" name "\",\"arguments\":" args "}}"
-#define TOOL_CALL_META(id, name, args, meta)                                                                  \
-    "{\"jsonrpc\":\"2.0\",\"id\":" #id ",\"method\":\"tools/call\",\"params\":{\"name\":\"" name "\",\"arguments\":" args \
-    ",\"_meta\":" meta "}}"
-#define NO_ARGS_SCHEMA "{\"type\":\"object\",\"properties\":{}}"
-#define SIMPLE_TOOL(name) "{\"name\":\"" name "\",\"inputSchema\":" NO_ARGS_SCHEMA "}"
-#define ADD_SCHEMA                                                                                      \
-    "{\"type\":\"object\",\"properties\":{\"a\":{\"type\":\"integer\"},\"b\":{\"type\":\"integer\"}},\"required\":" \
-    "[\"a\",\"b\"]}"
-
-static ferrite_server *server_with_mode(uint32_t mode) {
+ferrite_server *server_with_mode(uint32_t mode) {
     ferrite_server *server = NULL;
     if (ferrite_server_new(S("{\"name\":\"parity\",\"version\":\"1.0.0\"}"), mode, NULL, 0, &server) != FERRITE_RESULT_OK) {
         fprintf(stderr, "ferrite_server_new: %s\n", ferrite_last_error());
@@ -37,75 +23,9 @@ static ferrite_server *server_with_mode(uint32_t mode) {
     return server;
 }
 
-/* The frames a connection's send callback received, in order. */
-#define MAX_FRAMES 32
-typedef struct {
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
-    char *frames[MAX_FRAMES];
-    int count;
-    atomic_int finalized;
-} outbox;
-
-static void outbox_init(outbox *o) {
-    memset(o, 0, sizeof *o);
-    pthread_mutex_init(&o->mu, NULL);
-    pthread_cond_init(&o->cv, NULL);
-}
-
-static void outbox_send(void *user_data, ferrite_str frame) {
-    outbox *o = user_data;
-    pthread_mutex_lock(&o->mu);
-    if (o->count < MAX_FRAMES) {
-        char *copy = malloc(frame.len + 1);
-        memcpy(copy, frame.ptr, frame.len);
-        copy[frame.len] = '\0';
-        o->frames[o->count++] = copy;
-    }
-    pthread_cond_broadcast(&o->cv);
-    pthread_mutex_unlock(&o->mu);
-}
-
-static void outbox_finalize(void *user_data) {
-    atomic_fetch_add(&((outbox *)user_data)->finalized, 1);
-}
-
-/* Frame number n (0-based), waiting up to 10 s for it; borrowed, NULL if it never came. */
-static const char *outbox_wait(outbox *o, int n) {
-    struct timespec deadline;
-    clock_gettime(CLOCK_REALTIME, &deadline);
-    deadline.tv_sec += 10;
-    pthread_mutex_lock(&o->mu);
-    while (o->count <= n) {
-        if (pthread_cond_timedwait(&o->cv, &o->mu, &deadline) != 0) {
-            break;
-        }
-    }
-    const char *frame = o->count > n ? o->frames[n] : NULL;
-    pthread_mutex_unlock(&o->mu);
-    return frame;
-}
-
-static void outbox_destroy(outbox *o) {
-    for (int i = 0; i < o->count; i++) {
-        free(o->frames[i]);
-    }
-    pthread_mutex_destroy(&o->mu);
-    pthread_cond_destroy(&o->cv);
-}
-
-/* handle_raw_on; the response (caller frees) or NULL on failure. */
-static char *on(ferrite_server *server, ferrite_connection *conn, const char *msg) {
-    char *out = NULL;
-    if (ferrite_server_handle_raw_on(server, conn, msg, strlen(msg), &out, NULL) != FERRITE_RESULT_OK) {
-        return NULL;
-    }
-    return out;
-}
-
 /* Whether handle_raw_on gives exactly `expected`; prints both when not. */
-static bool on_is(ferrite_server *server, ferrite_connection *conn, const char *msg, const char *expected) {
-    char *out = on(server, conn, msg);
+bool on_is(ferrite_server *server, ferrite_connection *conn, const char *msg, const char *expected) {
+    char *out = raw_on(server, conn, msg);
     bool ok = out && strcmp(out, expected) == 0;
     if (!ok) {
         printf("# sent:     %s\n# got:      %s\n# expected: %s\n", msg, out ? out : "(call failed)", expected);
@@ -114,29 +34,8 @@ static bool on_is(ferrite_server *server, ferrite_connection *conn, const char *
     return ok;
 }
 
-/* The JSON text at `pointer` in `json` (caller frees), or NULL. */
-static char *json_at(const char *json, const char *pointer) {
-    char *out = NULL;
-    if (!json || ferrite_json_get(json, strlen(json), pointer, strlen(pointer), &out, NULL) != FERRITE_RESULT_OK) {
-        return NULL;
-    }
-    return out;
-}
-
-/* Whether the JSON text at `pointer` in `json` is exactly `expected`; prints both when not. */
-static bool json_is(const char *json, const char *pointer, const char *expected) {
-    char *got = json_at(json, pointer);
-    bool ok = got && strcmp(got, expected) == 0;
-    if (!ok) {
-        printf("# in:       %s\n# at %s: %s\n# expected: %s\n", json ? json : "(none)", pointer, got ? got : "(absent)",
-               expected);
-    }
-    ferrite_string_free(got);
-    return ok;
-}
-
 /* The text of the first content block of a tool result (caller frees), or NULL. */
-static char *result_text(const char *response) {
+char *result_text(const char *response) {
     char *text = NULL;
     if (!response ||
         ferrite_json_get_string(response, strlen(response), S("/result/content/0/text"), &text, NULL) != FERRITE_RESULT_OK) {
@@ -145,8 +44,8 @@ static char *result_text(const char *response) {
     return text;
 }
 
-static bool text_is(ferrite_server *server, ferrite_connection *conn, const char *msg, const char *expected) {
-    char *out = on(server, conn, msg);
+bool text_is(ferrite_server *server, ferrite_connection *conn, const char *msg, const char *expected) {
+    char *out = raw_on(server, conn, msg);
     char *text = result_text(out);
     bool ok = text && strcmp(text, expected) == 0;
     if (!ok) {
@@ -158,7 +57,7 @@ static bool text_is(ferrite_server *server, ferrite_connection *conn, const char
 }
 
 /* Whether the last error is exactly `expected`; prints it when not. */
-static bool last_error_is(const char *expected) {
+bool last_error_is(const char *expected) {
     bool ok = strcmp(ferrite_last_error(), expected) == 0;
     if (!ok) {
         printf("# last error: %s\n# expected:   %s\n", ferrite_last_error(), expected);
@@ -166,29 +65,19 @@ static bool last_error_is(const char *expected) {
     return ok;
 }
 
-/* handle_raw_on on a thread of its own (for requests that wait on the client). */
-typedef struct {
-    ferrite_server *server;
-    ferrite_connection *conn;
-    const char *msg;
-    char *out;
-    ferrite_result rc;
-    pthread_t thread;
-} async_call;
-
-static void *async_run(void *arg) {
+void *async_run(void *arg) {
     async_call *c = arg;
     c->rc = ferrite_server_handle_raw_on(c->server, c->conn, c->msg, strlen(c->msg), &c->out, NULL);
     return NULL;
 }
 
-static void async_start(async_call *c, ferrite_server *server, ferrite_connection *conn, const char *msg) {
+void async_start(async_call *c, ferrite_server *server, ferrite_connection *conn, const char *msg) {
     c->server = server, c->conn = conn, c->msg = msg, c->out = NULL, c->rc = FERRITE_RESULT_OK;
     pthread_create(&c->thread, NULL, async_run, c);
 }
 
 /* Wait until `*flag` is at least `n` (10 s at most); whether it got there. */
-static bool wait_for(atomic_int *flag, int n) {
+bool wait_for(atomic_int *flag, int n) {
     for (int i = 0; i < 1000 && atomic_load(flag) < n; i++) {
         sleep_ms(10);
     }
@@ -197,7 +86,7 @@ static bool wait_for(atomic_int *flag, int n) {
 
 /* ---------------------------------------------------------------- handlers */
 
-static uint32_t tool_sum(void *u, ferrite_request *req) {
+uint32_t tool_sum(void *u, ferrite_request *req) {
     (void)u;
     int64_t a = 0, b = 0;
     ferrite_request_argument_i64(req, S("/a"), &a);
@@ -208,7 +97,7 @@ static uint32_t tool_sum(void *u, ferrite_request *req) {
 }
 
 /* Completes the request with the client's answer to a server-to-client request, as text. */
-static void reply_as_text(void *user_data, ferrite_result result, ferrite_str json, ferrite_str error) {
+void reply_as_text(void *user_data, ferrite_result result, ferrite_str json, ferrite_str error) {
     ferrite_request *req = user_data;
     if (result == FERRITE_RESULT_OK) {
         ferrite_request_complete_text(req, json.ptr, json.len, NULL, 0);
@@ -223,136 +112,10 @@ static uint32_t tool_roots(void *u, ferrite_request *req) {
     return rc == FERRITE_RESULT_OK ? FERRITE_RESULT_PENDING : rc;
 }
 
-/* who: what the request context says about the client and the request. */
-static uint32_t tool_who(void *u, ferrite_request *req) {
-    (void)u;
-    ferrite_str caps, info, token, meta;
-    if (ferrite_request_client_capabilities(req, &caps) || ferrite_request_client_info(req, &info) ||
-        ferrite_request_progress_token(req, &token) || ferrite_request_meta(req, &meta)) {
-        return FERRITE_RESULT_HANDLER_FAILED;
-    }
-#define OR_DASH(s) (int)((s).ptr ? (s).len : 1), ((s).ptr ? (s).ptr : "-")
-    char text[1024];
-    int n = snprintf(text, sizeof text, "caps=%.*s info=%.*s token=%.*s meta=%.*s", OR_DASH(caps), OR_DASH(info),
-                     OR_DASH(token), OR_DASH(meta));
-#undef OR_DASH
-    return ferrite_request_complete_text(req, text, (size_t)n, NULL, 0);
-}
-
-/* wait: registers a cancellation callback and returns PENDING; the callback completes it. */
-static atomic_int wait_started, cancel_calls, cancel_finalized;
-static void on_cancelled(void *user_data) {
-    atomic_fetch_add(&cancel_calls, 1);
-    ferrite_request_complete_text(user_data, S("stopped"), NULL, 0);
-}
-static void cancel_finalizer(void *user_data) {
-    (void)user_data;
-    atomic_fetch_add(&cancel_finalized, 1);
-}
-static uint32_t tool_wait(void *u, ferrite_request *req) {
-    (void)u;
-    ferrite_result rc = ferrite_request_on_cancel(req, on_cancelled, req, cancel_finalizer);
-    atomic_fetch_add(&wait_started, 1);
-    return rc == FERRITE_RESULT_OK ? FERRITE_RESULT_PENDING : rc;
-}
-/* quick: registers a cancellation callback, then completes at once: it must never run. */
-static atomic_int quick_null_rc;
-static uint32_t tool_quick(void *u, ferrite_request *req) {
-    (void)u;
-    atomic_store(&quick_null_rc, (int)ferrite_request_on_cancel(req, NULL, NULL, cancel_finalizer));
-    ferrite_request_on_cancel(req, on_cancelled, req, cancel_finalizer);
-    return ferrite_request_complete_text(req, S("done"), NULL, 0);
-}
-
 /* shaped: returns structuredContent {"n": "seven"}, which violates its outputSchema. */
 static uint32_t tool_shaped(void *u, ferrite_request *req) {
     (void)u;
     return ferrite_request_complete_text(req, S("seven"), S("{\"n\":\"seven\"}"));
-}
-
-/* elicit_bad: ferrite_request_elicit with the params picked by "case"; records code and error. */
-#define ELICIT_CASES 3
-static const char *const ELICIT_PARAMS[ELICIT_CASES] = {
-    "{\"message\":\"Name?\"}",
-    "{\"mode\":\"url\",\"message\":\"Go\",\"url\":\"https://example.com\"}",
-    "{\"mode\":\"bogus\",\"message\":\"m\"}",
-};
-static atomic_int elicit_rc[ELICIT_CASES], elicit_finalized;
-static char elicit_error[ELICIT_CASES][256];
-static void elicit_finalizer(void *user_data) {
-    (void)user_data;
-    atomic_fetch_add(&elicit_finalized, 1);
-}
-static uint32_t tool_elicit_bad(void *u, ferrite_request *req) {
-    (void)u;
-    int64_t i = 0;
-    ferrite_request_argument_i64(req, S("/case"), &i);
-    if (i < 0 || i >= ELICIT_CASES) {
-        return FERRITE_RESULT_HANDLER_FAILED;
-    }
-    const char *p = ELICIT_PARAMS[i];
-    ferrite_result rc = ferrite_request_elicit(req, p, strlen(p), reply_as_text, req, elicit_finalizer);
-    atomic_store(&elicit_rc[i], (int)rc);
-    snprintf(elicit_error[i], sizeof elicit_error[i], "%s", ferrite_last_error());
-    return ferrite_request_complete_text(req, S("checked"), NULL, 0);
-}
-
-/* sample: asks the client's LLM without naming maxTokens. */
-static uint32_t tool_sample(void *u, ferrite_request *req) {
-    (void)u;
-    ferrite_result rc = ferrite_request_sample(
-        req, S("{\"messages\":[{\"role\":\"user\",\"content\":{\"type\":\"text\",\"text\":\"Hi\"}}]}"), reply_as_text,
-        req, NULL);
-    return rc == FERRITE_RESULT_OK ? FERRITE_RESULT_PENDING : rc;
-}
-
-/* echo_request: completes with the completion request's JSON as its only value. */
-static uint32_t complete_echo_request(void *u, ferrite_request *req, ferrite_str request_json) {
-    (void)u;
-    char *quoted = NULL;
-    ferrite_json_quote(request_json.ptr, request_json.len, &quoted, NULL);
-    char buf[1024];
-    int n = snprintf(buf, sizeof buf, "{\"completion\":{\"values\":[%s]}}", quoted);
-    ferrite_string_free(quoted);
-    return ferrite_request_complete(req, buf, (size_t)n);
-}
-
-static uint32_t prompt_hello(void *u, ferrite_request *req) {
-    (void)u;
-    return ferrite_request_complete(req, S("{\"messages\":[{\"role\":\"user\",\"content\":{\"type\":\"text\",\"text\":\"hello\"}}]}"));
-}
-
-/* many: 150 candidates, capped by the core. */
-static atomic_int values_on_tool_rc;
-static uint32_t complete_many(void *u, ferrite_request *req, ferrite_str request_json) {
-    (void)u, (void)request_json;
-    char buf[2048];
-    size_t n = 0;
-    buf[n++] = '[';
-    for (int i = 0; i < 150; i++) {
-        n += (size_t)snprintf(buf + n, sizeof buf - n, "%s\"v%d\"", i ? "," : "", i);
-    }
-    buf[n++] = ']';
-    return ferrite_request_complete_values(req, buf, n);
-}
-static uint32_t tool_values(void *u, ferrite_request *req) {
-    (void)u;
-    atomic_store(&values_on_tool_rc, (int)ferrite_request_complete_values(req, S("[\"a\"]")));
-    return FERRITE_RESULT_OK;
-}
-
-/* A ping's answer. */
-static atomic_int ping_rc = -1, ping_finalized;
-static char ping_json[64], ping_error[256];
-static void ping_reply(void *u, ferrite_result result, ferrite_str json, ferrite_str error) {
-    (void)u;
-    snprintf(ping_json, sizeof ping_json, "%.*s", (int)json.len, json.ptr);
-    snprintf(ping_error, sizeof ping_error, "%.*s", (int)error.len, error.ptr);
-    atomic_store(&ping_rc, (int)result);
-}
-static void ping_finalizer(void *u) {
-    (void)u;
-    atomic_fetch_add(&ping_finalized, 1);
 }
 
 /* ---------------------------------------------------------------- checks */
@@ -372,7 +135,7 @@ static void check_defaults(void) {
     ferrite_server_add_tool(server, S(SIMPLE_TOOL("roots")), tool_roots, NULL, NULL);
     char *caps = NULL;
     ferrite_server_capabilities(server, &caps, NULL);
-    CHECK(json_is(caps, "/logging", "{}"), "defaults: a fresh server declares the logging capability");
+    CHECK(is(caps, "/logging", "{}"), "defaults: a fresh server declares the logging capability");
     ferrite_string_free(caps);
     ferrite_server *none = NULL;
     CHECK(ferrite_server_new(S("{\"name\":\"x\",\"version\":\"1\"}"), 3, NULL, 0, &none) ==
@@ -380,17 +143,16 @@ static void check_defaults(void) {
               last_error_is("3 is not a ferrite_server_mode"),
           "ferrite_server_new with mode 3 is INVALID_ARGUMENT");
 
-    outbox box;
-    outbox_init(&box);
+    outbox box = {.mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER};
     ferrite_connection *conn = NULL;
     CHECK(ferrite_connection_new(server, outbox_send, &box, outbox_finalize, &conn) == FERRITE_RESULT_OK && conn,
           "ferrite_connection_new with a send callback gives a connection");
-    char *init = on(server, conn, INIT(1, "{\"roots\":{}}", "{\"name\":\"c\",\"version\":\"1\"}"));
-    CHECK(json_is(init, "/result/capabilities/logging", "{}"), "defaults: initialize shows logging in capabilities");
+    char *init = raw_on(server, conn, INIT(1, "{\"roots\":{}}", "{\"name\":\"c\",\"version\":\"1\"}"));
+    CHECK(is(init, "/result/capabilities/logging", "{}"), "defaults: initialize shows logging in capabilities");
     ferrite_string_free(init);
     CHECK(on_is(server, conn, INITIALIZED, ""), "notifications/initialized has an empty answer");
-    char *bad = on(server, conn, TOOL_CALL(2, "add", "{\"a\":\"x\",\"b\":1}"));
-    CHECK(json_is(bad, "/result/isError", "true") && json_is(bad, "/result/content/0/text",
+    char *bad = raw_on(server, conn, TOOL_CALL(2, "add", "{\"a\":\"x\",\"b\":1}"));
+    CHECK(is(bad, "/result/isError", "true") && is(bad, "/result/content/0/text",
                                                                "\"Invalid arguments for tool add: /a: \\\"x\\\" is not of type \\\"integer\\\"\""),
           "defaults: a schema-violating argument is an isError result naming the violation");
     ferrite_string_free(bad);
@@ -418,11 +180,11 @@ static void check_defaults(void) {
     ferrite_server_add_tool(stateless, S(SIMPLE_TOOL("roots")), tool_roots, NULL, NULL);
     ferrite_connection *sconn = NULL;
     ferrite_connection_new(stateless, outbox_send, &box, outbox_finalize, &sconn);
-    char *sinit = on(stateless, sconn, INIT(1, "{\"roots\":{}}", "{\"name\":\"c\",\"version\":\"1\"}"));
+    char *sinit = raw_on(stateless, sconn, INIT(1, "{\"roots\":{}}", "{\"name\":\"c\",\"version\":\"1\"}"));
     ferrite_string_free(sinit);
-    char *sout = on(stateless, sconn, TOOL_CALL(2, "roots", "{}"));
+    char *sout = raw_on(stateless, sconn, TOOL_CALL(2, "roots", "{}"));
     char *stext = result_text(sout);
-    CHECK(json_is(sout, "/result/isError", "true") && stext &&
+    CHECK(is(sout, "/result/isError", "true") && stext &&
               strcmp(stext, "server-to-client requests need a stateful server") == 0,
           "FERRITE_SERVER_MODE_STATELESS opts out: the roots/list request fails with the core's reason");
     ferrite_string_free(stext);
@@ -433,10 +195,10 @@ static void check_defaults(void) {
     CHECK(ferrite_server_disable_logging(server) == FERRITE_RESULT_OK, "ferrite_server_disable_logging succeeds");
     caps = NULL;
     ferrite_server_capabilities(server, &caps, NULL);
-    CHECK(caps && json_at(caps, "/logging") == NULL, "without logging, the capabilities lack it");
+    CHECK(caps && at(caps, "/logging") == NULL, "without logging, the capabilities lack it");
     ferrite_string_free(caps);
-    char *refused = on(server, conn, "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"logging/setLevel\",\"params\":{\"level\":\"info\"}}");
-    CHECK(json_is(refused, "/error/code", "-32601"), "without logging, logging/setLevel is -32601");
+    char *refused = raw_on(server, conn, "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"logging/setLevel\",\"params\":{\"level\":\"info\"}}");
+    CHECK(is(refused, "/error/code", "-32601"), "without logging, logging/setLevel is -32601");
     ferrite_string_free(refused);
     CHECK(ferrite_server_enable_logging(server) == FERRITE_RESULT_OK, "ferrite_server_enable_logging turns it back on");
 
@@ -465,8 +227,8 @@ static void check_defaults(void) {
               reached == 1,
           "log message: at the connection's level, for its session, it reaches it");
     const char *logged = outbox_wait(&box, before);
-    CHECK(logged && json_is(logged, "/method", "\"notifications/message\"") &&
-              json_is(logged, "/params", "{\"data\":{\"disk\":\"low\"},\"level\":\"warning\",\"logger\":\"ops\"}"),
+    CHECK(logged && is(logged, "/method", "\"notifications/message\"") &&
+              is(logged, "/params", "{\"data\":{\"disk\":\"low\"},\"level\":\"warning\",\"logger\":\"ops\"}"),
           "log message: the connection receives exactly that notifications/message (the two refused ones never came)");
     CHECK(ferrite_server_send_log_message(server, 8, S("\"x\""), NULL, 0, NULL, 0, NULL) == FERRITE_RESULT_INVALID_ARGUMENT,
           "log message: a level that is not a ferrite_log_level is FERRITE_RESULT_INVALID_ARGUMENT");
@@ -475,159 +237,7 @@ static void check_defaults(void) {
     CHECK(atomic_load(&box.finalized) == 2, "freeing each connection runs its finalizer once");
     ferrite_server_free(server);
     CHECK(atomic_load(&box.finalized) == 2, "closing the server after it does not run it again");
-    outbox_destroy(&box);
-}
-
-/* The request context: client capabilities and info, progress token, _meta; per connection. */
-static void check_context(void) {
-    ferrite_server *server = server_with_mode(FERRITE_SERVER_MODE_DEFAULT);
-    ferrite_server_add_tool(server, S(SIMPLE_TOOL("who")), tool_who, NULL, NULL);
-    ferrite_connection *a = NULL, *b = NULL;
-    CHECK(ferrite_connection_new(server, NULL, NULL, NULL, &a) == FERRITE_RESULT_OK &&
-              ferrite_connection_new(server, NULL, NULL, NULL, &b) == FERRITE_RESULT_OK,
-          "ferrite_connection_new without a send callback gives connections");
-    ferrite_str ida = {0}, idb = {0};
-    CHECK(ferrite_connection_id(a, &ida) == FERRITE_RESULT_OK && ferrite_connection_id(b, &idb) == FERRITE_RESULT_OK &&
-              ida.len > 5 && memcmp(ida.ptr, "conn-", 5) == 0 &&
-              !(ida.len == idb.len && memcmp(ida.ptr, idb.ptr, ida.len) == 0),
-          "each connection has its own conn-N id");
-    char *r = on(server, a, INIT(1, "{\"roots\":{\"listChanged\":true},\"sampling\":{}}",
-                                 "{\"name\":\"client-a\",\"version\":\"1.2.3\"}"));
-    ferrite_string_free(r);
-    r = on(server, b, INIT(1, "{}", "{\"name\":\"client-b\",\"version\":\"9\",\"title\":\"B\"}"));
-    ferrite_string_free(r);
-    CHECK(text_is(server, a,
-                  TOOL_CALL_META(2, "who", "{}", "{\"progressToken\":\"tok-1\",\"com.example/trace\":\"t1\"}"),
-                  "caps={\"roots\":{\"listChanged\":true},\"sampling\":{}} info={\"name\":\"client-a\",\"version\":\"1.2.3\"} "
-                  "token=\"tok-1\" meta={\"com.example/trace\":\"t1\",\"progressToken\":\"tok-1\"}"),
-          "the request reads the client's capabilities and info, its progress token and _meta");
-    CHECK(text_is(server, a, TOOL_CALL_META(3, "who", "{}", "{\"progressToken\":7}"),
-                  "caps={\"roots\":{\"listChanged\":true},\"sampling\":{}} info={\"name\":\"client-a\",\"version\":\"1.2.3\"} "
-                  "token=7 meta={\"progressToken\":7}"),
-          "a numeric progress token is JSON text 7");
-    CHECK(text_is(server, b, TOOL_CALL(2, "who", "{}"),
-                  "caps={} info={\"name\":\"client-b\",\"title\":\"B\",\"version\":\"9\"} token=- meta=-"),
-          "another connection has its own client; no token or _meta gives ptr NULL");
-    ferrite_connection *fresh = NULL;
-    ferrite_connection_new(server, NULL, NULL, NULL, &fresh);
-    CHECK(text_is(server, fresh, TOOL_CALL(1, "who", "{}"), "caps={} info=- token=- meta=-"),
-          "before initialize there is no client info and no capabilities");
-    ferrite_connection_free(fresh);
-
-    ferrite_server *other = server_with_mode(FERRITE_SERVER_MODE_DEFAULT);
-    char *out = NULL;
-    CHECK(ferrite_server_handle_raw_on(other, a, S(INITIALIZED), &out, NULL) == FERRITE_RESULT_INVALID_ARGUMENT &&
-              last_error_is("the connection was made by another server") && !out,
-          "handle_raw_on with another server's connection is INVALID_ARGUMENT");
-    CHECK(ferrite_server_handle_raw_on(server, NULL, S(INITIALIZED), &out, NULL) == FERRITE_RESULT_NULL_POINTER,
-          "handle_raw_on with a NULL connection is NULL_POINTER");
-    CHECK(ferrite_connection_new(server, NULL, NULL, NULL, NULL) == FERRITE_RESULT_NULL_POINTER,
-          "ferrite_connection_new with a NULL out is NULL_POINTER");
-    ferrite_server_free(other);
-    ferrite_connection_free(a);
-    ferrite_connection_free(b);
-    ferrite_connection_free(NULL);
-    ferrite_server_free(server);
-}
-
-/* Cancellation as a callback: by notifications/cancelled, by the connection ending; never
- * after the request was settled. */
-static void check_cancel(void) {
-    ferrite_server *server = server_with_mode(FERRITE_SERVER_MODE_DEFAULT);
-    ferrite_server_add_tool(server, S(SIMPLE_TOOL("wait")), tool_wait, NULL, NULL);
-    ferrite_server_add_tool(server, S(SIMPLE_TOOL("quick")), tool_quick, NULL, NULL);
-    ferrite_connection *conn = NULL;
-    ferrite_connection_new(server, NULL, NULL, NULL, &conn);
-    char *r = on(server, conn, INIT(1, "{}", "{\"name\":\"c\",\"version\":\"1\"}"));
-    ferrite_string_free(r);
-
-    async_call c;
-    async_start(&c, server, conn, TOOL_CALL(41, "wait", "{}"));
-    CHECK(wait_for(&wait_started, 1), "the waiting tool started");
-    CHECK(on_is(server, conn,
-                "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":41}}", ""),
-          "notifications/cancelled has an empty answer");
-    pthread_join(c.thread, NULL);
-    CHECK(c.rc == FERRITE_RESULT_OK && c.out && strcmp(c.out, "") == 0,
-          "a cancelled request gets no response (empty text)");
-    ferrite_string_free(c.out);
-    CHECK(wait_for(&cancel_finalized, 1) && atomic_load(&cancel_calls) == 1,
-          "the cancellation callback ran once, then its finalizer once");
-
-    async_start(&c, server, conn, TOOL_CALL(42, "wait", "{}"));
-    CHECK(wait_for(&wait_started, 2), "the second waiting tool started");
-    ferrite_connection_free(conn); /* the client went away */
-    pthread_join(c.thread, NULL);
-    CHECK(c.rc == FERRITE_RESULT_OK && c.out && strcmp(c.out, "") == 0,
-          "freeing the connection ends the blocked handle_raw_on with no response");
-    ferrite_string_free(c.out);
-    CHECK(wait_for(&cancel_finalized, 2) && atomic_load(&cancel_calls) == 2,
-          "the end of the connection ran the cancellation callback once");
-
-    ferrite_connection_new(server, NULL, NULL, NULL, &conn);
-    r = on(server, conn, INIT(1, "{}", "{\"name\":\"c\",\"version\":\"1\"}"));
-    ferrite_string_free(r);
-    CHECK(text_is(server, conn, TOOL_CALL(2, "quick", "{}"), "done"), "a tool completing at once answers");
-    CHECK(atomic_load(&quick_null_rc) == FERRITE_RESULT_NULL_POINTER,
-          "ferrite_request_on_cancel with a NULL callback is NULL_POINTER");
-    CHECK(wait_for(&cancel_finalized, 4) && atomic_load(&cancel_calls) == 2,
-          "a callback on a request settled first never runs; both finalizers ran once");
-    ferrite_connection_free(conn);
-    ferrite_server_free(server);
-    CHECK(atomic_load(&cancel_finalized) == 4 && atomic_load(&cancel_calls) == 2, "nothing ran again at close");
-}
-
-/* ferrite_server_ping_client over a connection: answered, refused, unanswered, unknown. */
-static void check_ping(void) {
-    ferrite_server *server = server_with_mode(FERRITE_SERVER_MODE_DEFAULT);
-    outbox box;
-    outbox_init(&box);
-    ferrite_connection *conn = NULL;
-    ferrite_connection_new(server, outbox_send, &box, outbox_finalize, &conn);
-    char *r = on(server, conn, INIT(1, "{}", "{\"name\":\"c\",\"version\":\"1\"}"));
-    ferrite_string_free(r);
-    ferrite_str id;
-    ferrite_connection_id(conn, &id);
-
-    CHECK(ferrite_server_ping_client(server, id.ptr, id.len, 10000, ping_reply, NULL, ping_finalizer) == FERRITE_RESULT_OK,
-          "ping_client returns at once");
-    const char *ping = outbox_wait(&box, 0);
-    CHECK(ping && strcmp(ping, "{\"jsonrpc\":\"2.0\",\"id\":\"ferrite-0\",\"method\":\"ping\"}") == 0,
-          "the ping reaches the client through the send callback");
-    CHECK(on_is(server, conn, "{\"jsonrpc\":\"2.0\",\"id\":\"ferrite-0\",\"result\":{}}", ""), "the client answers it");
-    CHECK(wait_for(&ping_finalized, 1) && atomic_load(&ping_rc) == FERRITE_RESULT_OK && strcmp(ping_json, "{}") == 0,
-          "the reply callback gets OK and {}, then the finalizer runs once");
-
-    atomic_store(&ping_rc, -1);
-    ferrite_server_ping_client(server, id.ptr, id.len, 10000, ping_reply, NULL, ping_finalizer);
-    ping = outbox_wait(&box, 1);
-    CHECK(ping && strcmp(ping, "{\"jsonrpc\":\"2.0\",\"id\":\"ferrite-1\",\"method\":\"ping\"}") == 0,
-          "a second ping has the next id");
-    char *refused = on(server, conn,
-                       "{\"jsonrpc\":\"2.0\",\"id\":\"ferrite-1\",\"error\":{\"code\":-32601,\"message\":\"no ping here\"}}");
-    ferrite_string_free(refused);
-    CHECK(wait_for(&ping_finalized, 2) && atomic_load(&ping_rc) == FERRITE_RESULT_PEER_ERROR &&
-              strcmp(ping_error, "client error -32601: no ping here") == 0,
-          "a client's error answer is PEER_ERROR with the client's code and message");
-
-    atomic_store(&ping_rc, -1);
-    ferrite_server_ping_client(server, id.ptr, id.len, 50, ping_reply, NULL, ping_finalizer);
-    CHECK(wait_for(&ping_finalized, 3) && atomic_load(&ping_rc) == FERRITE_RESULT_PEER_ERROR &&
-              strcmp(ping_error, "the client did not answer in time") == 0,
-          "an unanswered ping is PEER_ERROR after its timeout");
-
-    atomic_store(&ping_rc, -1);
-    ferrite_server_ping_client(server, S("conn-none"), 1000, ping_reply, NULL, ping_finalizer);
-    CHECK(wait_for(&ping_finalized, 4) && atomic_load(&ping_rc) == FERRITE_RESULT_PEER_ERROR &&
-              strcmp(ping_error, "this transport has no server-to-client request channel") == 0,
-          "pinging an unknown connection is PEER_ERROR (no channel)");
-    CHECK(ferrite_server_ping_client(server, S("x"), 10, NULL, NULL, ping_finalizer) == FERRITE_RESULT_NULL_POINTER &&
-              atomic_load(&ping_finalized) == 5,
-          "ping_client with a NULL callback is NULL_POINTER and runs the finalizer");
-
-    ferrite_connection_free(conn);
-    ferrite_server_free(server);
-    outbox_destroy(&box);
+    outbox_free(&box);
 }
 
 /* The tool listing, and the validation switches. */
@@ -668,7 +278,7 @@ static void check_tools_and_validation(void) {
 
     ferrite_connection *conn = NULL;
     ferrite_connection_new(server, NULL, NULL, NULL, &conn);
-    char *r = on(server, conn, INIT(1, "{}", "{\"name\":\"c\",\"version\":\"1\"}"));
+    char *r = raw_on(server, conn, INIT(1, "{}", "{\"name\":\"c\",\"version\":\"1\"}"));
     ferrite_string_free(r);
     const char *bad = TOOL_CALL(2, "add", "{\"a\":2,\"b\":\"3\"}");
     CHECK(text_is(server, conn, bad, "Invalid arguments for tool add: /b: \"3\" is not of type \"integer\""),
@@ -682,99 +292,15 @@ static void check_tools_and_validation(void) {
     CHECK(text_is(server, conn, TOOL_CALL(3, "shaped", "{}"), "seven"),
           "output validation is off by default: the non-conforming result goes out");
     CHECK(ferrite_server_enable_output_validation(server) == FERRITE_RESULT_OK, "enable_output_validation succeeds");
-    char *refused = on(server, conn, TOOL_CALL(4, "shaped", "{}"));
-    CHECK(json_is(refused, "/error/code", "-32603") &&
-              json_is(refused, "/error/message",
+    char *refused = raw_on(server, conn, TOOL_CALL(4, "shaped", "{}"));
+    CHECK(is(refused, "/error/code", "-32603") &&
+              is(refused, "/error/message",
                       "\"tool shaped returned structuredContent that violates its outputSchema: /n: \\\"seven\\\" is not of "
                       "type \\\"integer\\\"\""),
           "with output validation, a non-conforming result is -32603 naming the violation");
     ferrite_string_free(refused);
     ferrite_connection_free(conn);
     ferrite_server_free(server);
-}
-
-/* The core's wire shapes: completion requests as sent, elicitation params read by the core,
- * the sampling maxTokens default. */
-static void check_wire_shapes(void) {
-    ferrite_server *server = server_with_mode(FERRITE_SERVER_MODE_DEFAULT);
-    ferrite_server_add_prompt(server, S("{\"name\":\"greet\",\"arguments\":[{\"name\":\"who\"},{\"name\":\"lang\"}]}"),
-                              prompt_hello, NULL, NULL);
-    ferrite_server_set_argument_completer(server, S("{\"type\":\"ref/prompt\",\"name\":\"greet\"}"), S("who"),
-                                          complete_echo_request, NULL, NULL);
-    ferrite_server_add_tool(server,
-                            S("{\"name\":\"elicit_bad\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"case\":{\"type\":"
-                              "\"integer\"}}}}"),
-                            tool_elicit_bad, NULL, NULL);
-    ferrite_server_add_tool(server, S(SIMPLE_TOOL("sample")), tool_sample, NULL, NULL);
-    outbox box;
-    outbox_init(&box);
-    ferrite_connection *conn = NULL;
-    ferrite_connection_new(server, outbox_send, &box, outbox_finalize, &conn);
-    char *r = on(server, conn, INIT(1, "{\"sampling\":{},\"elicitation\":{\"url\":{}}}", "{\"name\":\"c\",\"version\":\"1\"}"));
-    ferrite_string_free(r);
-
-    r = on(server, conn,
-           "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"completion/complete\",\"params\":{\"ref\":{\"type\":\"ref/prompt\","
-           "\"name\":\"greet\"},\"argument\":{\"name\":\"who\",\"value\":\"p\"},\"context\":{\"arguments\":{\"lang\":\"fr\"}}}}");
-    CHECK(json_is(r, "/result/completion/values/0",
-                  "\"{\\\"ref\\\":{\\\"type\\\":\\\"ref/prompt\\\",\\\"name\\\":\\\"greet\\\"},\\\"argument\\\":{\\\"name\\\":"
-                  "\\\"who\\\",\\\"value\\\":\\\"p\\\"},\\\"context\\\":{\\\"arguments\\\":{\\\"lang\\\":\\\"fr\\\"}}}\""),
-          "a completer gets the completion/complete params in the core's wire shape");
-    ferrite_string_free(r);
-
-    ferrite_server_set_argument_completer(server, S("{\"type\":\"ref/prompt\",\"name\":\"greet\"}"), S("lang"),
-                                          complete_many, NULL, NULL);
-    r = on(server, conn,
-           "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"completion/complete\",\"params\":{\"ref\":{\"type\":\"ref/prompt\","
-           "\"name\":\"greet\"},\"argument\":{\"name\":\"lang\",\"value\":\"\"}}}");
-    CHECK(json_is(r, "/result/completion/total", "150") && json_is(r, "/result/completion/hasMore", "true") &&
-              json_is(r, "/result/completion/values/99", "\"v99\"") && json_at(r, "/result/completion/values/100") == NULL,
-          "ferrite_request_complete_values: the core keeps 100 of 150 values, with total and hasMore");
-    ferrite_string_free(r);
-    ferrite_server_add_tool(server, S(SIMPLE_TOOL("values")), tool_values, NULL, NULL);
-    r = on(server, conn, TOOL_CALL(4, "values", "{}"));
-    CHECK(atomic_load(&values_on_tool_rc) == FERRITE_RESULT_INVALID_ARGUMENT && json_is(r, "/error/code", "-32603"),
-          "ferrite_request_complete_values on a tool call is INVALID_ARGUMENT and fails the call");
-    ferrite_string_free(r);
-
-    static const char *const expected[ELICIT_CASES] = {
-        "params_json: missing field `requestedSchema`",
-        "params_json: a URL-mode elicitation needs an elicitationId",
-        "params_json: unknown elicitation mode \"bogus\"",
-    };
-    for (int i = 0; i < ELICIT_CASES; i++) {
-        char msg[256];
-        snprintf(msg, sizeof msg, "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"tools/call\",\"params\":{\"name\":\"elicit_bad\","
-                 "\"arguments\":{\"case\":%d}}}", 10 + i, i);
-        char *out = on(server, conn, msg);
-        ferrite_string_free(out);
-        bool ok = atomic_load(&elicit_rc[i]) == FERRITE_RESULT_INVALID_ARGUMENT && strncmp(elicit_error[i], expected[i], strlen(expected[i])) == 0;
-        if (!ok) {
-            printf("# case %d: rc %d, error %s\n# expected: %s\n", i, atomic_load(&elicit_rc[i]), elicit_error[i], expected[i]);
-        }
-        CHECK(ok, "ferrite_request_elicit refuses params the core's ElicitRequestParams does not read");
-    }
-    CHECK(atomic_load(&elicit_finalized) == ELICIT_CASES, "each refused elicitation ran its finalizer once");
-
-    async_call c;
-    async_start(&c, server, conn, TOOL_CALL(20, "sample", "{}"));
-    const char *ask = outbox_wait(&box, 0);
-    CHECK(ask && strcmp(ask, "{\"jsonrpc\":\"2.0\",\"id\":\"ferrite-0\",\"method\":\"sampling/createMessage\",\"params\":{"
-                             "\"maxTokens\":1000,\"messages\":[{\"content\":{\"text\":\"Hi\",\"type\":\"text\"},\"role\":"
-                             "\"user\"}]}}") == 0,
-          "sampling without maxTokens sends the core's default, 1000");
-    r = on(server, conn,
-           "{\"jsonrpc\":\"2.0\",\"id\":\"ferrite-0\",\"result\":{\"role\":\"assistant\",\"content\":{\"type\":\"text\","
-           "\"text\":\"Hello\"},\"model\":\"m\"}}");
-    ferrite_string_free(r);
-    pthread_join(c.thread, NULL);
-    char *text = result_text(c.out);
-    CHECK(text && strstr(text, "\"Hello\""), "the sampling answer completes the tool");
-    ferrite_string_free(text);
-    ferrite_string_free(c.out);
-    ferrite_connection_free(conn);
-    ferrite_server_free(server);
-    outbox_destroy(&box);
 }
 
 /* The HTTP options are the core's HttpConfig: every refusal is the core's message. */

@@ -345,9 +345,7 @@ static void check_2025(ferrite_server *server) {
           "tasks 2025-11-25: a task still running when its ttl passes ends, and its handler observes the cancellation");
 
     ferrite_connection_free(conn);
-    for (int i = 0; i < box.count; i++) {
-        free(box.frames[i]);
-    }
+    outbox_free(&box);
     pthread_mutex_destroy(&box.mu);
     pthread_cond_destroy(&box.cv);
 }
