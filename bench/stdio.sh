@@ -21,7 +21,8 @@
 #                       the revisions the EXTRA_SERVERS rows are measured at
 #   ONLY="name;name2"   run only these rows (by name; each at every revision it serves)
 #   FERRITE_CMD=...     command for the ferrite row instead of building the Rust everything example
-#   LAYERS=1            also the "ferrite (rust, middleware)" and "ferrite (rust, telemetry)" rows: the
+#   LAYERS=1            also the "ferrite (rust, middleware)", "ferrite (rust, telemetry)" and
+#                       "ferrite (rust, telemetry 1% sampled)" rows: the
 #                       everything example with one pass-through middleware, and with OpenTelemetry
 #                       on (exporting to bench/otlp_sink.py); their cost per request against
 #                       "ferrite (rust)" is printed (target: under 5 %); 0 leaves them out
@@ -134,15 +135,19 @@ if [[ ${LAYERS:-1} == 1 ]] && [[ -z ${FERRITE_CMD:-} && -x $ferrite_target/relea
     everything=$(printf '%q' "$ferrite_target/release/examples/everything")
     wanted "ferrite (rust, middleware)" &&
         add_server "ferrite (rust, middleware)" "env FERRITE_PASSTHROUGH_MIDDLEWARE=1 $everything" "$both"
-    if wanted "ferrite (rust, telemetry)"; then
+    if wanted "ferrite (rust, telemetry)" || wanted "ferrite (rust, telemetry 1% sampled)"; then
         exec {sink_fd}< <(exec python3 "$repo/bench/otlp_sink.py")
         sink_pid=$!
         trap 'kill "${issuer_pid:-}" "${sink_pid:-}" 2>/dev/null || true' EXIT
         read -r -t 10 sink_port <&"$sink_fd" || sink_port=
         if [[ -n $sink_port ]]; then
-            add_server "ferrite (rust, telemetry)" "env OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:$sink_port $everything" "$both"
+            wanted "ferrite (rust, telemetry)" && add_server "ferrite (rust, telemetry)" "env OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:$sink_port $everything" "$both"
+            # The same with the standard sampler variables keeping 1 trace in 100 (metrics still
+            # record every request): what a busy production server typically runs.
+            wanted "ferrite (rust, telemetry 1% sampled)" && add_server "ferrite (rust, telemetry 1% sampled)" \
+                "env OTEL_TRACES_SAMPLER=parentbased_traceidratio OTEL_TRACES_SAMPLER_ARG=0.01 OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:$sink_port $everything" "$both"
         else
-            say "   skipping the ferrite (rust, telemetry) row: the OTLP sink did not start"
+            say "   skipping the ferrite (rust, telemetry) rows: the OTLP sink did not start"
         fi
     fi
 fi

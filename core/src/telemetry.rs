@@ -242,9 +242,12 @@ impl Extractor for MetaCarrier<'_> {
 }
 
 /// What the request is about, for the span name and attributes.
-fn target_of(request: &MiddlewareRequest) -> Option<(&'static str, String)> {
+fn target_of(request: &MiddlewareRequest) -> Option<(&'static str, opentelemetry::StringValue)> {
     let params = request.params.as_ref()?;
-    let text = |k: &str| params.get(k).and_then(Value::as_str).map(str::to_owned);
+    // Shared (an `Arc`): the span and the metric attributes each hold it without a copy.
+    let text = |k: &str| {
+        params.get(k).and_then(Value::as_str).map(|v| opentelemetry::StringValue::from(std::sync::Arc::<str>::from(v)))
+    };
     match request.method.as_str() {
         "tools/call" => text("name").map(|n| ("gen_ai.tool.name", n)),
         "prompts/get" => text("name").map(|n| ("gen_ai.prompt.name", n)),
@@ -256,18 +259,17 @@ fn target_of(request: &MiddlewareRequest) -> Option<(&'static str, String)> {
 }
 
 /// `error.type` of an answer: the JSON-RPC code, or `tool_error` for a tool's `isError`.
-fn error_type(method: &str, answer: &Answer) -> Option<(String, Option<i32>)> {
+fn error_type(is_tool_call: bool, answer: &Answer) -> Option<(String, Option<i32>)> {
     match answer {
         Err(e) => Some((e.code.to_string(), Some(e.code))),
-        Ok(raw) if method == "tools/call" && raw.get().contains("\"isError\":true") => {
-            Some(("tool_error".to_owned(), None))
-        }
+        Ok(raw) if is_tool_call && raw.get().contains("\"isError\":true") => Some(("tool_error".to_owned(), None)),
         Ok(_) => None,
     }
 }
 
-/// A known method's name as a static string (no allocation per request), else the method.
-fn method_value(method: &str) -> opentelemetry::Value {
+/// A known method's name as a static string (no allocation per request), else the method;
+/// and the static string itself when there is one.
+fn method_value(method: &str) -> (opentelemetry::Value, Option<&'static str>) {
     const KNOWN: [&str; 16] = [
         "tools/call",
         "tools/list",
@@ -287,12 +289,17 @@ fn method_value(method: &str) -> opentelemetry::Value {
         "tasks/cancel",
     ];
     match KNOWN.iter().find(|k| **k == method) {
-        Some(k) => opentelemetry::Value::from(*k),
-        None => opentelemetry::Value::from(method.to_owned()),
+        Some(k) => (opentelemetry::Value::from(*k), Some(*k)),
+        None => (opentelemetry::Value::from(method.to_owned()), None),
     }
 }
 
 impl Middleware for TelemetryLayer {
+    /// The span starts with what costs nothing to say (static strings: the method, the
+    /// protocol version, the transport), which is what a sampler sees; the name with its target
+    /// and the attributes that need allocating (ids, tool name) are added only when the span
+    /// is recording, so a request the sampler drops (`OTEL_TRACES_SAMPLER`) pays for none of
+    /// them.
     fn call(&self, request: MiddlewareRequest, next: Next) -> BoxFuture<'static, Answer> {
         let ctx = &request.ctx;
         // Most requests carry no trace context: skip the propagator for them.
@@ -302,54 +309,62 @@ impl Middleware for TelemetryLayer {
             }
             _ => Context::new(),
         };
-        let method = request.method.clone();
-        let target = target_of(&request);
         let transport = if ctx.request_info().http().is_some() { "tcp" } else { "pipe" };
-        let method_name = method_value(&method);
-        let mut common = vec![
-            KeyValue::new("mcp.method.name", method_name.clone()),
+        let (method_name, static_name) = method_value(&request.method);
+        let mut common = Vec::with_capacity(5);
+        common.extend([
+            KeyValue::new("mcp.method.name", method_name),
             KeyValue::new("mcp.protocol.version", ctx.protocol_version().as_str()),
             KeyValue::new("network.transport", transport),
-        ];
-        let mut span_attrs = Vec::with_capacity(8);
-        span_attrs.extend(common.iter().cloned());
-        let name: Cow<'static, str> = match target {
-            Some((key, value)) => {
-                let name = format!("{method} {value}");
-                let value = opentelemetry::Value::from(value);
-                span_attrs.push(KeyValue::new(key, value.clone()));
-                common.push(KeyValue::new(key, value));
-                name.into()
-            }
-            None => method.clone().into(),
+        ]);
+        let name: Cow<'static, str> = match static_name {
+            Some(n) => Cow::Borrowed(n),
+            None => Cow::Owned(request.method.clone()),
         };
-        span_attrs.push(KeyValue::new("mcp.session.id", ctx.connection_id().to_owned()));
-        span_attrs.push(KeyValue::new("jsonrpc.request.id", ctx.request_id().to_string()));
-        if method == "tools/call" {
-            span_attrs.push(KeyValue::new("gen_ai.operation.name", "execute_tool"));
-        }
         let mut span = self
             .tracer
             .span_builder(name)
             .with_kind(SpanKind::Server)
-            .with_attributes(span_attrs)
+            .with_attributes(common.iter().cloned())
             .start_with_context(&self.tracer, &parent);
+        let target = target_of(&request);
+        if span.is_recording() {
+            if let Some((_, value)) = &target {
+                span.update_name(format!("{} {value}", request.method));
+            }
+            let mut attrs = Vec::with_capacity(4);
+            if let Some((key, value)) = &target {
+                attrs.push(KeyValue::new(*key, value.clone()));
+            }
+            attrs.push(KeyValue::new("mcp.session.id", ctx.connection_id().to_owned()));
+            attrs.push(KeyValue::new("jsonrpc.request.id", ctx.request_id().to_string()));
+            if request.method == "tools/call" {
+                attrs.push(KeyValue::new("gen_ai.operation.name", "execute_tool"));
+            }
+            span.set_attributes(attrs);
+        }
+        if let Some((key, value)) = target {
+            common.push(KeyValue::new(key, value));
+        }
+        let is_tool_call = request.method == "tools/call";
         let (duration, active) = (self.duration.clone(), self.active.clone());
         active.add(1, &[]);
         let started = Instant::now();
         Box::pin(async move {
             let answer = next.run(request).await;
             active.add(-1, &[]);
-            if let Some((error, code)) = error_type(&method, &answer) {
-                span.set_attribute(KeyValue::new("error.type", error.clone()));
-                if let Some(code) = code {
-                    span.set_attribute(KeyValue::new("rpc.response.status_code", code.to_string()));
+            if let Some((error, code)) = error_type(is_tool_call, &answer) {
+                if span.is_recording() {
+                    span.set_attribute(KeyValue::new("error.type", error.clone()));
+                    if let Some(code) = code {
+                        span.set_attribute(KeyValue::new("rpc.response.status_code", code.to_string()));
+                    }
+                    let message = match &answer {
+                        Err(e) => e.message.clone(),
+                        Ok(_) => "the tool reported an error".to_owned(),
+                    };
+                    span.set_status(Status::error(message));
                 }
-                let message = match &answer {
-                    Err(e) => e.message.clone(),
-                    Ok(_) => "the tool reported an error".to_owned(),
-                };
-                span.set_status(Status::error(message));
                 common.push(KeyValue::new("error.type", error));
             }
             span.end();
@@ -371,7 +386,7 @@ impl Middleware for TelemetryLayer {
         };
         let transport = if notification.info.http().is_some() { "tcp" } else { "pipe" };
         let attrs = vec![
-            KeyValue::new("mcp.method.name", method_value(&notification.method)),
+            KeyValue::new("mcp.method.name", method_value(&notification.method).0),
             KeyValue::new("mcp.session.id", notification.connection.id().to_owned()),
             KeyValue::new("network.transport", transport),
         ];

@@ -12,6 +12,8 @@ gen_ai.operation.name, jsonrpc.request.id, mcp.protocol.version, mcp.session.id 
 network.transport; a span `tools/call nope` with error.type -32602 and an error status; the
 resource's service.name; the `mcp.server.operation.duration` histogram with a point for
 tools/call add (count >= 1) and one with error.type -32602; `ferrite.server.active_requests`.
+With OTEL_TRACES_SAMPLER=parentbased_always_off: the span of the request whose traceparent is
+sampled, in full, and no span for the others, while the duration metric counts both.
 Then the same server with `--port` over Streamable HTTP and `--redis` (a throwaway
 redis-server): its `tools/call add` span carries network.transport `tcp` and the HTTP session's
 id as mcp.session.id, and with a GET stream open and a task running the gauges
@@ -129,7 +131,7 @@ def serve() -> Tuple[ThreadingHTTPServer, Received]:
     return httpd, httpd.received  # type: ignore[attr-defined]
 
 
-def run_server(name: str, cmd: List[str], endpoint: str, switched_on: bool = True) -> str:
+def run_server(name: str, cmd: List[str], endpoint: str, switched_on: bool = True, extra_env: Optional[Dict[str, str]] = None) -> str:
     env = {k: v for k, v in os.environ.items() if not k.startswith("OTEL_")}
     if switched_on:
         env["OTEL_EXPORTER_OTLP_ENDPOINT"] = endpoint
@@ -142,6 +144,7 @@ def run_server(name: str, cmd: List[str], endpoint: str, switched_on: bool = Tru
             "OTEL_SERVICE_NAME": f"everything-{name}",
             "OTEL_BSP_SCHEDULE_DELAY": "200",
             "OTEL_METRIC_EXPORT_INTERVAL": "500",
+            **(extra_env or {}),
         }
     )
     proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
@@ -248,6 +251,30 @@ def check_server(name: str, cmd: List[str]) -> None:
         assert names == {f"everything-{name}"}, names
         assert types == {"application/x-protobuf"}, types
         print(f"telemetry {name}: ok ({len(got.spans)} spans, {len(got.points)} metric points; span `tools/call add` in the caller's trace)")
+    finally:
+        httpd.shutdown()
+    # The standard sampler variable is honoured, with the request's trace context as the parent:
+    # under parentbased_always_off the request whose traceparent says "sampled" gets its span
+    # (named and attributed in full), the one without a traceparent gets none, and the metrics
+    # still count both.
+    httpd, got = serve()
+    try:
+        stderr = run_server(name, cmd, f"http://127.0.0.1:{httpd.server_address[1]}", extra_env={"OTEL_TRACES_SAMPLER": "parentbased_always_off"})
+
+        def duration_point(**want: Any) -> Optional[Dict[str, Any]]:
+            with got.lock:
+                return next((p for p in got.points if p["metric"] == "mcp.server.operation.duration" and all(p["attributes"].get(k) == v for k, v in want.items())), None)
+
+        wait_for(lambda: duration_point(**{"error.type": "-32602", "gen_ai.tool.name": "nope"}), f"duration point for the unsampled call (stderr: {stderr[-1000:]})")
+        wait_for(lambda: duration_point(**{"gen_ai.tool.name": "add"}), "duration point for the sampled call")
+        with got.lock:
+            spans = {s["name"]: s for s in got.spans}
+        assert "tools/call nope" not in spans and "notifications/initialized" not in spans, f"{name}: unsampled spans exported: {sorted(spans)}"
+        add = spans.get("tools/call add")
+        assert add is not None, f"{name}: the sampled parent's child span is missing: {sorted(spans)}"
+        assert add["trace_id"] == TRACE_ID and add["attributes"].get("gen_ai.tool.name") == "add", add
+        assert add["attributes"].get("jsonrpc.request.id") == "2" and add["attributes"].get("mcp.session.id"), add
+        print(f"telemetry {name}: OTEL_TRACES_SAMPLER=parentbased_always_off: only the sampled parent's span, metrics for both")
     finally:
         httpd.shutdown()
     # Without OTEL_EXPORTER_OTLP_ENDPOINT the server exports nothing.
