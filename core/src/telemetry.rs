@@ -321,11 +321,14 @@ impl Middleware for TelemetryLayer {
             Some(n) => Cow::Borrowed(n),
             None => Cow::Owned(request.method.clone()),
         };
+        // Room for the attributes a recording span gets below (the builder keeps this vector).
+        let mut start_attrs = Vec::with_capacity(8);
+        start_attrs.extend(common.iter().cloned());
         let mut span = self
             .tracer
             .span_builder(name)
             .with_kind(SpanKind::Server)
-            .with_attributes(common.iter().cloned())
+            .with_attributes(start_attrs)
             .start_with_context(&self.tracer, &parent);
         let target = target_of(&request);
         if span.is_recording() {

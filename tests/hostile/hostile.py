@@ -299,6 +299,59 @@ def http_raw(port: int, data: bytes, timeout: float = TIMEOUT) -> tuple[int, dic
     return status, headers, body
 
 
+def refused_late_then_ping(port: int, sess: dict) -> tuple[int, dict, bytes]:
+    """A POST refused from its head (text/plain: 415) whose body arrives 150 ms after the head,
+    then a ping on the same keep-alive connection: the ping's status, headers and body (status
+    0 when the first answer was not the 415, or the connection was closed under the ping)."""
+    ping = req("late", "ping").encode()
+    extra = "".join(f"{k}: {v}\r\n" for k, v in sess.items())
+    head = f"POST /mcp HTTP/1.1\r\nhost: localhost\r\ncontent-type: text/plain\r\naccept: application/json, text/event-stream\r\n{extra}content-length: {len(ping)}\r\n\r\n"
+    with socket.create_connection(("127.0.0.1", port), timeout=TIMEOUT) as c:
+        c.sendall(head.encode())
+        time.sleep(0.15)
+        c.sendall(ping)
+        buf = b""
+        while b"\r\n\r\n" not in buf:
+            chunk = c.recv(1 << 16)
+            if not chunk:
+                return 0, {}, b"closed before the first answer"
+            buf += chunk
+        first_head, _, rest = buf.partition(b"\r\n\r\n")
+        if b" 415 " not in first_head.split(b"\r\n")[0]:
+            return 0, {}, first_head
+        length = next((int(l.split(b":")[1]) for l in first_head.split(b"\r\n") if l.lower().startswith(b"content-length:")), 0)
+        while len(rest) < length:
+            chunk = c.recv(1 << 16)
+            if not chunk:
+                return 0, {}, b"closed inside the first answer"
+            rest += chunk
+        second = f"POST /mcp HTTP/1.1\r\nhost: localhost\r\ncontent-type: application/json\r\naccept: application/json, text/event-stream\r\n{extra}connection: close\r\ncontent-length: {len(ping)}\r\n\r\n"
+        try:
+            c.sendall(second.encode() + ping)
+        except (BrokenPipeError, ConnectionResetError):
+            return 0, {}, b"the connection was closed after the 415"
+        out = rest[length:]
+        while True:
+            try:
+                chunk = c.recv(1 << 16)
+            except ConnectionResetError:
+                break
+            if not chunk:
+                break
+            out += chunk
+    if not out:
+        return 0, {}, b"the connection was closed after the 415"
+    head2, _, body = out.partition(b"\r\n\r\n")
+    lines = head2.decode("latin-1").split("\r\n")
+    headers = {k.strip().lower(): v.strip() for k, _, v in (l.partition(":") for l in lines[1:])}
+    if headers.get("transfer-encoding") == "chunked":
+        body = dechunk(body)
+    m = rpc_of(body)
+    if not isinstance(m, dict) or "result" not in m:
+        return 0, headers, body
+    return int(lines[0].split(" ")[1]), headers, body
+
+
 def dechunk(b: bytes) -> bytes:
     out = b""
     while b:
@@ -372,6 +425,7 @@ def http_cases(port: int) -> list[str]:
         ("unknown tool", lambda: post(port, req(13, "tools/call", {"name": "no_such_tool", "arguments": {}}), sess), 200, -32602),
         ("5 MiB body", lambda: post(port, big, sess), 413, None),
         ("text/plain", lambda: post(port, req(1, "ping"), dict(sess, **{"content-type": "text/plain"})), 415, None),
+        ("text/plain with its body late, then a ping on the same connection", lambda: refused_late_then_ping(port, sess), 200, None),
         ("no Accept", lambda: post(port, req(1, "ping"), dict(sess, accept=None)), 406, None),
         ("unknown session", lambda: post(port, req(1, "ping"), {"mcp-session-id": "0" * 32, "mcp-protocol-version": V_OLD}), 404, None),
         ("missing session", lambda: post(port, req(1, "tools/list"), {"mcp-protocol-version": V_OLD}), 400, None),
