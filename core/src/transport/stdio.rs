@@ -140,7 +140,7 @@ impl<R: AsyncRead + Unpin> LineReader<R> {
 
     /// Whether a whole line is already buffered (no read needed to get it).
     fn has_line(&self) -> bool {
-        self.reader.buffer().contains(&b'\n')
+        memchr::memchr(b'\n', self.reader.buffer()).is_some()
     }
 
     fn take(&mut self) -> Line {
@@ -159,7 +159,7 @@ impl<R: AsyncRead + Unpin> LineReader<R> {
             if available.is_empty() {
                 return Ok(if self.buf.is_empty() && !self.too_long { Line::Eof } else { self.take() });
             }
-            let newline = available.iter().position(|&c| c == b'\n');
+            let newline = memchr::memchr(b'\n', available);
             let chunk = &available[..newline.unwrap_or(available.len())];
             if !self.too_long {
                 if self.buf.len() + chunk.len() > self.max {
