@@ -16,6 +16,7 @@
 #![allow(clippy::result_large_err)]
 
 mod auth;
+mod body;
 pub mod config;
 mod get;
 pub mod host;
@@ -37,14 +38,14 @@ use std::time::Duration;
 use axum::body::Body;
 use axum::extract::{ConnectInfo, State};
 use axum::http::request::Parts;
-use axum::http::{header, HeaderMap, HeaderValue, Request, StatusCode};
+use axum::http::{header, HeaderMap, Request, StatusCode};
 use axum::response::Response;
 use axum::routing::{post, MethodRouter};
 use axum::Router;
 use bytes::Bytes;
-use http_body_util::BodyExt as _;
 use tokio_util::sync::CancellationToken;
 
+use self::body::{answer_unread, read_body};
 pub use self::config::{HttpConfig, HttpConfigError};
 pub use self::host::{BodyClosed, HostBodyWriter, HostHead, HostResponse, HostResponseBody};
 use self::responses::{
@@ -526,61 +527,6 @@ async fn find_session(st: &HttpState, parts: &http::request::Parts) -> Result<Ar
             ErrorObject::invalid_request("Session not found: it expired or was terminated; initialize a new one"),
         ),
     })
-}
-
-pub(super) async fn read_body(st: &HttpState, body: Body, headers: &HeaderMap) -> Result<Bytes, Response> {
-    let limit = st.opts.max_body_bytes;
-    let too_large = || reject(StatusCode::PAYLOAD_TOO_LARGE, &format!("Payload Too Large: the limit is {limit} bytes"));
-    if let Some(len) = header_str(headers, header::CONTENT_LENGTH).and_then(|l| l.parse::<usize>().ok()) {
-        if len > limit {
-            return Err(too_large());
-        }
-    }
-    let read = http_body_util::Limited::new(body, limit).collect();
-    let read = match st.opts.body_read_timeout {
-        Some(t) => match tokio::time::timeout(t, read).await {
-            Ok(r) => r,
-            Err(_) => {
-                return Err(reject(
-                    StatusCode::REQUEST_TIMEOUT,
-                    &format!("Request Timeout: the body did not arrive within {} ms", t.as_millis()),
-                ))
-            }
-        },
-        None => read.await,
-    };
-    match read {
-        Ok(c) => Ok(c.to_bytes()),
-        Err(e) if e.is::<http_body_util::LengthLimitError>() => Err(too_large()),
-        Err(_) => Err(reject(StatusCode::BAD_REQUEST, "Bad Request: could not read the body")),
-    }
-}
-
-/// The longest a refused request's body is waited for (see [`answer_unread`]).
-const DRAIN_TIMEOUT: Duration = Duration::from_secs(2);
-
-/// A request answered before its body was read (a foreign host, a wrong media type, a
-/// missing or bad token). The body is read and dropped first, within the body limit and
-/// read timeout (at most [`DRAIN_TIMEOUT`]): otherwise hyper closes the connection after the
-/// answer, which says nothing of it, and a client that sends its next request on the same
-/// connection (an OAuth client fetching the metadata a 401 names) finds it gone. A body
-/// that cannot be drained so gets `Connection: close` on the answer instead.
-pub(super) async fn answer_unread(st: &HttpState, body: Body, headers: &HeaderMap, mut response: Response) -> Response {
-    let limit = st.opts.max_body_bytes;
-    let declared = header_str(headers, header::CONTENT_LENGTH).and_then(|l| l.parse::<usize>().ok());
-    let drained = match declared {
-        Some(0) => true,
-        Some(len) if len > limit => false,
-        _ => {
-            let wait = st.opts.body_read_timeout.map_or(DRAIN_TIMEOUT, |t| t.min(DRAIN_TIMEOUT));
-            let read = http_body_util::Limited::new(body, limit).collect();
-            matches!(tokio::time::timeout(wait, read).await, Ok(Ok(_)))
-        }
-    };
-    if !drained {
-        response.headers_mut().insert(header::CONNECTION, HeaderValue::from_static("close"));
-    }
-    response
 }
 
 // ----- DELETE -----
