@@ -489,3 +489,29 @@ async fn task_options_set_on_a_live_server_apply_until_the_first_task_fixes_them
     assert!(matches!(late, Err(ferrite_core::ConfigError::TasksStarted)), "{late:?}");
     assert_eq!(s.task_options().poll_interval, Duration::from_millis(250), "unchanged");
 }
+
+#[tokio::test]
+async fn a_2026_call_cancelled_before_it_becomes_a_task_makes_no_task_and_its_handler_sees_it() {
+    let cancelled = Arc::new(AtomicBool::new(false));
+    // A promotion window long enough to cancel in: the handler is still running inline.
+    let options = TaskOptions { promote_after: Duration::from_secs(2), ..TaskOptions::default() };
+    let s = task_server(options, cancelled.clone());
+    let h = Arc::new(Harness::new(s.clone()));
+    let h2 = h.clone();
+    let call = tokio::spawn(async move {
+        let params = common::enveloped(json!({"name": "slow", "arguments": {"ms": 10_000}}), ext());
+        h2.server.handle(ferrite_core::Message::request(9, "tools/call", Some(params)), &h2.conn, &h2.peer).await
+    });
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    h.notify("notifications/cancelled", json!({"requestId": 9})).await;
+    let answer = tokio::time::timeout(Duration::from_secs(1), call).await.expect("the call ended at once").unwrap();
+    assert!(answer.is_none(), "a cancelled request gets no response: {answer:?}");
+    for _ in 0..100 {
+        if cancelled.load(Ordering::SeqCst) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert!(cancelled.load(Ordering::SeqCst), "the handler saw its cancellation");
+    assert_eq!(s.stats().tasks_created, 0, "no task was made of a cancelled call");
+}

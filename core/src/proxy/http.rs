@@ -4,6 +4,7 @@
 //! session id from `initialize` goes on every later POST, and a GET stream carries the
 //! server's unsolicited notifications.
 
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use serde_json::Value;
@@ -21,6 +22,8 @@ struct HttpWire {
     version: Mutex<Option<String>>,
     /// Ends the GET stream and the SSE readers when the proxy closes.
     closed: tokio_util::sync::CancellationToken,
+    /// The SSE reader of each request still waiting, by request id (ended by `done`).
+    streams: Mutex<HashMap<i64, tokio_util::sync::CancellationToken>>,
 }
 
 /// The 2026-07-28 headers that mirror the body: `Mcp-Method`, and `Mcp-Name` for the
@@ -89,7 +92,11 @@ impl Wire for HttpWire {
         }
         let is_initialize = frame.get("method").and_then(Value::as_str) == Some("initialize");
         let link = link.clone();
-        let closed = self.closed.clone();
+        // A request's reader ends when the proxy closes or the request ends.
+        let closed = self.closed.child_token();
+        if let Some(id) = id {
+            lock(&self.streams).insert(id, closed.clone());
+        }
         Box::pin(async move {
             let response = request.send().await.map_err(|e| e.to_string())?;
             let status = response.status();
@@ -123,6 +130,12 @@ impl Wire for HttpWire {
 
     fn close(&self) {
         self.closed.cancel();
+    }
+
+    fn done(&self, id: i64) {
+        if let Some(reader) = lock(&self.streams).remove(&id) {
+            reader.cancel();
+        }
     }
 
     fn as_any(&self) -> &dyn std::any::Any {
@@ -186,6 +199,7 @@ pub(crate) fn connect(link: &Arc<Link>, url: &str, headers: &[(String, String)])
         session: Mutex::new(None),
         version: Mutex::new(None),
         closed: tokio_util::sync::CancellationToken::new(),
+        streams: Mutex::new(HashMap::new()),
     }));
     Ok(())
 }

@@ -16,7 +16,7 @@ use tokio::sync::{oneshot, Notify};
 
 use crate::protocol::model::{
     InputRequest, InputRequired, InputResponses, LoggingLevel, CLIENT_CAPABILITIES_KEY, CLIENT_INFO_KEY, LOG_LEVEL_KEY,
-    PROTOCOL_VERSION_KEY,
+    PROTOCOL_VERSION_KEY, RELATED_TASK_KEY,
 };
 use crate::protocol::ErrorObject;
 use crate::server::{BoxFuture, PeerError, RequestContext};
@@ -37,6 +37,10 @@ pub(crate) trait Wire: Send + Sync + 'static {
     ) -> BoxFuture<'static, Result<(), String>>;
     /// Stop (kill the child, close streams).
     fn close(&self);
+    /// The request `id` ended (answered, failed or cancelled): let go of what the wire holds
+    /// for it. An HTTP wire closes the request's SSE stream, which on 2026-07-28 is how a
+    /// client cancels.
+    fn done(&self, _id: i64) {}
     /// The wire itself (for what only one kind of wire keeps).
     fn as_any(&self) -> &dyn std::any::Any;
 }
@@ -75,6 +79,15 @@ pub(crate) struct Forward {
     needs_input: Notify,
     /// Headers the forwarded request carries (a tool's `Mcp-Param-*`).
     pub(crate) headers: Vec<(String, String)>,
+    /// The client capabilities a 2026-07-28 request declares upstream, when not the client's
+    /// own (a call the proxy makes as a task adds the tasks extension).
+    capabilities: Option<Value>,
+    /// The upstream task whose `tasks/result` this forward waits on: the upstream's requests
+    /// tied to that task are asked of this forward's client.
+    pub(crate) upstream_task: Mutex<Option<String>>,
+    /// Whether cancelling the client's request abandons the upstream request at once (else
+    /// its answer is awaited: see `Mirror::call_tool`).
+    pub(crate) abandons: bool,
 }
 
 impl Forward {
@@ -83,6 +96,15 @@ impl Forward {
     }
 
     pub(crate) fn with_headers(ctx: RequestContext, headers: Vec<(String, String)>) -> Arc<Forward> {
+        Self::declaring(ctx, headers, None)
+    }
+
+    /// As [`Forward::with_headers`], declaring `capabilities` upstream instead of the client's.
+    pub(crate) fn declaring(
+        ctx: RequestContext,
+        headers: Vec<(String, String)>,
+        capabilities: Option<Value>,
+    ) -> Arc<Forward> {
         // A retry carries the answers of earlier rounds in its request state (see `ask_client`).
         let mut answers: InputResponses = match ctx.request_state_as::<InputResponses>() {
             Some(Ok(earlier)) => earlier,
@@ -97,6 +119,9 @@ impl Forward {
             needs: Mutex::new(None),
             needs_input: Notify::new(),
             headers,
+            capabilities,
+            upstream_task: Mutex::new(None),
+            abandons: true,
         })
     }
 }
@@ -220,6 +245,7 @@ impl Link {
     /// request is forwarded, the proxy's own otherwise).
     fn enveloped(&self, params: &mut Map<String, Value>, forward: Option<&Forward>) {
         let caps = match forward {
+            Some(Forward { capabilities: Some(c), .. }) => c.clone(),
             Some(f) => serde_json::to_value(f.ctx.client_capabilities()).unwrap_or_else(|_| json!({})),
             None => self.capabilities.clone(),
         };
@@ -239,7 +265,16 @@ impl Link {
         match self.era {
             UpstreamEra::Modern => true,
             UpstreamEra::Handshake => false,
-            UpstreamEra::Auto => forward.is_some_and(|f| f.ctx.is_modern()) && self.modern_ok.load(Ordering::Relaxed),
+            UpstreamEra::Auto => forward.is_some_and(|f| self.goes_modern_for(&f.ctx)),
+        }
+    }
+
+    /// Whether a request forwarded for `ctx`'s client goes upstream in the 2026-07-28 era.
+    pub(crate) fn goes_modern_for(&self, ctx: &RequestContext) -> bool {
+        match self.era {
+            UpstreamEra::Modern => true,
+            UpstreamEra::Handshake => false,
+            UpstreamEra::Auto => ctx.is_modern() && self.modern_ok.load(Ordering::Relaxed),
         }
     }
 
@@ -263,6 +298,32 @@ impl Link {
         forward: Option<&Arc<Forward>>,
         modern: bool,
     ) -> Result<Value, Failure> {
+        self.request_declaring(method, params, forward, forward.map(|f| &**f), modern).await
+    }
+
+    /// A request on `forward`'s client's behalf in its era, declaring what it declares, but
+    /// tied to nothing: the upstream's messages for it and the client's cancellation do not
+    /// concern it (a `tasks/cancel` the proxy sends once the client's request was cancelled).
+    pub(crate) async fn request_beside(
+        self: &Arc<Self>,
+        method: &str,
+        params: Option<Value>,
+        forward: &Forward,
+    ) -> Result<Value, Failure> {
+        let modern = self.goes_modern(Some(forward));
+        self.request_declaring(method, params, None, Some(forward), modern).await
+    }
+
+    /// The request: `forward` is the client request it runs for (its messages and
+    /// cancellation), `declares` whose capabilities a 2026-07-28 request declares.
+    async fn request_declaring(
+        self: &Arc<Self>,
+        method: &str,
+        params: Option<Value>,
+        forward: Option<&Arc<Forward>>,
+        declares: Option<&Forward>,
+        modern: bool,
+    ) -> Result<Value, Failure> {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let mut params = match params {
             Some(Value::Object(m)) => m,
@@ -284,7 +345,7 @@ impl Link {
             }
         }
         if modern {
-            self.enveloped(&mut params, forward.map(|f| &**f));
+            self.enveloped(&mut params, declares);
         }
         let (tx, rx) = oneshot::channel();
         lock(&self.pending).insert(id, tx);
@@ -297,13 +358,17 @@ impl Link {
         }
         let frame = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
         let headers = forward.map(|f| f.headers.as_slice()).unwrap_or_default();
-        self.send_with(frame, Some(id), headers).await?;
-        let answer = async { rx.await.unwrap_or_else(|_| Err(upstream_error("the connection closed"))) };
+        // Sending is part of the wait: an HTTP wire's POST answered with JSON returns only
+        // with the answer, and the client may cancel before that.
+        let answer = async {
+            self.send_with(frame, Some(id), headers).await?;
+            rx.await.unwrap_or_else(|_| Err(upstream_error("the connection closed")))
+        };
         match forward {
             None => Ok(answer.await?),
             Some(f) => tokio::select! {
                 a = answer => Ok(a?),
-                _ = f.ctx.cancelled() => {
+                _ = f.ctx.cancelled(), if f.abandons => {
                     let _ = self.notify("notifications/cancelled", Some(json!({"requestId": id, "reason": "cancelled downstream"}))).await;
                     Err(ErrorObject::new(-32800, "Request cancelled").into())
                 }
@@ -419,13 +484,31 @@ impl Link {
         if method == "ping" {
             return Ok(json!({}));
         }
-        let Some(f) = self.forward_for(related) else {
+        // A request tied to an upstream task goes to the forward waiting on that task; others
+        // to the forward the wire read them for.
+        let task = params.as_ref().and_then(|p| p.pointer(&format!("/_meta/{}", RELATED_TASK_KEY.replace('/', "~1"))));
+        let task = task.and_then(|t| t.get("taskId")).and_then(Value::as_str);
+        let by_task = task.and_then(|t| {
+            let forwards = lock(&self.forwards);
+            forwards.iter().find(|(_, f)| lock(&f.upstream_task).as_deref() == Some(t)).map(|(_, f)| f.clone())
+        });
+        let Some(f) = by_task.or_else(|| self.forward_for(related)) else {
             return Err(ErrorObject::new(
                 crate::code::METHOD_NOT_FOUND,
                 format!("{method}: the proxy has no client request to ask this for"),
             ));
         };
-        if !f.ctx.is_modern() {
+        // The upstream's own task id means nothing to the client (a task of the proxy's, if
+        // any, is tied on by the proxy's engine).
+        let params = params.map(|mut p| {
+            if let Some(Value::Object(meta)) = p.get_mut("_meta") {
+                meta.remove(RELATED_TASK_KEY);
+            }
+            p
+        });
+        // A handshake-era client, or a task of the proxy's (whose input waits in the task), is
+        // asked now; a 2026-07-28 client's plain request answers by retrying.
+        if !f.ctx.is_modern() || f.ctx.is_task() {
             return f.ctx.send_request(method, params).await.map_err(|e| match e {
                 PeerError::Rpc(e) => e,
                 other => ErrorObject::internal(other.to_string()),
@@ -455,5 +538,8 @@ impl Drop for Cleanup<'_> {
     fn drop(&mut self) {
         lock(&self.link.pending).remove(&self.id);
         lock(&self.link.forwards).retain(|(i, _)| *i != self.id);
+        if let Some(wire) = self.link.wire() {
+            wire.done(self.id);
+        }
     }
 }

@@ -9,12 +9,14 @@
 //! log messages and server-to-client requests go to the client that made it; cancelling it
 //! cancels the upstream request. A 2026-07-28 client answers the upstream's questions by
 //! retrying (input required), as it would any Ferrite server's. Completions, resource
-//! subscriptions and the upstream's custom methods are forwarded too. Tasks are not: tools
-//! are mirrored without their `execution` (the proxy calls them plainly).
+//! subscriptions and the upstream's custom methods are forwarded too. Tools keep their
+//! `execution.taskSupport`: the proxy's own engine serves its clients' tasks, and a tool the
+//! upstream runs only as a task is run as one upstream and waited out (see [`tasks`]).
 
 mod http;
 mod link;
 mod stdio;
+mod tasks;
 
 use std::sync::{Arc, Mutex};
 
@@ -27,7 +29,7 @@ use link::{Events, Failure, Forward, Link};
 use crate::protocol::headers::{param_header_values, param_headers, ParamHeaders};
 use crate::protocol::model::{
     is_input_required, CallToolResult, CompleteRequest, CompleteResult, GetPromptResult, Implementation, InputRequired,
-    Prompt, ReadResourceResult, Reply, Resource, ResourceTemplate, Tool,
+    Prompt, ReadResourceResult, Reply, Resource, ResourceTemplate, TaskSupport, Tool, TASKS_EXTENSION,
 };
 use crate::protocol::ErrorObject;
 use crate::server::middleware::{answer_with, Answer, Middleware, MiddlewareRequest, Next};
@@ -139,6 +141,14 @@ pub enum ProxyError {
         /// What is wrong.
         detail: String,
     },
+}
+
+/// What the upstream answered a forwarded request.
+enum Forwarded {
+    /// A result (a create-task result among them).
+    Answer(Value),
+    /// Input a 2026-07-28 client gives by retrying.
+    NeedsInput(InputRequired),
 }
 
 /// A connected, initialized upstream server.
@@ -310,6 +320,9 @@ struct Mirror {
     modern: Option<Arc<Link>>,
     server: WeakServer,
     have: Mutex<Have>,
+    /// A 2026-07-28 upstream offering the tasks extension: its tools list no task support
+    /// (the server decides per call), so every tool is mirrored as one that may run as a task.
+    tasks_by_policy: bool,
 }
 
 #[derive(Default)]
@@ -332,6 +345,8 @@ impl Server {
             modern: upstream.modern.clone(),
             server: self.downgrade(),
             have: Mutex::default(),
+            tasks_by_policy: upstream.link.era == UpstreamEra::Modern
+                && caps.pointer("/extensions").and_then(|e| e.get(TASKS_EXTENSION)).is_some(),
         });
         // The sink lives as long as the mirror, which the mirrored handlers hold.
         let events: Arc<dyn Events> = mirror.clone();
@@ -428,10 +443,14 @@ impl Mirror {
         let mut names = Vec::new();
         for v in listed {
             let Some(mut tool) = Self::parse::<Tool>("tools/list", v) else { continue };
-            tool.execution = None;
             let name = tool.name.clone();
             let headers = param_headers(&tool.input_schema).ok().filter(|h| !h.is_empty());
-            let handler = Arc::new(ToolForward { mirror: self.clone(), name: name.clone(), headers });
+            let support = tool.task_support();
+            if self.tasks_by_policy && tool.execution.is_none() {
+                // Run upstream as a task when it answers that it must (`-32021`).
+                tool = tool.with_task_support(TaskSupport::Optional);
+            }
+            let handler = Arc::new(ToolForward { mirror: self.clone(), name: name.clone(), headers, support });
             match server.add_tool_arc(tool, handler) {
                 Ok(()) => names.push(name),
                 Err(e) => {
@@ -503,19 +522,81 @@ impl Mirror {
         Ok(())
     }
 
-    /// Forward a tools/call, resources/read or prompts/get for `ctx`'s client. A 2026-07-28
-    /// upstream's input-required answer goes to a 2026-07-28 client as it is (its retry
-    /// brings the answers and the upstream's state back); a handshake-era client is asked
-    /// here and the upstream retried.
+    /// Forward a resources/read or prompts/get for `ctx`'s client (see [`Mirror::forward_raw`]).
     async fn forward<T: DeserializeOwned>(
         &self,
         method: &str,
-        mut params: Map<String, Value>,
+        params: Map<String, Value>,
+        ctx: RequestContext,
+    ) -> HandlerResult<Reply<T>> {
+        match self.forward_raw(method, params, &ctx, Vec::new(), None, true).await? {
+            Forwarded::Answer(v) => Reply::from_value(v).map_err(HandlerError::invalid_result),
+            Forwarded::NeedsInput(needs) => Ok(Reply::InputRequired(needs)),
+        }
+    }
+
+    /// Forward a tools/call for `ctx`'s client: as a task upstream when the upstream runs
+    /// the tool only as one (or says so with `-32021`), waited out here.
+    async fn call_tool(
+        &self,
+        params: Map<String, Value>,
         ctx: RequestContext,
         headers: Vec<(String, String)>,
-    ) -> HandlerResult<Reply<T>> {
-        let forward = Forward::with_headers(ctx.clone(), headers);
-        let link = self.link_for(&ctx);
+        support: TaskSupport,
+    ) -> HandlerResult<Reply<CallToolResult>> {
+        let link = self.link_for(&ctx).clone();
+        let modern = link.goes_modern_for(&ctx);
+        let mut as_task = support == TaskSupport::Required;
+        for _ in 0..2 {
+            let mut params = params.clone();
+            let mut capabilities = None;
+            if as_task && modern {
+                capabilities = Some(tasks::declaring_tasks(&ctx));
+            } else if as_task {
+                params.insert("task".into(), json!({}));
+            }
+            let answer = if as_task && modern {
+                self.call_creating_task(&link, params, &ctx, headers.clone(), capabilities.clone()).await
+            } else {
+                self.forward_raw("tools/call", params, &ctx, headers.clone(), capabilities.clone(), true).await
+            };
+            let answer = match answer {
+                Ok(a) => a,
+                Err(HandlerError::Rpc(e)) if !as_task && modern && tasks::asks_for_tasks(&e) => {
+                    as_task = true;
+                    continue;
+                }
+                Err(e) => return Err(e),
+            };
+            return match answer {
+                Forwarded::Answer(v) => match tasks::UpstreamTask::of(&v) {
+                    Some(task) => self.await_task(&link, task, &ctx, capabilities).await,
+                    None => Reply::from_value(v).map_err(HandlerError::invalid_result),
+                },
+                Forwarded::NeedsInput(needs) => Ok(Reply::InputRequired(needs)),
+            };
+        }
+        Err(HandlerError::failed("the upstream server refused the tool as a task too"))
+    }
+
+    /// Forward a request for `ctx`'s client, declaring `capabilities` upstream instead of the
+    /// client's (2026-07-28). A 2026-07-28 upstream's input-required answer goes to a
+    /// 2026-07-28 client as it is (its retry brings the answers and the upstream's state
+    /// back); a handshake-era client is asked here and the upstream retried.
+    async fn forward_raw(
+        &self,
+        method: &str,
+        mut params: Map<String, Value>,
+        ctx: &RequestContext,
+        headers: Vec<(String, String)>,
+        capabilities: Option<Value>,
+        abandons: bool,
+    ) -> HandlerResult<Forwarded> {
+        let mut forward = Forward::declaring(ctx.clone(), headers, capabilities);
+        if let Some(f) = Arc::get_mut(&mut forward) {
+            f.abandons = abandons;
+        }
+        let link = self.link_for(ctx);
         if link.goes_modern(Some(&forward)) {
             if !ctx.input_responses().is_empty() {
                 params.insert("inputResponses".into(), Value::Object(ctx.input_responses().clone()));
@@ -528,10 +609,10 @@ impl Mirror {
             let v = match link.request(method, Some(Value::Object(params.clone())), Some(&forward)).await {
                 Ok(v) => v,
                 Err(Failure::Rpc(e)) => return Err(HandlerError::Rpc(e)),
-                Err(Failure::NeedsInput(needs)) => return Ok(Reply::InputRequired(needs)),
+                Err(Failure::NeedsInput(needs)) => return Ok(Forwarded::NeedsInput(needs)),
             };
             if !is_input_required(&v) || ctx.is_modern() {
-                return Reply::from_value(v).map_err(HandlerError::invalid_result);
+                return Ok(Forwarded::Answer(v));
             }
             let asked = InputRequired::from_value(&v).map_err(HandlerError::invalid_result)?;
             let mut answers = Map::new();
@@ -576,6 +657,9 @@ impl Events for Mirror {
             "notifications/tools/list_changed"
             | "notifications/resources/list_changed"
             | "notifications/prompts/list_changed" => self.refresh(method),
+            // The upstream's tasks are the proxy's own business: its clients see the
+            // proxy's tasks, and their notifications come from the proxy's engine.
+            "notifications/tasks/status" | "notifications/tasks" => {}
             "notifications/resources/updated" => {
                 if let Some(uri) = params.as_ref().and_then(|p| p.get("uri")).and_then(Value::as_str) {
                     server.notify_resource_updated(uri);
@@ -593,18 +677,20 @@ struct ToolForward {
     name: String,
     /// The arguments the tool mirrors into `Mcp-Param-*` headers (2026-07-28 over HTTP).
     headers: Option<ParamHeaders>,
+    /// Whether the upstream runs the tool as a task.
+    support: TaskSupport,
 }
 
 impl ToolHandler for ToolForward {
     fn call(&self, arguments: Value, ctx: RequestContext) -> BoxFuture<'static, HandlerResult<Reply<CallToolResult>>> {
-        let (mirror, name) = (self.mirror.clone(), self.name.clone());
+        let (mirror, name, support) = (self.mirror.clone(), self.name.clone(), self.support);
         let headers = match (&self.headers, arguments.as_object()) {
             (Some(h), Some(args)) => param_header_values(h, args),
             _ => Vec::new(),
         };
         Box::pin(async move {
             let params = Map::from_iter([("name".to_owned(), json!(name)), ("arguments".to_owned(), arguments)]);
-            mirror.forward("tools/call", params, ctx, headers).await
+            mirror.call_tool(params, ctx, headers, support).await
         })
     }
 }
@@ -620,7 +706,7 @@ impl ResourceHandler for ReadForward {
     ) -> BoxFuture<'static, HandlerResult<Reply<ReadResourceResult>>> {
         let mirror = self.0.clone();
         Box::pin(async move {
-            mirror.forward("resources/read", Map::from_iter([("uri".to_owned(), json!(uri))]), ctx, Vec::new()).await
+            mirror.forward("resources/read", Map::from_iter([("uri".to_owned(), json!(uri))]), ctx).await
         })
     }
 }
@@ -640,7 +726,7 @@ impl PromptHandler for PromptForward {
         Box::pin(async move {
             let params =
                 Map::from_iter([("name".to_owned(), json!(name)), ("arguments".to_owned(), Value::Object(arguments))]);
-            mirror.forward("prompts/get", params, ctx, Vec::new()).await
+            mirror.forward("prompts/get", params, ctx).await
         })
     }
 }

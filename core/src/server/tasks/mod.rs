@@ -295,7 +295,19 @@ impl Server {
         let mut born: Option<(TaskOutcome, TaskStatus)> = None;
         if generation == Generation::Extension {
             let window = self.task_engine().options().promote_after;
-            if let Ok(early) = tokio::time::timeout(window, &mut first).await {
+            let early = tokio::select! {
+                early = tokio::time::timeout(window, &mut first) => early.ok(),
+                // Cancelled before a task exists: no task is made, and the handler sees its
+                // cancellation and winds down on its own (nobody reads what it answers).
+                () = ctx.cancelled() => {
+                    live.cancel.cancel();
+                    tokio::spawn(async move {
+                        let _ = tokio::time::timeout(CANCEL_GRACE, first).await;
+                    });
+                    return Err(ErrorObject::internal("the request was cancelled before its task was created"));
+                }
+            };
+            if let Some(early) = early {
                 let reply = early.unwrap_or_else(|p| Err(HandlerError::panicked(&*p)));
                 match (reply, entry.task_support) {
                     (Ok(Reply::InputRequired(ir)), _) => {
