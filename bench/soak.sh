@@ -14,12 +14,14 @@
 # four), and sessions-expired: the sessions left idle until the server's idle timeout (--expire-ms,
 # default 30000, set through FERRITE_HTTP_OPTIONS; longer than making them takes) ends them. --heap also reads, through gdb, the glibc heap in use and the RSS after malloc_trim(0)
 # in sessions and sse. The bounded run for the test command (about 2 minutes):
-#   SOAK_THRESHOLD_NODE=25 bench/soak.sh --stdio-calls 100000 --calls 40000 --warmup 25 --sessions 1000 --streams 200
+#   bench/soak.sh --stdio-calls 100000 --calls 40000 --warmup 25 --sessions 1000 --streams 200
 # Servers (override with SOAK_RUST, SOAK_C, SOAK_PYTHON, SOAK_NODE, SOAK_GO):
 #   rust    $CARGO_TARGET_DIR/release/examples/everything (cargo build --release --example everything -p ferrite-core)
 #   c, go   $CARGO_TARGET_DIR/release/ferrite-examples/everything-c, everything-go (tests/c/run.sh builds them)
 #   python  ${FERRITE_PY_VENV:-~/.cache/ferrite/venv-py}/bin/python examples/python/everything.py
-#   node    node examples/node/everything.mjs
+#   node    node --max-semi-space-size=1 examples/node/everything.mjs (V8's young generation kept at
+#           its starting size, so that its adaptive growth, up to 16 MiB semi-spaces over the
+#           first ~500,000 calls, is not read as a leak: bench/README.md, "Soak")
 # SOAK_THRESHOLD_<SURFACE> (e.g. SOAK_THRESHOLD_NODE=25) sets one surface's threshold apart.
 # Exit status 1 when any run failed or a server is missing.
 set -euo pipefail
@@ -70,7 +72,7 @@ command_of() {
     c) echo "${SOAK_C:-$target/release/ferrite-examples/everything-c}" ;;
     go) echo "${SOAK_GO:-$target/release/ferrite-examples/everything-go}" ;;
     python) echo "${SOAK_PYTHON:-$py_venv/bin/python $repo/examples/python/everything.py}" ;;
-    node) echo "${SOAK_NODE:-node $repo/examples/node/everything.mjs}" ;;
+    node) echo "${SOAK_NODE:-node --max-semi-space-size=1 $repo/examples/node/everything.mjs}" ;;
     esac
 }
 
