@@ -164,8 +164,6 @@ struct Flags {
     page_size: AtomicUsize,
     /// Whether any middleware is registered (the chain is skipped otherwise).
     has_middleware: AtomicBool,
-    /// Whether the telemetry layer is in the chain.
-    telemetry: AtomicBool,
 }
 
 pub(crate) struct ServerInner {
@@ -178,6 +176,8 @@ pub(crate) struct ServerInner {
     observer: RwLock<Option<Arc<dyn NotificationObserver>>>,
     /// The middleware chain, first added first.
     middleware: RwLock<Arc<[Arc<dyn middleware::Middleware>]>>,
+    /// Spans and metrics of each request, when telemetry is on.
+    telemetry: std::sync::OnceLock<crate::telemetry::RequestTelemetry>,
     roots_observer: RwLock<Option<Arc<dyn Fn() + Send + Sync>>>,
     listeners: Mutex<Vec<Listener>>,
     listens: Mutex<Vec<ListenSlot>>,
@@ -319,6 +319,7 @@ impl ServerBuilder {
                 limits: limits::LiveLimits::default(),
                 observer: RwLock::new(None),
                 middleware: RwLock::new(Arc::from(Vec::new())),
+                telemetry: std::sync::OnceLock::new(),
                 roots_observer: RwLock::new(None),
                 listeners: Mutex::new(Vec::new()),
                 listens: Mutex::new(Vec::new()),

@@ -279,22 +279,32 @@ impl Server {
         Ok(())
     }
 
-    /// Put the telemetry layer `make` builds first in the chain (outermost), once per server;
-    /// whether it was added now.
-    pub(crate) fn add_telemetry_once<M: Middleware>(&self, make: impl FnOnce(super::WeakServer) -> M) -> bool {
-        if self.inner.flags.telemetry.swap(true, Ordering::AcqRel) {
-            return false;
-        }
-        let layer: Arc<dyn Middleware> = Arc::new(make(self.downgrade()));
-        let mut chain = write(&self.inner.middleware);
-        let all: Vec<Arc<dyn Middleware>> = std::iter::once(layer).chain(chain.iter().cloned()).collect();
-        *chain = all.into();
-        self.inner.flags.has_middleware.store(true, Ordering::Release);
-        true
+    /// Watch requests and notifications with the telemetry `make` builds (outermost, around
+    /// the chain), once per server; whether it was set now.
+    pub(crate) fn set_telemetry_once(
+        &self,
+        make: impl FnOnce(super::WeakServer) -> crate::telemetry::RequestTelemetry,
+    ) -> bool {
+        let mut made = false;
+        self.inner.telemetry.get_or_init(|| {
+            made = true;
+            make(self.downgrade())
+        });
+        made
     }
 
     /// Answer a routed request, through the middleware chain when there is one.
     pub(crate) async fn route_through_chain(&self, method: &str, params: Option<Value>, ctx: RequestContext) -> Answer {
+        let Some(telemetry) = self.inner.telemetry.get() else {
+            return self.route_in_chain(method, params, ctx).await;
+        };
+        let watch = telemetry.start(method, params.as_ref(), &ctx);
+        let answer = self.route_in_chain(method, params, ctx).await;
+        telemetry.end(watch, &answer);
+        answer
+    }
+
+    async fn route_in_chain(&self, method: &str, params: Option<Value>, ctx: RequestContext) -> Answer {
         if !self.inner.flags.has_middleware.load(Ordering::Acquire) {
             return self.route(method, params, ctx).await;
         }
@@ -306,6 +316,15 @@ impl Server {
     /// Act on a client's notification, through the middleware chain when there is one. A
     /// middleware that panics is reported and the notification goes no further.
     pub(crate) async fn notify_through_chain(&self, n: Notification, conn: &Arc<ConnectionState>, info: &RequestInfo) {
+        let Some(telemetry) = self.inner.telemetry.get() else {
+            return self.notify_in_chain(n, conn, info).await;
+        };
+        let mut span = telemetry.notification(&n.method, n.params.as_ref(), conn, info);
+        self.notify_in_chain(n, conn, info).await;
+        opentelemetry::trace::Span::end(&mut span);
+    }
+
+    async fn notify_in_chain(&self, n: Notification, conn: &Arc<ConnectionState>, info: &RequestInfo) {
         if !self.inner.flags.has_middleware.load(Ordering::Acquire) {
             return self.handle_notification(n, conn);
         }

@@ -1,0 +1,185 @@
+//! OpenTelemetry: a span and metrics per request, following the MCP semantic conventions, and
+//! OTLP/HTTP export through the official `opentelemetry` crates.
+//!
+//! Off by default. [`Server::enable_telemetry`] is the one switch: it installs the OTLP
+//! exporters once per process (configured by the standard `OTEL_*` variables:
+//! `OTEL_EXPORTER_OTLP_ENDPOINT` and its per-signal forms, `OTEL_EXPORTER_OTLP_HEADERS`,
+//! `OTEL_SERVICE_NAME`, `OTEL_RESOURCE_ATTRIBUTES`, `OTEL_METRIC_EXPORT_INTERVAL`;
+//! `OTEL_SDK_DISABLED=true` installs nothing) as the global providers, and has the server watch
+//! each request around its middleware chain ([`requests`]). A Rust program that set up its own providers
+//! calls [`Server::add_telemetry_layer`] instead. [`shutdown`] flushes what is pending (the
+//! bindings call it at exit).
+//!
+//! Per request the layer opens a SERVER span named `{mcp.method.name} {target}` whose parent is
+//! the `traceparent`/`tracestate` of the request's `_meta`, with `mcp.method.name`,
+//! `mcp.protocol.version`, `mcp.session.id`, `jsonrpc.request.id`, `gen_ai.tool.name` or
+//! `gen_ai.prompt.name`, `mcp.resource.uri`, `network.transport`, and on failure `error.type`
+//! (the JSON-RPC code, or `tool_error` for a tool result with `isError`) and
+//! `rpc.response.status_code`. Metrics: `mcp.server.operation.duration` (histogram, seconds,
+//! the same attributes but the ids; each series bound once, [`series`]),
+//! `ferrite.server.active_requests` (up-down counter, read from the server's in-flight count),
+//! `ferrite.server.sessions` (gauge: the connections served), and what [`Server::stats`]
+//! counts: `ferrite.server.sse_streams` and `ferrite.server.tasks.running` (gauges),
+//! `ferrite.server.tasks.created` and `ferrite.store.round_trips` (counters).
+
+mod requests;
+mod series;
+
+use std::sync::{Mutex, OnceLock};
+
+use opentelemetry::global;
+use opentelemetry_sdk::metrics::{PeriodicReader, SdkMeterProvider};
+use opentelemetry_sdk::trace::SdkTracerProvider;
+use opentelemetry_sdk::Resource;
+
+pub(crate) use requests::RequestTelemetry;
+
+use crate::server::{Server, WeakServer};
+
+pub use opentelemetry;
+
+/// Why telemetry could not be turned on.
+#[derive(Debug, thiserror::Error)]
+pub enum TelemetryError {
+    /// An OTLP exporter could not be built (a bad endpoint or header variable).
+    #[error("cannot build the OTLP {signal} exporter: {reason}")]
+    Exporter {
+        /// `traces` or `metrics`.
+        signal: &'static str,
+        /// What the exporter said.
+        reason: String,
+    },
+}
+
+/// The providers installed by [`install_otlp`], kept to flush them at [`shutdown`].
+static PROVIDERS: Mutex<Option<(SdkTracerProvider, SdkMeterProvider)>> = Mutex::new(None);
+
+/// Whether the OTLP exporters are installed (once per process).
+static INSTALLED: OnceLock<bool> = OnceLock::new();
+
+/// Install OTLP/HTTP (protobuf) exporters for traces and metrics as the global providers,
+/// configured by the `OTEL_*` variables; once per process (later calls do nothing). Returns
+/// whether exporters are installed (false when `OTEL_SDK_DISABLED=true`).
+pub fn install_otlp() -> Result<bool, TelemetryError> {
+    if let Some(installed) = INSTALLED.get() {
+        return Ok(*installed);
+    }
+    let disabled = std::env::var("OTEL_SDK_DISABLED").is_ok_and(|v| v.trim().eq_ignore_ascii_case("true"));
+    if disabled {
+        return Ok(*INSTALLED.get_or_init(|| false));
+    }
+    // The exporters' blocking HTTP client may be neither made nor dropped on a tokio thread:
+    // build (and, in `shutdown`, drop) the providers on a thread of their own.
+    let built = std::thread::spawn(build_providers)
+        .join()
+        .unwrap_or_else(|_| Err(TelemetryError::Exporter { signal: "traces", reason: "the exporter panicked".into() }));
+    let (tracer_provider, meter_provider) = built?;
+    global::set_tracer_provider(tracer_provider.clone());
+    global::set_meter_provider(meter_provider.clone());
+    *crate::sync::lock(&PROVIDERS) = Some((tracer_provider, meter_provider));
+    Ok(*INSTALLED.get_or_init(|| true))
+}
+
+fn build_providers() -> Result<(SdkTracerProvider, SdkMeterProvider), TelemetryError> {
+    use opentelemetry_otlp::{MetricExporter, Protocol, SpanExporter, WithExportConfig};
+    let resource = Resource::builder().build();
+    let spans = SpanExporter::builder()
+        .with_http()
+        .with_protocol(Protocol::HttpBinary)
+        .build()
+        .map_err(|e| TelemetryError::Exporter { signal: "traces", reason: e.to_string() })?;
+    let metrics = MetricExporter::builder()
+        .with_http()
+        .with_protocol(Protocol::HttpBinary)
+        .build()
+        .map_err(|e| TelemetryError::Exporter { signal: "metrics", reason: e.to_string() })?;
+    let tracer_provider =
+        SdkTracerProvider::builder().with_batch_exporter(spans).with_resource(resource.clone()).build();
+    let meter_provider = SdkMeterProvider::builder()
+        .with_reader(PeriodicReader::builder(metrics).build())
+        .with_resource(resource)
+        .build();
+    Ok((tracer_provider, meter_provider))
+}
+
+/// Export what is pending and stop the exporters installed by [`install_otlp`] (a no-op
+/// otherwise). Blocks until the exports finish or time out.
+pub fn shutdown() {
+    let providers = crate::sync::lock(&PROVIDERS).take();
+    if let Some((traces, metrics)) = providers {
+        let _ = std::thread::spawn(move || {
+            let _ = traces.force_flush();
+            let _ = metrics.force_flush();
+            let _ = traces.shutdown();
+            let _ = metrics.shutdown();
+            // The global providers hold clones: replace them so the clients drop here too.
+            global::set_tracer_provider(opentelemetry::trace::noop::NoopTracerProvider::new());
+            global::set_meter_provider(opentelemetry::metrics::noop::NoopMeterProvider::new());
+        })
+        .join();
+    }
+}
+
+/// Export what is pending now, keeping the exporters (tests, and hosts that exit abruptly).
+pub fn flush() {
+    let guard = crate::sync::lock(&PROVIDERS);
+    if let Some((traces, metrics)) = guard.as_ref() {
+        let _ = traces.force_flush();
+        let _ = metrics.force_flush();
+    }
+}
+
+impl Server {
+    /// Turn telemetry on: the OTLP exporters ([`install_otlp`]) and the per-request telemetry
+    /// ([`Server::add_telemetry_layer`]).
+    pub fn enable_telemetry(&self) -> Result<(), TelemetryError> {
+        install_otlp()?;
+        self.add_telemetry_layer();
+        Ok(())
+    }
+
+    /// Watch every request and client notification (outermost, around the middleware
+    /// chain), recording into the global OpenTelemetry providers (whatever the program
+    /// installed). Once per server.
+    pub fn add_telemetry_layer(&self) {
+        self.set_telemetry_once(RequestTelemetry::new);
+    }
+}
+
+/// [`Server::stats`] as observable instruments, read at each metric export (nothing is
+/// recorded per stream, task or store command).
+fn observe_stats(meter: &opentelemetry::metrics::Meter, server: &WeakServer) {
+    type Read = fn(&crate::ServerStats) -> u64;
+    let gauges: [(&'static str, &'static str, Read); 2] = [
+        ("ferrite.server.sse_streams", "SSE response streams open now.", |s| s.sse_streams),
+        ("ferrite.server.tasks.running", "Tasks running in this process now.", |s| s.tasks_running),
+    ];
+    for (name, description, read) in gauges {
+        let server = server.clone();
+        meter
+            .u64_observable_gauge(name)
+            .with_description(description)
+            .with_callback(move |gauge| {
+                if let Some(s) = server.upgrade() {
+                    gauge.observe(read(&s.stats()), &[]);
+                }
+            })
+            .build();
+    }
+    let counters: [(&'static str, &'static str, Read); 2] = [
+        ("ferrite.server.tasks.created", "Tasks this process created.", |s| s.tasks_created),
+        ("ferrite.store.round_trips", "Commands sent to the shared store (Redis).", |s| s.store_round_trips),
+    ];
+    for (name, description, read) in counters {
+        let server = server.clone();
+        meter
+            .u64_observable_counter(name)
+            .with_description(description)
+            .with_callback(move |counter| {
+                if let Some(s) = server.upgrade() {
+                    counter.observe(read(&s.stats()), &[]);
+                }
+            })
+            .build();
+    }
+}

@@ -1,0 +1,263 @@
+//! The span and the metrics of each request and client notification.
+//!
+//! Not a middleware: the server calls [`RequestTelemetry::start`] before a request enters the
+//! chain and [`RequestTelemetry::end`] with its answer (outermost, as the first middleware
+//! was), so a server whose only layer is telemetry still skips the chain, and nothing per
+//! request is boxed. A span starts with what costs nothing to say (static strings: the method,
+//! the revision, the transport), which is what a sampler sees; its name with the target and the
+//! attributes that need allocating (ids, tool name) are added only when it records, so a request
+//! the sampler drops (`OTEL_TRACES_SAMPLER`) pays for none of them. The duration goes to a bound
+//! series ([`super::series`]); the requests in flight are read from the server's own count at
+//! each export.
+
+use std::borrow::Cow;
+use std::sync::Arc;
+use std::time::Instant;
+
+use opentelemetry::global::{self, BoxedSpan, BoxedTracer};
+use opentelemetry::propagation::{Extractor, TextMapPropagator};
+use opentelemetry::trace::{Span, SpanKind, Status, Tracer};
+use opentelemetry::{Context, KeyValue};
+use opentelemetry_sdk::propagation::TraceContextPropagator;
+use serde_json::{Map, Value};
+
+use super::series::{ErrorType, Series, SeriesRef, SeriesTable};
+use crate::protocol::{ErrorObject, RawJson};
+use crate::server::{ConnectionState, RequestContext, RequestInfo, WeakServer};
+
+/// The bounds of `mcp.server.operation.duration`, in seconds.
+const DURATION_BOUNDS: [f64; 17] =
+    [0.0001, 0.0005, 0.001, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 60.0, 300.0];
+
+/// What telemetry keeps for a server: its tracer and its duration series.
+pub(crate) struct RequestTelemetry {
+    tracer: BoxedTracer,
+    durations: SeriesTable,
+}
+
+/// One request being watched: its span, when it started, and its duration series.
+pub(crate) struct Watch {
+    span: BoxedSpan,
+    started: Instant,
+    series: Option<Arc<Series>>,
+    /// The series' attributes, when no series could be bound (see [`super::series::MAX_SERIES`]).
+    unbound: Option<Vec<KeyValue>>,
+    is_tool_call: bool,
+}
+
+impl RequestTelemetry {
+    /// The telemetry of `server`, recording into the global providers; the gauges that read
+    /// the server's counts at each export are registered here.
+    pub(crate) fn new(server: WeakServer) -> Self {
+        let meter = global::meter("ferrite");
+        let sessions = server.clone();
+        meter
+            .u64_observable_gauge("ferrite.server.sessions")
+            .with_description("The connections (stdio, HTTP sessions) the server serves.")
+            .with_callback(move |gauge| {
+                if let Some(s) = sessions.upgrade() {
+                    gauge.observe(s.connected_sessions().len() as u64, &[]);
+                }
+            })
+            .build();
+        let in_flight = server.clone();
+        meter
+            .i64_observable_up_down_counter("ferrite.server.active_requests")
+            .with_description("Requests the server is answering now.")
+            .with_callback(move |counter| {
+                if let Some(s) = in_flight.upgrade() {
+                    counter.observe(i64::try_from(s.in_flight()).unwrap_or(i64::MAX), &[]);
+                }
+            })
+            .build();
+        super::observe_stats(&meter, &server);
+        let duration = meter
+            .f64_histogram("mcp.server.operation.duration")
+            .with_unit("s")
+            .with_description("MCP request duration as observed on the server, from receipt until the answer.")
+            .with_boundaries(DURATION_BOUNDS.to_vec())
+            .build();
+        RequestTelemetry { tracer: global::tracer("ferrite"), durations: SeriesTable::new(duration) }
+    }
+
+    /// A request enters the chain.
+    pub(crate) fn start(&self, method: &str, params: Option<&Value>, ctx: &RequestContext) -> Watch {
+        let parent = parent_of(ctx.meta());
+        let transport = transport_of(ctx.request_info());
+        let version = ctx.protocol_version().as_str();
+        let (method_name, static_name) = method_value(method);
+        // Room for the attributes a recording span gets below (the builder keeps this vector).
+        let mut attrs = Vec::with_capacity(8);
+        attrs.extend([
+            KeyValue::new("mcp.method.name", method_name),
+            KeyValue::new("mcp.protocol.version", version),
+            KeyValue::new("network.transport", transport),
+        ]);
+        let name: Cow<'static, str> = match static_name {
+            Some(n) => Cow::Borrowed(n),
+            None => Cow::Owned(method.to_owned()),
+        };
+        let mut span = self
+            .tracer
+            .span_builder(name)
+            .with_kind(SpanKind::Server)
+            .with_attributes(attrs)
+            .start_with_context(&self.tracer, &parent);
+        let target = target_of(method, params);
+        if span.is_recording() {
+            if let Some((_, value)) = target {
+                span.update_name(format!("{method} {value}"));
+            }
+            let mut attrs = Vec::with_capacity(4);
+            if let Some((key, value)) = target {
+                attrs.push(KeyValue::new(key, value.to_owned()));
+            }
+            attrs.push(KeyValue::new("mcp.session.id", ctx.connection_id().to_owned()));
+            attrs.push(KeyValue::new("jsonrpc.request.id", ctx.request_id().to_string()));
+            if method == "tools/call" {
+                attrs.push(KeyValue::new("gen_ai.operation.name", "execute_tool"));
+            }
+            span.set_attributes(attrs);
+        }
+        let key = SeriesRef { method, version, transport, target, error: None };
+        let series = self.durations.series(key);
+        let unbound = if series.is_none() { Some(key.attributes()) } else { None };
+        Watch { span, started: Instant::now(), series, unbound, is_tool_call: method == "tools/call" }
+    }
+
+    /// The request's answer left the chain.
+    pub(crate) fn end(&self, mut watch: Watch, answer: &Result<RawJson, ErrorObject>) {
+        let seconds = watch.started.elapsed().as_secs_f64();
+        let error = error_type(watch.is_tool_call, answer);
+        if let Some(error) = error {
+            if watch.span.is_recording() {
+                watch.span.set_attribute(KeyValue::new("error.type", error.value()));
+                if let ErrorType::Code(code) = error {
+                    watch.span.set_attribute(KeyValue::new("rpc.response.status_code", code.to_string()));
+                }
+                let message = match answer {
+                    Err(e) => e.message.clone(),
+                    Ok(_) => "the tool reported an error".to_owned(),
+                };
+                watch.span.set_status(Status::error(message));
+            }
+        }
+        watch.span.end();
+        match (&watch.series, error, watch.unbound.as_mut()) {
+            (Some(series), None, _) => series.record(seconds),
+            (Some(series), Some(e), _) => self.durations.record(series.failed(e), seconds),
+            (None, error, Some(attrs)) => {
+                if let Some(e) = error {
+                    attrs.push(KeyValue::new("error.type", e.value()));
+                }
+                self.durations.record_unbound(seconds, attrs);
+            }
+            (None, _, None) => {}
+        }
+    }
+
+    /// A client notification gets a SERVER span of its own (the MCP conventions' span for a
+    /// notification: named by its method, `mcp.method.name`, `mcp.session.id`, in the trace its
+    /// `_meta.traceparent` names), around the chain and the core's handling; end it after.
+    pub(crate) fn notification(
+        &self,
+        method: &str,
+        params: Option<&Value>,
+        conn: &ConnectionState,
+        info: &RequestInfo,
+    ) -> BoxedSpan {
+        let meta = params.and_then(|p| p.get("_meta")).and_then(Value::as_object);
+        let attrs = vec![
+            KeyValue::new("mcp.method.name", method_value(method).0),
+            KeyValue::new("mcp.session.id", conn.id().to_owned()),
+            KeyValue::new("network.transport", transport_of(info)),
+        ];
+        self.tracer
+            .span_builder(method.to_owned())
+            .with_kind(SpanKind::Server)
+            .with_attributes(attrs)
+            .start_with_context(&self.tracer, &parent_of(meta))
+    }
+}
+
+/// `tcp` over HTTP, `pipe` otherwise.
+fn transport_of(info: &RequestInfo) -> &'static str {
+    if info.http().is_some() {
+        "tcp"
+    } else {
+        "pipe"
+    }
+}
+
+/// The trace a request's `_meta` names (most requests name none: the propagator is skipped).
+fn parent_of(meta: Option<&Map<String, Value>>) -> Context {
+    match meta {
+        Some(meta) if meta.contains_key("traceparent") => {
+            TraceContextPropagator::new().extract_with_context(&Context::new(), &MetaCarrier(meta))
+        }
+        _ => Context::new(),
+    }
+}
+
+/// The `_meta` of a request as a carrier of W3C trace context.
+struct MetaCarrier<'a>(&'a Map<String, Value>);
+
+impl Extractor for MetaCarrier<'_> {
+    fn get(&self, key: &str) -> Option<&str> {
+        self.0.get(key)?.as_str()
+    }
+
+    fn keys(&self) -> Vec<&str> {
+        self.0.keys().map(String::as_str).collect()
+    }
+}
+
+/// What the request is about, for the span name and attributes.
+fn target_of<'a>(method: &str, params: Option<&'a Value>) -> Option<(&'static str, &'a str)> {
+    let params = params?;
+    let text = |k: &str| params.get(k).and_then(Value::as_str);
+    match method {
+        "tools/call" => text("name").map(|n| ("gen_ai.tool.name", n)),
+        "prompts/get" => text("name").map(|n| ("gen_ai.prompt.name", n)),
+        "resources/read" | "resources/subscribe" | "resources/unsubscribe" => {
+            text("uri").map(|u| ("mcp.resource.uri", u))
+        }
+        _ => None,
+    }
+}
+
+/// `error.type` of an answer: the JSON-RPC code, or `tool_error` for a tool's `isError`.
+fn error_type(is_tool_call: bool, answer: &Result<RawJson, ErrorObject>) -> Option<ErrorType> {
+    match answer {
+        Err(e) => Some(ErrorType::Code(e.code)),
+        Ok(raw) if is_tool_call && raw.get().contains("\"isError\":true") => Some(ErrorType::Tool),
+        Ok(_) => None,
+    }
+}
+
+/// A known method's name as a static string (no allocation per request), else the method;
+/// and the static string itself when there is one.
+fn method_value(method: &str) -> (opentelemetry::Value, Option<&'static str>) {
+    const KNOWN: [&str; 16] = [
+        "tools/call",
+        "tools/list",
+        "resources/read",
+        "resources/list",
+        "resources/templates/list",
+        "resources/subscribe",
+        "resources/unsubscribe",
+        "prompts/get",
+        "prompts/list",
+        "completion/complete",
+        "server/discover",
+        "subscriptions/listen",
+        "logging/setLevel",
+        "tasks/get",
+        "tasks/result",
+        "tasks/cancel",
+    ];
+    match KNOWN.iter().find(|k| **k == method) {
+        Some(k) => (opentelemetry::Value::from(*k), Some(*k)),
+        None => (opentelemetry::Value::from(method.to_owned()), None),
+    }
+}
