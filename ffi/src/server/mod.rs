@@ -302,7 +302,13 @@ unsafe fn new_server(
 /// not ignore SIGPIPE as Rust, Python and Node programs do, so a write to a peer that has gone
 /// (an HTTP client that closed its socket, a stdio client that closed its end of the pipe) would
 /// kill the host's process; blocked, the write fails with EPIPE and only that peer is dropped.
-/// The host's own threads and its signal dispositions are left as they are.
+/// The host's own threads and its signal dispositions are left as they are. (Miri, which runs
+/// the ABI's Rust tests, has no signals: nothing to block there.)
+#[cfg(miri)]
+fn block_sigpipe() {}
+
+/// See the `cfg(miri)` twin above.
+#[cfg(not(miri))]
 fn block_sigpipe() {
     // SAFETY: `set` is a local sigset_t initialised by sigemptyset before use; sigaddset and
     // pthread_sigmask only read and write it and this thread's signal mask; a NULL old-set
