@@ -55,7 +55,8 @@ type MiddlewareRequest struct {
 	Hook string
 	// Request is the request's handle, valid until the middleware returns: its getters
 	// (ProtocolVersion, ID, Meta, Identity, Header, Info, ...), Log, Context. The middleware's
-	// return settles it: do not Complete or Fail it.
+	// return settles it: its Complete, Fail, FailRPC, ReplyInputRequired, ... refuse with
+	// CodeInvalidArgument.
 	Request Request
 
 	call *middlewareCall
@@ -160,7 +161,7 @@ func goMiddlewareCallback(ud unsafe.Pointer, request *C.ferrite_request, method,
 	req := &MiddlewareRequest{
 		Method:  goString(method),
 		Hook:    goString(hook),
-		Request: Request{ptr: request},
+		Request: Request{ptr: request, inMiddleware: true},
 		call:    &middlewareCall{next: next},
 	}
 	if p, ok := optional(params); ok {
@@ -173,7 +174,7 @@ func goMiddlewareCallback(ud unsafe.Pointer, request *C.ferrite_request, method,
 // runMiddleware calls mw and settles the request with what it returned; a panic is -32603
 // with the panic's message.
 func runMiddleware(mw Middleware, req *MiddlewareRequest) {
-	r := req.Request
+	r := Request{ptr: req.Request.ptr} // the one place that settles a middleware's request
 	defer func() {
 		if p := recover(); p != nil {
 			req.call.returned.Store(true)

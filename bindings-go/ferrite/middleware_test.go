@@ -477,3 +477,50 @@ func TestNotificationMiddlewareRunsInOrderAndCanDropOrChangeANotification(t *tes
 		t.Fatal("AddNotificationMiddleware(nil) was accepted")
 	}
 }
+
+func TestAMiddlewaresRequestIsSettledByItsReturnNotByCompleteOrFail(t *testing.T) {
+	var calls atomic.Int32
+	s := mwServer(t, &calls)
+	var refused []error
+	var mu sync.Mutex
+	s.AddMiddleware(func(req *ferrite.MiddlewareRequest, next ferrite.NextFunc) (any, error) {
+		if req.Name() != "add" {
+			return next(nil)
+		}
+		errs := []error{
+			req.Request.Complete(ferrite.TextResult("from Complete")),
+			req.Request.CompleteText("from CompleteText", nil),
+			req.Request.Fail("from Fail"),
+			req.Request.FailRPC(-32001, "from FailRPC", nil),
+			req.Request.ReplyInputRequired(ferrite.InputRequired{State: "s"}),
+			req.Request.FailURLElicitationRequired(),
+		}
+		mu.Lock()
+		refused = append(refused, errs...)
+		mu.Unlock()
+		return ferrite.TextResult("from the return"), nil
+	})
+	eras(t, func(t *testing.T, modern bool) {
+		mu.Lock()
+		refused = nil
+		mu.Unlock()
+		if got := text(t, rpc(t, s, modern, "tools/call", addCall(1, 2))); got != "from the return" {
+			t.Fatalf("text %q", got)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if len(refused) != 6 {
+			t.Fatalf("%d errors", len(refused))
+		}
+		for i, err := range refused {
+			var fe *ferrite.Error
+			if !errors.As(err, &fe) || fe.Code != ferrite.CodeInvalidArgument {
+				t.Fatalf("settling method %d: %v, want CodeInvalidArgument", i, err)
+			}
+		}
+		// The server serves on.
+		if got := text(t, rpc(t, s, modern, "tools/call", map[string]any{"name": "hidden", "arguments": map[string]any{}})); got != "secret" {
+			t.Fatalf("text %q", got)
+		}
+	})
+}

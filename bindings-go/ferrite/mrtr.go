@@ -38,6 +38,9 @@ type InputRequired struct {
 
 // ReplyInputRequired settles the request with an "input required" reply.
 func (r Request) ReplyInputRequired(ir InputRequired) error {
+	if err := r.settlesByReturn(); err != nil {
+		return err
+	}
 	var reqs, state *C.char
 	var reqsLen, stateLen C.size_t
 	if len(ir.Requests) > 0 {

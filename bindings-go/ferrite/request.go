@@ -20,7 +20,20 @@ var ErrPending = errors.New("ferrite: the request completes later")
 // Request is the in-flight request handed to a handler. It is valid from the handler's call
 // until the request is settled: when the handler returns (anything but ErrPending), or,
 // after ErrPending, when Complete/Fail returns. Any goroutine may use it in that window.
-type Request struct{ ptr *C.ferrite_request }
+type Request struct {
+	ptr *C.ferrite_request
+	// A middleware's request: settled by what the middleware returns, never by the
+	// settling methods (which refuse it: the handle is gone once the middleware answered).
+	inMiddleware bool
+}
+
+// settlesByReturn is the error the settling methods give on a middleware's request.
+func (r Request) settlesByReturn() error {
+	if r.inMiddleware {
+		return &Error{Code: CodeInvalidArgument, Detail: "a middleware answers by returning a result or an error: its Request cannot be completed or failed"}
+	}
+	return nil
+}
 
 // RPCError, returned by a handler, fails the request with this JSON-RPC error.
 type RPCError struct {
@@ -59,6 +72,9 @@ func TextResult(text string) CallToolResult {
 // Complete settles the request with its result, marshalled to the kind's wire shape
 // (CallToolResult, ReadResourceResult, GetPromptResult, a JSON object for a custom method).
 func (r Request) Complete(result any) error {
+	if err := r.settlesByReturn(); err != nil {
+		return err
+	}
 	text, err := marshal(result)
 	if err != nil {
 		return r.Fail(err.Error())
@@ -70,6 +86,9 @@ func (r Request) Complete(result any) error {
 // CompleteText settles a tool call with one text block and optional structuredContent (nil:
 // none), without building the result's JSON.
 func (r Request) CompleteText(text string, structured any) error {
+	if err := r.settlesByReturn(); err != nil {
+		return err
+	}
 	t, tn := nonNull(text)
 	var sp *C.char
 	var sn C.size_t
@@ -85,12 +104,18 @@ func (r Request) CompleteText(text string, structured any) error {
 // Fail settles the request with an error message: a tool execution error (isError) for a
 // tool, -32603 for other handlers.
 func (r Request) Fail(message string) error {
+	if err := r.settlesByReturn(); err != nil {
+		return err
+	}
 	p, n := nonNull(message)
 	return check(C.ferrite_request_fail(r.ptr, p, n))
 }
 
 // FailRPC settles the request with a JSON-RPC error, data optional (nil: none).
 func (r Request) FailRPC(code int32, message string, data any) error {
+	if err := r.settlesByReturn(); err != nil {
+		return err
+	}
 	p, n := nonNull(message)
 	var dp *C.char
 	var dn C.size_t

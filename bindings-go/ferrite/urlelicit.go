@@ -62,6 +62,9 @@ func (r Request) NotifyElicitationComplete(elicitationID string) error {
 // elicitations (what returning a *URLElicitationRequired does; for a handler that returned
 // ErrPending).
 func (r Request) FailURLElicitationRequired(elicitations ...URLElicitation) error {
+	if err := r.settlesByReturn(); err != nil {
+		return err
+	}
 	if elicitations == nil {
 		elicitations = []URLElicitation{}
 	}
