@@ -13,8 +13,9 @@ use std::time::Duration;
 
 use serde_json::{json, Map, Value};
 
+use super::forward::Forwarded;
 use super::link::{Failure, Forward, Link};
-use super::{Forwarded, Mirror};
+use super::Mirror;
 use crate::protocol::model::{CallToolResult, Reply, TaskStatus, RELATED_TASK_KEY, TASKS_EXTENSION};
 use crate::protocol::ErrorObject;
 use crate::server::{HandlerError, HandlerResult, RequestContext};
