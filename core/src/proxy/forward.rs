@@ -103,10 +103,7 @@ impl Mirror {
         capabilities: Option<Value>,
         abandons: bool,
     ) -> HandlerResult<Forwarded> {
-        let mut forward = Forward::declaring(ctx.clone(), headers, capabilities);
-        if let Some(f) = Arc::get_mut(&mut forward) {
-            f.abandons = abandons;
-        }
+        let forward = Forward::declaring(ctx.clone(), headers, capabilities, abandons);
         let link = self.link_for(ctx);
         if link.goes_modern(Some(&forward)) {
             if !ctx.input_responses().is_empty() {

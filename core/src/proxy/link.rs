@@ -86,8 +86,8 @@ pub(crate) struct Forward {
     /// tied to that task are asked of this forward's client.
     pub(crate) upstream_task: Mutex<Option<String>>,
     /// Whether cancelling the client's request abandons the upstream request at once (else
-    /// its answer is awaited: see `Mirror::call_tool`).
-    pub(crate) abandons: bool,
+    /// its answer is awaited: see `Mirror::call_creating_task`).
+    abandons: bool,
 }
 
 impl Forward {
@@ -96,14 +96,16 @@ impl Forward {
     }
 
     pub(crate) fn with_headers(ctx: RequestContext, headers: Vec<(String, String)>) -> Arc<Forward> {
-        Self::declaring(ctx, headers, None)
+        Self::declaring(ctx, headers, None, true)
     }
 
-    /// As [`Forward::with_headers`], declaring `capabilities` upstream instead of the client's.
+    /// As [`Forward::with_headers`], declaring `capabilities` upstream instead of the client's,
+    /// and abandoning the upstream request when the client cancels, or not (`abandons`).
     pub(crate) fn declaring(
         ctx: RequestContext,
         headers: Vec<(String, String)>,
         capabilities: Option<Value>,
+        abandons: bool,
     ) -> Arc<Forward> {
         // A retry carries the answers of earlier rounds in its request state (see `ask_client`).
         let mut answers: InputResponses = match ctx.request_state_as::<InputResponses>() {
@@ -121,7 +123,7 @@ impl Forward {
             headers,
             capabilities,
             upstream_task: Mutex::new(None),
-            abandons: true,
+            abandons,
         })
     }
 }

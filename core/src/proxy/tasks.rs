@@ -124,7 +124,7 @@ impl Mirror {
         ctx: &RequestContext,
         capabilities: Option<Value>,
     ) -> HandlerResult<Reply<CallToolResult>> {
-        let forward = Forward::declaring(ctx.clone(), Vec::new(), capabilities);
+        let forward = Forward::declaring(ctx.clone(), Vec::new(), capabilities, true);
         let outcome = match &task {
             UpstreamTask::Legacy(id) => {
                 *crate::sync::lock(&forward.upstream_task) = Some(id.clone());
@@ -160,7 +160,7 @@ impl Mirror {
             () = ctx.cancelled() => {
                 if let Ok(Ok(Forwarded::Answer(v))) = tokio::time::timeout(LATE_ANSWER, call).await {
                     if let Some(task) = UpstreamTask::of(&v) {
-                        let forward = Forward::declaring(ctx.clone(), Vec::new(), capabilities);
+                        let forward = Forward::declaring(ctx.clone(), Vec::new(), capabilities, true);
                         let _ = link.request_beside("tasks/cancel", Some(json!({"taskId": task.id()})), &forward).await;
                     }
                 }

@@ -39,10 +39,15 @@ pub(crate) struct RequestTelemetry {
 pub(crate) struct Watch {
     span: BoxedSpan,
     started: Instant,
-    series: Option<Arc<Series>>,
-    /// The series' attributes, when no series could be bound (see [`super::series::MAX_SERIES`]).
-    unbound: Option<Vec<KeyValue>>,
+    duration: Duration,
     is_tool_call: bool,
+}
+
+/// Where a request's duration goes: its bound series, or, past [`super::series::MAX_SERIES`],
+/// its attributes for an unbound record.
+enum Duration {
+    Bound(Arc<Series>),
+    Unbound(Vec<KeyValue>),
 }
 
 impl RequestTelemetry {
@@ -120,9 +125,11 @@ impl RequestTelemetry {
             span.set_attributes(attrs);
         }
         let key = SeriesRef { method, version, transport, target, error: None };
-        let series = self.durations.series(key);
-        let unbound = if series.is_none() { Some(key.attributes()) } else { None };
-        Watch { span, started: Instant::now(), series, unbound, is_tool_call: method == "tools/call" }
+        let duration = match self.durations.series(key) {
+            Some(series) => Duration::Bound(series),
+            None => Duration::Unbound(key.attributes()),
+        };
+        Watch { span, started: Instant::now(), duration, is_tool_call: method == "tools/call" }
     }
 
     /// The request's answer left the chain.
@@ -143,16 +150,15 @@ impl RequestTelemetry {
             }
         }
         watch.span.end();
-        match (&watch.series, error, watch.unbound.as_mut()) {
-            (Some(series), None, _) => series.record(seconds),
-            (Some(series), Some(e), _) => self.durations.record(series.failed(e), seconds),
-            (None, error, Some(attrs)) => {
+        match (watch.duration, error) {
+            (Duration::Bound(series), None) => series.record(seconds),
+            (Duration::Bound(series), Some(e)) => self.durations.record(series.failed(e), seconds),
+            (Duration::Unbound(mut attrs), error) => {
                 if let Some(e) = error {
                     attrs.push(KeyValue::new("error.type", e.value()));
                 }
-                self.durations.record_unbound(seconds, attrs);
+                self.durations.record_unbound(seconds, &attrs);
             }
-            (None, _, None) => {}
         }
     }
 

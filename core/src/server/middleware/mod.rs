@@ -280,17 +280,12 @@ impl Server {
     }
 
     /// Watch requests and notifications with the telemetry `make` builds (outermost, around
-    /// the chain), once per server; whether it was set now.
+    /// the chain), once per server: later calls change nothing.
     pub(crate) fn set_telemetry_once(
         &self,
         make: impl FnOnce(super::WeakServer) -> crate::telemetry::RequestTelemetry,
-    ) -> bool {
-        let mut made = false;
-        self.inner.telemetry.get_or_init(|| {
-            made = true;
-            make(self.downgrade())
-        });
-        made
+    ) {
+        self.inner.telemetry.get_or_init(|| make(self.downgrade()));
     }
 
     /// Answer a routed request, through the middleware chain when there is one.
