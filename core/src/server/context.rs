@@ -41,6 +41,12 @@ impl MetaField {
     fn get(&self) -> Option<&Map<String, Value>> {
         self.assembled.get_or_init(|| self.read.as_deref().and_then(RequestMeta::to_map)).as_ref()
     }
+
+    /// The keys of `_meta` the core does not read itself (`traceparent`, ...), without
+    /// assembling the whole map.
+    fn other(&self) -> Option<&Map<String, Value>> {
+        self.read.as_deref().map(|m| &m.other)
+    }
 }
 
 impl Clone for MetaField {
@@ -248,6 +254,12 @@ impl RequestContext {
     /// The request's `_meta`, if any (parsed on first use).
     pub fn meta(&self) -> Option<&Map<String, Value>> {
         self.inner.meta.get()
+    }
+
+    /// The keys of `_meta` that are not the envelope's or `progressToken` (`traceparent`,
+    /// `tracestate`, ...): what telemetry reads on every request, without assembling [`Self::meta`].
+    pub(crate) fn meta_other(&self) -> Option<&Map<String, Value>> {
+        self.inner.meta.other()
     }
 
     /// Whether the client cancelled this request (`notifications/cancelled`). Handlers

@@ -22,6 +22,7 @@
 //! counts: `ferrite.server.sse_streams` and `ferrite.server.tasks.running` (gauges),
 //! `ferrite.server.tasks.created` and `ferrite.store.round_trips` (counters).
 
+mod presample;
 mod requests;
 mod series;
 
@@ -57,6 +58,10 @@ static PROVIDERS: Mutex<Option<(SdkTracerProvider, SdkMeterProvider)>> = Mutex::
 /// Whether the OTLP exporters are installed (once per process).
 static INSTALLED: OnceLock<bool> = OnceLock::new();
 
+/// The sampler of the tracer provider [`install_otlp`] installed, which the request telemetry
+/// asks before making a span ([`presample`]).
+static SAMPLER: OnceLock<Box<dyn opentelemetry_sdk::trace::ShouldSample>> = OnceLock::new();
+
 /// Install OTLP/HTTP (protobuf) exporters for traces and metrics as the global providers,
 /// configured by the `OTEL_*` variables; once per process (later calls do nothing). Returns
 /// whether exporters are installed (false when `OTEL_SDK_DISABLED=true`).
@@ -73,14 +78,17 @@ pub fn install_otlp() -> Result<bool, TelemetryError> {
     let built = std::thread::spawn(build_providers)
         .join()
         .unwrap_or_else(|_| Err(TelemetryError::Exporter { signal: "traces", reason: "the exporter panicked".into() }));
-    let (tracer_provider, meter_provider) = built?;
+    let (tracer_provider, meter_provider, sampler) = built?;
+    let _ = SAMPLER.set(sampler);
     global::set_tracer_provider(tracer_provider.clone());
     global::set_meter_provider(meter_provider.clone());
     *crate::sync::lock(&PROVIDERS) = Some((tracer_provider, meter_provider));
     Ok(*INSTALLED.get_or_init(|| true))
 }
 
-fn build_providers() -> Result<(SdkTracerProvider, SdkMeterProvider), TelemetryError> {
+type Built = (SdkTracerProvider, SdkMeterProvider, Box<dyn opentelemetry_sdk::trace::ShouldSample>);
+
+fn build_providers() -> Result<Built, TelemetryError> {
     use opentelemetry_otlp::{MetricExporter, Protocol, SpanExporter, WithExportConfig};
     let resource = Resource::builder().build();
     let spans = SpanExporter::builder()
@@ -93,13 +101,21 @@ fn build_providers() -> Result<(SdkTracerProvider, SdkMeterProvider), TelemetryE
         .with_protocol(Protocol::HttpBinary)
         .build()
         .map_err(|e| TelemetryError::Exporter { signal: "metrics", reason: e.to_string() })?;
-    let tracer_provider =
-        SdkTracerProvider::builder().with_batch_exporter(spans).with_resource(resource.clone()).build();
+    // The sampler the SDK reads from `OTEL_TRACES_SAMPLER` and `OTEL_TRACES_SAMPLER_ARG`, kept to
+    // decide before a span is made; the id generator starts a sampled root span on the trace id
+    // that decision was made on.
+    let sampler = opentelemetry_sdk::trace::Config::default().sampler;
+    let tracer_provider = SdkTracerProvider::builder()
+        .with_sampler(sampler.clone())
+        .with_id_generator(presample::HandedIds::default())
+        .with_batch_exporter(spans)
+        .with_resource(resource.clone())
+        .build();
     let meter_provider = SdkMeterProvider::builder()
         .with_reader(PeriodicReader::builder(metrics).build())
         .with_resource(resource)
         .build();
-    Ok((tracer_provider, meter_provider))
+    Ok((tracer_provider, meter_provider, sampler))
 }
 
 /// Export what is pending and stop the exporters installed by [`install_otlp`] (a no-op

@@ -21,7 +21,8 @@ use opentelemetry::{Context, KeyValue};
 use opentelemetry_sdk::propagation::TraceContextPropagator;
 use serde_json::{Map, Value};
 
-use super::series::{ErrorType, Series, SeriesRef, SeriesTable};
+use super::presample::{self, Decision, Presampler};
+use super::series::{ErrorType, Series, SeriesRef, SeriesTable, Target, Transport};
 use crate::protocol::{ErrorObject, RawJson};
 use crate::server::{ConnectionState, RequestContext, RequestInfo, WeakServer};
 
@@ -32,12 +33,15 @@ const DURATION_BOUNDS: [f64; 17] =
 /// What telemetry keeps for a server: its tracer and its duration series.
 pub(crate) struct RequestTelemetry {
     tracer: BoxedTracer,
+    /// The installed provider's sampler, when Ferrite installed it.
+    presampler: Option<Presampler>,
     durations: SeriesTable,
 }
 
-/// One request being watched: its span, when it started, and its duration series.
+/// One request being watched: its span (none when the sampler drops it), when it started, and
+/// its duration series.
 pub(crate) struct Watch {
-    span: BoxedSpan,
+    span: Option<BoxedSpan>,
     started: Instant,
     duration: Duration,
     is_tool_call: bool,
@@ -82,21 +86,48 @@ impl RequestTelemetry {
             .with_description("MCP request duration as observed on the server, from receipt until the answer.")
             .with_boundaries(DURATION_BOUNDS.to_vec())
             .build();
-        RequestTelemetry { tracer: global::tracer("ferrite"), durations: SeriesTable::new(duration) }
+        let presampler = super::SAMPLER.get().map(|sampler| Presampler::new(sampler.clone()));
+        RequestTelemetry { tracer: global::tracer("ferrite"), presampler, durations: SeriesTable::new(duration) }
     }
 
     /// A request enters the chain.
     pub(crate) fn start(&self, method: &str, params: Option<&Value>, ctx: &RequestContext) -> Watch {
-        let parent = parent_of(ctx.meta());
+        let parent = parent_of(ctx.meta_other());
         let transport = transport_of(ctx.request_info());
-        let version = ctx.protocol_version().as_str();
+        let version = ctx.protocol_version();
+        let target = target_of(method, params);
+        let span = match self.presampler.as_ref().map(|p| p.decide(&parent, method)) {
+            Some(Decision::Drop) => None,
+            Some(Decision::Record(trace_id)) => {
+                Some(presample::starting_with(trace_id, || self.open(method, target, transport, ctx, &parent)))
+            }
+            None => Some(self.open(method, target, transport, ctx, &parent)),
+        };
+        let key = SeriesRef { method, version, transport, target, error: None };
+        let duration = match self.durations.series(key) {
+            Some(series) => Duration::Bound(series),
+            None => Duration::Unbound(key.attributes()),
+        };
+        Watch { span, started: Instant::now(), duration, is_tool_call: method == "tools/call" }
+    }
+
+    /// The span of a request the sampler keeps (or of every request, when the sampler is the
+    /// SDK's alone to know).
+    fn open(
+        &self,
+        method: &str,
+        target: Option<(Target, &str)>,
+        transport: Transport,
+        ctx: &RequestContext,
+        parent: &Context,
+    ) -> BoxedSpan {
         let (method_name, static_name) = method_value(method);
         // Room for the attributes a recording span gets below (the builder keeps this vector).
         let mut attrs = Vec::with_capacity(8);
         attrs.extend([
             KeyValue::new("mcp.method.name", method_name),
-            KeyValue::new("mcp.protocol.version", version),
-            KeyValue::new("network.transport", transport),
+            KeyValue::new("mcp.protocol.version", ctx.protocol_version().as_str()),
+            KeyValue::new("network.transport", transport.value()),
         ]);
         let name: Cow<'static, str> = match static_name {
             Some(n) => Cow::Borrowed(n),
@@ -107,15 +138,14 @@ impl RequestTelemetry {
             .span_builder(name)
             .with_kind(SpanKind::Server)
             .with_attributes(attrs)
-            .start_with_context(&self.tracer, &parent);
-        let target = target_of(method, params);
+            .start_with_context(&self.tracer, parent);
         if span.is_recording() {
             if let Some((_, value)) = target {
                 span.update_name(format!("{method} {value}"));
             }
             let mut attrs = Vec::with_capacity(4);
-            if let Some((key, value)) = target {
-                attrs.push(KeyValue::new(key, value.to_owned()));
+            if let Some((target, value)) = target {
+                attrs.push(KeyValue::new(target.key(), value.to_owned()));
             }
             attrs.push(KeyValue::new("mcp.session.id", ctx.connection_id().to_owned()));
             attrs.push(KeyValue::new("jsonrpc.request.id", ctx.request_id().to_string()));
@@ -124,32 +154,27 @@ impl RequestTelemetry {
             }
             span.set_attributes(attrs);
         }
-        let key = SeriesRef { method, version, transport, target, error: None };
-        let duration = match self.durations.series(key) {
-            Some(series) => Duration::Bound(series),
-            None => Duration::Unbound(key.attributes()),
-        };
-        Watch { span, started: Instant::now(), duration, is_tool_call: method == "tools/call" }
+        span
     }
 
     /// The request's answer left the chain.
-    pub(crate) fn end(&self, mut watch: Watch, answer: &Result<RawJson, ErrorObject>) {
+    pub(crate) fn end(&self, watch: Watch, answer: &Result<RawJson, ErrorObject>) {
         let seconds = watch.started.elapsed().as_secs_f64();
         let error = error_type(watch.is_tool_call, answer);
-        if let Some(error) = error {
-            if watch.span.is_recording() {
-                watch.span.set_attribute(KeyValue::new("error.type", error.value()));
+        if let Some(mut span) = watch.span {
+            if let Some(error) = error.filter(|_| span.is_recording()) {
+                span.set_attribute(KeyValue::new("error.type", error.value()));
                 if let ErrorType::Code(code) = error {
-                    watch.span.set_attribute(KeyValue::new("rpc.response.status_code", code.to_string()));
+                    span.set_attribute(KeyValue::new("rpc.response.status_code", code.to_string()));
                 }
                 let message = match answer {
                     Err(e) => e.message.clone(),
                     Ok(_) => "the tool reported an error".to_owned(),
                 };
-                watch.span.set_status(Status::error(message));
+                span.set_status(Status::error(message));
             }
+            span.end();
         }
-        watch.span.end();
         match (watch.duration, error) {
             (Duration::Bound(series), None) => series.record(seconds),
             (Duration::Bound(series), Some(e)) => self.durations.record(series.failed(e), seconds),
@@ -176,7 +201,7 @@ impl RequestTelemetry {
         let attrs = vec![
             KeyValue::new("mcp.method.name", method_value(method).0),
             KeyValue::new("mcp.session.id", conn.id().to_owned()),
-            KeyValue::new("network.transport", transport_of(info)),
+            KeyValue::new("network.transport", transport_of(info).value()),
         ];
         self.tracer
             .span_builder(method.to_owned())
@@ -187,11 +212,11 @@ impl RequestTelemetry {
 }
 
 /// `tcp` over HTTP, `pipe` otherwise.
-fn transport_of(info: &RequestInfo) -> &'static str {
+fn transport_of(info: &RequestInfo) -> Transport {
     if info.http().is_some() {
-        "tcp"
+        Transport::Tcp
     } else {
-        "pipe"
+        Transport::Pipe
     }
 }
 
@@ -219,15 +244,14 @@ impl Extractor for MetaCarrier<'_> {
 }
 
 /// What the request is about, for the span name and attributes.
-fn target_of<'a>(method: &str, params: Option<&'a Value>) -> Option<(&'static str, &'a str)> {
-    let params = params?;
-    let text = |k: &str| params.get(k).and_then(Value::as_str);
+fn target_of<'a>(method: &str, params: Option<&'a Value>) -> Option<(Target, &'a str)> {
+    // A scan of the few keys of a request's params, not a hashed lookup.
+    let params = params?.as_object()?;
+    let text = |key: &str| params.iter().find(|(k, _)| *k == key).and_then(|(_, v)| v.as_str());
     match method {
-        "tools/call" => text("name").map(|n| ("gen_ai.tool.name", n)),
-        "prompts/get" => text("name").map(|n| ("gen_ai.prompt.name", n)),
-        "resources/read" | "resources/subscribe" | "resources/unsubscribe" => {
-            text("uri").map(|u| ("mcp.resource.uri", u))
-        }
+        "tools/call" => text("name").map(|n| (Target::Tool, n)),
+        "prompts/get" => text("name").map(|n| (Target::Prompt, n)),
+        "resources/read" | "resources/subscribe" | "resources/unsubscribe" => text("uri").map(|u| (Target::Resource, u)),
         _ => None,
     }
 }
@@ -236,9 +260,18 @@ fn target_of<'a>(method: &str, params: Option<&'a Value>) -> Option<(&'static st
 fn error_type(is_tool_call: bool, answer: &Result<RawJson, ErrorObject>) -> Option<ErrorType> {
     match answer {
         Err(e) => Some(ErrorType::Code(e.code)),
-        Ok(raw) if is_tool_call && raw.get().contains("\"isError\":true") => Some(ErrorType::Tool),
+        Ok(raw) if is_tool_call && reports_error(raw.get()) => Some(ErrorType::Tool),
         Ok(_) => None,
     }
+}
+
+/// Whether a serialized tool result says `"isError":true`. Found from its capital `E` (rare in a
+/// result's keys, and inside strings JSON would have to escape the quotes around it), which
+/// `memchr` finds in a few instructions where a substring search first sets itself up.
+fn reports_error(json: &str) -> bool {
+    const KEY: &[u8] = b"\"isError\":true";
+    let bytes = json.as_bytes();
+    memchr::memchr_iter(b'E', bytes).any(|at| at >= 3 && bytes[at - 3..].starts_with(KEY))
 }
 
 /// A known method's name as a static string (no allocation per request), else the method;

@@ -7,13 +7,15 @@
 //! calling ever new tool names) requests record with their attributes as before, and the SDK's
 //! own cardinality limit applies.
 
-use std::hash::{Hash, Hasher};
+use std::hash::Hasher;
 use std::sync::{Arc, RwLock};
 
 use hashbrown::HashTable;
 use opentelemetry::metrics::{BoundHistogram, Histogram};
 use opentelemetry::KeyValue;
 use rustc_hash::FxHasher;
+
+use crate::protocol::ProtocolVersion;
 
 /// The most series bound; later ones record unbound.
 pub(super) const MAX_SERIES: usize = 1024;
@@ -37,36 +39,111 @@ impl ErrorType {
     }
 }
 
-/// The attributes of one series, borrowed from the request.
+/// `network.transport`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(super) enum Transport {
+    /// HTTP.
+    Tcp,
+    /// stdio.
+    Pipe,
+}
+
+impl Transport {
+    pub fn value(self) -> &'static str {
+        match self {
+            Transport::Tcp => "tcp",
+            Transport::Pipe => "pipe",
+        }
+    }
+}
+
+/// What a request names: a tool, a prompt or a resource.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(super) enum Target {
+    /// `gen_ai.tool.name`.
+    Tool,
+    /// `gen_ai.prompt.name`.
+    Prompt,
+    /// `mcp.resource.uri`.
+    Resource,
+}
+
+impl Target {
+    /// The attribute's key.
+    pub fn key(self) -> &'static str {
+        match self {
+            Target::Tool => "gen_ai.tool.name",
+            Target::Prompt => "gen_ai.prompt.name",
+            Target::Resource => "mcp.resource.uri",
+        }
+    }
+}
+
+/// The attributes of one series, borrowed from the request. The fixed sets (revision,
+/// transport, target kind, error) are small enums, so a lookup hashes and compares two strings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) struct SeriesRef<'a> {
     /// `mcp.method.name`.
     pub method: &'a str,
     /// `mcp.protocol.version`.
-    pub version: &'static str,
-    /// `network.transport`: `tcp` (HTTP) or `pipe`.
-    pub transport: &'static str,
+    pub version: ProtocolVersion,
+    /// `network.transport`.
+    pub transport: Transport,
     /// `gen_ai.tool.name`, `gen_ai.prompt.name` or `mcp.resource.uri`, with its value.
-    pub target: Option<(&'static str, &'a str)>,
+    pub target: Option<(Target, &'a str)>,
     /// `error.type`.
     pub error: Option<ErrorType>,
 }
 
 impl SeriesRef<'_> {
+    /// The method's and target's lengths and outer bytes, and the small fields, mixed: a few
+    /// instructions where hashing every byte cost more than the rest of the lookup. A collision
+    /// costs one more comparison.
     fn hash(&self) -> u64 {
+        let (kind, value) = match self.target {
+            Some((target, value)) => (target as u64 + 1, value),
+            None => (0, ""),
+        };
+        let error = match self.error {
+            None => 0,
+            Some(ErrorType::Tool) => 1,
+            Some(ErrorType::Code(code)) => 2 | (u64::from(code as u32) << 8),
+        };
+        let small = (self.version as u64) | (self.transport as u64) << 4 | kind << 6 | error << 16;
         let mut h = FxHasher::default();
-        Hash::hash(self, &mut h);
+        h.write_u64(small);
+        h.write_u64(outer_bytes(self.method));
+        h.write_u64(outer_bytes(value));
         h.finish()
     }
+}
 
+/// A string's length with its first and last (up to) eight bytes folded in.
+fn outer_bytes(s: &str) -> u64 {
+    let b = s.as_bytes();
+    let n = b.len();
+    let eight = |at: usize| {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(&b[at..at + 8]);
+        u64::from_le_bytes(w)
+    };
+    let folded = if n >= 8 {
+        eight(0) ^ eight(n - 8).rotate_left(29)
+    } else {
+        b.iter().enumerate().fold(0u64, |w, (i, &x)| w | u64::from(x) << (8 * i))
+    };
+    folded ^ (n as u64).rotate_left(57)
+}
+
+impl SeriesRef<'_> {
     /// The series' attributes, as the SDK records them.
     pub fn attributes(&self) -> Vec<KeyValue> {
         let mut attrs = Vec::with_capacity(5);
         attrs.push(KeyValue::new("mcp.method.name", self.method.to_owned()));
-        attrs.push(KeyValue::new("mcp.protocol.version", self.version));
-        attrs.push(KeyValue::new("network.transport", self.transport));
-        if let Some((key, value)) = self.target {
-            attrs.push(KeyValue::new(key, value.to_owned()));
+        attrs.push(KeyValue::new("mcp.protocol.version", self.version.as_str()));
+        attrs.push(KeyValue::new("network.transport", self.transport.value()));
+        if let Some((target, value)) = self.target {
+            attrs.push(KeyValue::new(target.key(), value.to_owned()));
         }
         if let Some(e) = self.error {
             attrs.push(KeyValue::new("error.type", e.value()));
@@ -78,9 +155,9 @@ impl SeriesRef<'_> {
 /// One bound series and the attributes it was bound to.
 pub(super) struct Series {
     method: String,
-    version: &'static str,
-    transport: &'static str,
-    target: Option<(&'static str, String)>,
+    version: ProtocolVersion,
+    transport: Transport,
+    target: Option<(Target, String)>,
     error: Option<ErrorType>,
     bound: BoundHistogram<f64>,
 }
@@ -169,9 +246,9 @@ mod tests {
     fn key<'a>(tool: &'a str, error: Option<ErrorType>) -> SeriesRef<'a> {
         SeriesRef {
             method: "tools/call",
-            version: "2025-11-25",
-            transport: "pipe",
-            target: Some(("gen_ai.tool.name", tool)),
+            version: ProtocolVersion::V2025_11_25,
+            transport: Transport::Pipe,
+            target: Some((Target::Tool, tool)),
             error,
         }
     }
