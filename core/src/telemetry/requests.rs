@@ -3,10 +3,11 @@
 //! Not a middleware: the server calls [`RequestTelemetry::start`] before a request enters the
 //! chain and [`RequestTelemetry::end`] with its answer (outermost, as the first middleware
 //! was), so a server whose only layer is telemetry still skips the chain, and nothing per
-//! request is boxed. A span starts with what costs nothing to say (static strings: the method,
-//! the revision, the transport), which is what a sampler sees; its name with the target and the
-//! attributes that need allocating (ids, tool name) are added only when it records, so a request
-//! the sampler drops (`OTEL_TRACES_SAMPLER`) pays for none of them. The duration goes to a bound
+//! request is boxed. When Ferrite installed the tracer provider, the provider's sampler is asked
+//! first and a request it drops gets no span at all ([`super::presample`]). Otherwise a span
+//! starts with what costs nothing to say (static strings: the method, the revision, the
+//! transport), which is what a sampler sees; its name with the target and the attributes that
+//! need allocating (ids, tool name) are added only when it records. The duration goes to a bound
 //! series ([`super::series`]); the requests in flight are read from the server's own count at
 //! each export.
 
