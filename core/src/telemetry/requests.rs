@@ -252,7 +252,9 @@ fn target_of<'a>(method: &str, params: Option<&'a Value>) -> Option<(Target, &'a
     match method {
         "tools/call" => text("name").map(|n| (Target::Tool, n)),
         "prompts/get" => text("name").map(|n| (Target::Prompt, n)),
-        "resources/read" | "resources/subscribe" | "resources/unsubscribe" => text("uri").map(|u| (Target::Resource, u)),
+        "resources/read" | "resources/subscribe" | "resources/unsubscribe" => {
+            text("uri").map(|u| (Target::Resource, u))
+        }
         _ => None,
     }
 }
