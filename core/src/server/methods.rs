@@ -173,8 +173,10 @@ impl Server {
             // The 2026-07-28 methods.
             "server/discover" if era == Era::Modern => to_raw(&self.discover_result()),
             "subscriptions/listen" if era == Era::Modern => self.listen(params, ctx).await,
+            // Boxed: the task methods' state is the largest of all (about 1.9 KiB), and every
+            // request's routing future would otherwise be as large.
             "tasks/get" | "tasks/update" | "tasks/cancel" | "tasks/result" | "tasks/list" => {
-                self.task_method(method, params, ctx).await
+                Box::pin(self.task_method(method, params, ctx)).await
             }
             _ => self.custom_method(method, params, ctx).await,
         }
@@ -254,7 +256,9 @@ impl Server {
             }
         }
         if let TaskMode::Task { generation, ttl } = self.task_mode(&ctx, &entry, p.get("task"))? {
-            return self.call_tool_as_task(ctx, entry, arguments, generation, ttl).await;
+            // Boxed, as the task methods are: a call that becomes a task is rare, and its state
+            // would otherwise size every tool call's.
+            return Box::pin(self.call_tool_as_task(ctx, entry, arguments, generation, ttl)).await;
         }
         let handler = entry.handler.clone();
         let input = RoundInput::new(arguments, &ctx);

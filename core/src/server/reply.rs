@@ -98,6 +98,33 @@ fn merge(a: &mut Value, b: Value) {
     }
 }
 
+/// Ask the client the input requests of `ir` as server-to-client requests on `ctx`'s connection
+/// (or inside its task), and gather the answers by key.
+async fn ask_in_place(ctx: &RequestContext, ir: &InputRequired) -> Result<Map<String, Value>, HandlerError> {
+    let asks = ir.input_requests.iter().map(|(key, request)| async move {
+        let params = match request {
+            InputRequest::Elicit(p) => Some(ctx.elicit_params(p)),
+            InputRequest::Sample(p) => Some(serde_json::to_value(p).map_err(|e| {
+                HandlerError::Rpc(ErrorObject::internal(format!("unserializable sampling request: {e}")))
+            })?),
+            InputRequest::ListRoots => None,
+        };
+        let answer = ctx.send_request(request.method(), params).await?;
+        Ok::<_, HandlerError>((key.clone(), answer))
+    });
+    // A task holds every request pending at once (the client answers them in any order); a
+    // connection asks one after the other.
+    if ctx.is_task() {
+        return Ok(futures::future::try_join_all(asks).await?.into_iter().collect());
+    }
+    let mut answers = Map::new();
+    for ask in asks {
+        let (key, answer) = ask.await?;
+        answers.insert(key, answer);
+    }
+    Ok(answers)
+}
+
 impl Server {
     /// Run a handler until it completes, asking for input as it requests.
     pub(crate) async fn reply_loop<T, F>(
@@ -134,32 +161,8 @@ impl Server {
             if ctx.is_modern() && !ctx.is_task() {
                 return Ok(Finished::InputRequired(self.input_required_result(&ctx, method, target, &ir)?));
             }
-            let asks = ir.input_requests.iter().map(|(key, request)| {
-                let ctx = &ctx;
-                async move {
-                    let params = match request {
-                        InputRequest::Elicit(p) => Some(ctx.elicit_params(p)),
-                        InputRequest::Sample(p) => Some(serde_json::to_value(p).map_err(|e| {
-                            HandlerError::Rpc(ErrorObject::internal(format!("unserializable sampling request: {e}")))
-                        })?),
-                        InputRequest::ListRoots => None,
-                    };
-                    let answer = ctx.send_request(request.method(), params).await?;
-                    Ok::<_, HandlerError>((key.clone(), answer))
-                }
-            });
-            // A task holds every request pending at once (the client answers them in any
-            // order); a connection asks one after the other.
-            let answers: Map<String, Value> = if ctx.is_task() {
-                futures::future::try_join_all(asks).await?.into_iter().collect()
-            } else {
-                let mut answers = Map::new();
-                for ask in asks {
-                    let (key, answer) = ask.await?;
-                    answers.insert(key, answer);
-                }
-                answers
-            };
+            // Boxed: asking in place is rare, and its state would size every call's future.
+            let answers = Box::pin(ask_in_place(&ctx, &ir)).await?;
             let next = MrtrInput { input_responses: answers, request_state: ir.request_state };
             ctx = RequestContext { inner: Arc::new(ContextInner::with_mrtr(&ctx.inner, next)) };
         }
