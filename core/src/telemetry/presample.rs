@@ -8,6 +8,13 @@
 //! generator ([`HandedIds`]) takes it from this thread, so a `traceidratio` decision stays
 //! consistent with every other service that samples the same trace. With providers the program
 //! installed itself nothing is known of the sampler, and every request asks the SDK, as before.
+//!
+//! Roots (requests without a `traceparent`, most of them) are decided without the call: the
+//! standard samplers decide a root by the trace id alone (always, never, or its low 63 bits
+//! under the ratio's bound), so the rule is read from the same `OTEL_TRACES_SAMPLER` variables
+//! ([`Roots::from_env`]) and checked once, at start, against the sampler itself on ids around
+//! its bound and random ones ([`Roots::verified`]); a rule that disagrees anywhere is dropped
+//! and every root asks the sampler.
 
 use std::cell::Cell;
 
@@ -24,7 +31,74 @@ thread_local! {
 #[derive(Debug)]
 pub(super) struct Presampler {
     sampler: Box<dyn ShouldSample>,
+    roots: Roots,
     ids: RandomIdGenerator,
+}
+
+/// How the sampler decides a root span, by its trace id.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Roots {
+    /// Not known: ask the sampler.
+    Ask,
+    /// Every root is sampled.
+    Always,
+    /// No root is sampled.
+    Never,
+    /// A root is sampled when its trace id's low 64 bits, shifted right once, are under this
+    /// bound (the ratio times 2^63).
+    Under(u64),
+}
+
+impl Roots {
+    /// The rule of `OTEL_TRACES_SAMPLER` and `OTEL_TRACES_SAMPLER_ARG` as the SDK reads them:
+    /// unset is `parentbased_always_on`, a missing or unreadable ratio is 1; samplers the SDK
+    /// does not implement (and so replaces) are asked.
+    pub fn from_env(sampler: Option<&str>, arg: Option<&str>) -> Roots {
+        let ratio = || match arg.and_then(|a| a.parse::<f64>().ok()) {
+            Some(r) if r < 1.0 => Roots::Under((r.max(0.0) * (1u64 << 63) as f64) as u64),
+            _ => Roots::Always,
+        };
+        match sampler {
+            None | Some("always_on" | "parentbased_always_on") => Roots::Always,
+            Some("always_off" | "parentbased_always_off") => Roots::Never,
+            Some("traceidratio" | "parentbased_traceidratio") => ratio(),
+            Some(_) => Roots::Ask,
+        }
+    }
+
+    /// `self` when it decides as `sampler` does on ids at and around its bound and on random
+    /// ones, else [`Roots::Ask`].
+    pub fn verified(self, sampler: &dyn ShouldSample) -> Roots {
+        let ids = RandomIdGenerator::default();
+        let mut probes: Vec<TraceId> = (0..256).map(|_| ids.new_trace_id()).collect();
+        let low = |low: u64| TraceId::from(u128::from(low));
+        probes.extend([low(0), low(1), low(u64::MAX)]);
+        if let Roots::Under(bound) = self {
+            for near in [bound.saturating_sub(1), bound, bound.saturating_add(1)] {
+                probes.extend([low(near << 1), low((near << 1) | 1)]);
+            }
+        }
+        let asked = |id| sampler.should_sample(None, id, "", &SpanKind::Server, &[], &[]).decision;
+        let agrees = probes.into_iter().all(|id| match self.decide(id) {
+            Some(sampled) => sampled == (asked(id) != SamplingDecision::Drop),
+            None => true,
+        });
+        if agrees {
+            self
+        } else {
+            Roots::Ask
+        }
+    }
+
+    /// Whether a root on `trace_id` is sampled (`None`: ask the sampler).
+    fn decide(self, trace_id: TraceId) -> Option<bool> {
+        match self {
+            Roots::Ask => None,
+            Roots::Always => Some(true),
+            Roots::Never => Some(false),
+            Roots::Under(bound) => Some((u128::from_be_bytes(trace_id.to_bytes()) as u64) >> 1 < bound),
+        }
+    }
 }
 
 /// What the sampler decided for a request's span.
@@ -37,8 +111,18 @@ pub(super) enum Decision {
 }
 
 impl Presampler {
+    /// Ask `sampler`, with roots decided by the rule of the `OTEL_TRACES_SAMPLER` variables when
+    /// it is `sampler`'s.
     pub fn new(sampler: Box<dyn ShouldSample>) -> Self {
-        Presampler { sampler, ids: RandomIdGenerator::default() }
+        let var = |k| std::env::var(k).ok();
+        let roots = Roots::from_env(var("OTEL_TRACES_SAMPLER").as_deref(), var("OTEL_TRACES_SAMPLER_ARG").as_deref());
+        Self::with_roots(sampler, roots)
+    }
+
+    /// Ask `sampler`, with roots decided by `roots` once verified against it.
+    pub fn with_roots(sampler: Box<dyn ShouldSample>, roots: Roots) -> Self {
+        let roots = roots.verified(&*sampler);
+        Presampler { sampler, roots, ids: RandomIdGenerator::default() }
     }
 
     /// The decision for a SERVER span named `name` under `parent` (the standard samplers read
@@ -51,7 +135,12 @@ impl Presampler {
         let (trace_id, parent, root) = if parent_trace.is_valid() {
             (parent_trace.trace_id(), Some(parent), false)
         } else {
-            (self.ids.new_trace_id(), None, true)
+            let trace_id = self.ids.new_trace_id();
+            match self.roots.decide(trace_id) {
+                Some(true) => return Decision::Record(Some(trace_id)),
+                Some(false) => return Decision::Drop,
+                None => (trace_id, None, true),
+            }
         };
         let result = self.sampler.should_sample(parent, trace_id, name, &SpanKind::Server, &[], &[]);
         match result.decision {
@@ -92,6 +181,38 @@ mod tests {
     use super::*;
     use opentelemetry::trace::{SpanContext, TraceFlags, TraceState};
     use opentelemetry_sdk::trace::Sampler;
+
+    fn ratio(r: f64) -> Box<dyn ShouldSample> {
+        Box::new(Sampler::ParentBased(Box::new(Sampler::TraceIdRatioBased(r))))
+    }
+
+    #[test]
+    fn the_sampler_variables_give_the_root_rule_the_sdk_reads_from_them() {
+        assert_eq!(Roots::from_env(None, None), Roots::Always);
+        assert_eq!(Roots::from_env(Some("parentbased_always_off"), None), Roots::Never);
+        assert_eq!(Roots::from_env(Some("traceidratio"), Some("1.5")), Roots::Always);
+        assert_eq!(Roots::from_env(Some("parentbased_traceidratio"), Some("nope")), Roots::Always);
+        assert_eq!(Roots::from_env(Some("parentbased_traceidratio"), Some("0.5")), Roots::Under(1 << 62));
+        assert_eq!(Roots::from_env(Some("xray"), None), Roots::Ask);
+    }
+
+    #[test]
+    fn a_root_rule_is_kept_only_when_it_decides_as_the_sampler_does() {
+        let rule = Roots::from_env(Some("parentbased_traceidratio"), Some("0.01"));
+        assert_eq!(rule.verified(&*ratio(0.01)), rule);
+        assert_eq!(rule.verified(&*ratio(0.02)), Roots::Ask, "a bound off by a factor of two is caught");
+        assert_eq!(Roots::Always.verified(&*ratio(0.01)), Roots::Ask);
+        assert_eq!(Roots::Never.verified(&*Box::new(Sampler::AlwaysOff)), Roots::Never);
+        // A ratio's rule agrees with the sampler on fresh ids too (not only the probes).
+        let p = Presampler::with_roots(ratio(0.3), Roots::from_env(Some("traceidratio"), Some("0.3")));
+        assert_ne!(p.roots, Roots::Ask);
+        let ids = RandomIdGenerator::default();
+        for _ in 0..2000 {
+            let id = ids.new_trace_id();
+            let asked = p.sampler.should_sample(None, id, "", &SpanKind::Server, &[], &[]).decision;
+            assert_eq!(p.roots.decide(id), Some(asked != SamplingDecision::Drop), "{id:?}");
+        }
+    }
 
     fn remote(sampled: bool) -> Context {
         let flags = if sampled { TraceFlags::SAMPLED } else { TraceFlags::default() };
