@@ -20,11 +20,10 @@
 
 use std::sync::Arc;
 
-use serde_json::value::RawValue;
 use serde_json::{json, Value};
 
 use super::headers::{self, single, HeaderSource, ParamHeaders, Single};
-use super::jsonrpc::{code, ErrorObject};
+use super::jsonrpc::{code, ErrorObject, RawJson};
 use super::model::{
     ClientCapabilities, Implementation, LoggingLevel, RequestMeta, VersionField, CLIENT_CAPABILITIES_KEY,
     LOG_LEVEL_KEY, PROTOCOL_VERSION_KEY,
@@ -87,7 +86,7 @@ pub struct ModernRoute<'a> {
     /// `io.modelcontextprotocol/clientCapabilities`, as sent.
     pub client_capabilities: &'a Value,
     /// `io.modelcontextprotocol/clientInfo`, if sent (unparsed).
-    pub client_info: Option<&'a RawValue>,
+    pub client_info: Option<&'a RawJson>,
     /// `io.modelcontextprotocol/logLevel`, if sent.
     pub log_level: Option<&'a Value>,
 }
@@ -102,7 +101,7 @@ pub struct RequestEnvelope {
     pub client_capabilities: ClientCapabilities,
     /// Who the client says it is, unparsed: display only, so read only when asked for
     /// ([`RequestEnvelope::client_info`]).
-    pub client_info: Option<Box<RawValue>>,
+    pub client_info: Option<RawJson>,
     /// The minimum log level; `None` means no log messages for this request.
     pub log_level: Option<LoggingLevel>,
 }
@@ -111,12 +110,12 @@ impl RequestEnvelope {
     /// Who the client says it is; an unusable `clientInfo` reads as absent (it is
     /// display-only and must never decide behaviour).
     pub fn client_info(&self) -> Option<Implementation> {
-        parse_client_info(self.client_info.as_deref())
+        parse_client_info(self.client_info.as_ref())
     }
 }
 
 /// A raw `clientInfo`, parsed; `None` when absent or unusable.
-pub fn parse_client_info(raw: Option<&RawValue>) -> Option<Implementation> {
+pub fn parse_client_info(raw: Option<&RawJson>) -> Option<Implementation> {
     raw.and_then(|v| serde_json::from_str::<Implementation>(v.get()).ok())
 }
 
@@ -142,7 +141,7 @@ impl ModernRoute<'_> {
         Ok(RequestEnvelope {
             version: self.version,
             client_capabilities,
-            client_info: self.client_info.map(RawValue::to_owned),
+            client_info: self.client_info.cloned(),
             log_level,
         })
     }
@@ -252,7 +251,7 @@ pub fn classify<'a>(
     Ok(ModernRoute {
         version,
         client_capabilities: capabilities,
-        client_info: view.client_info.as_deref(),
+        client_info: view.client_info.as_ref(),
         log_level: view.log_level.as_ref(),
     })
 }
@@ -417,7 +416,7 @@ mod tests {
 
     #[test]
     fn envelope_values_are_parsed_with_clear_errors() {
-        let info = serde_json::value::to_raw_value(&json!({"name": "c", "version": "1"})).unwrap();
+        let info = RawJson::serialize(&json!({"name": "c", "version": "1"})).unwrap();
         let envelope = |caps: Value, level: Option<Value>| {
             ModernRoute {
                 version: ProtocolVersion::V2026_07_28,

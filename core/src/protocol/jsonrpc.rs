@@ -214,9 +214,13 @@ pub fn parse_payload_within(text: &str, max_depth: usize) -> Payload {
             Err(e) => parse_error(e),
         }
     } else {
-        // Fast path: read the envelope's fields straight into a struct, without building a
-        // map for the envelope. Anything unusual (not an object, duplicate keys, bad JSON)
-        // takes the general path, which produces the precise error.
+        // Fast paths: the common shapes read by this crate's reader, then serde_json straight
+        // into the envelope's fields, without building a map for the envelope. Anything
+        // unusual (not an object, duplicate keys, bad JSON) takes the general path, which
+        // produces the precise error.
+        if let Some(env) = super::message_reader::read_message(trimmed) {
+            return Payload::Single(env.classify());
+        }
         if let Ok(env) = serde_json::from_str::<Envelope>(trimmed) {
             return Payload::Single(env.classify());
         }
@@ -259,19 +263,19 @@ pub fn nesting_exceeds(text: &str, max: usize) -> bool {
 
 /// The envelope fields of one message; `Some(Value::Null)` means present and null.
 #[derive(Default, Deserialize)]
-struct Envelope {
+pub(super) struct Envelope {
     #[serde(default, deserialize_with = "present")]
-    jsonrpc: Option<Value>,
+    pub(super) jsonrpc: Option<Value>,
     #[serde(default, deserialize_with = "present")]
-    id: Option<Value>,
+    pub(super) id: Option<Value>,
     #[serde(default, deserialize_with = "present")]
-    method: Option<Value>,
+    pub(super) method: Option<Value>,
     #[serde(default, deserialize_with = "present_params")]
-    params: Option<ParamsField>,
+    pub(super) params: Option<ParamsField>,
     #[serde(default, deserialize_with = "present")]
-    result: Option<Value>,
+    pub(super) result: Option<Value>,
     #[serde(default, deserialize_with = "present")]
-    error: Option<Value>,
+    pub(super) error: Option<Value>,
 }
 
 fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
@@ -284,7 +288,7 @@ fn present_params<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Param
 
 /// `params` as read off the wire: an object's `_meta` read into [`RequestMeta`] in the same
 /// pass, everything else as values.
-enum ParamsField {
+pub(super) enum ParamsField {
     Object { rest: Map<String, Value>, meta: Option<Box<RequestMeta>> },
     Other(Value),
 }
@@ -371,7 +375,7 @@ pub fn classify(value: Value) -> Parsed {
 }
 
 impl Envelope {
-    fn classify(self) -> Parsed {
+    pub(super) fn classify(self) -> Parsed {
         // Read the id first, so that later errors can carry it.
         let id = match &self.id {
             None => None,

@@ -4,6 +4,7 @@
 pub mod classifier;
 pub mod headers;
 pub mod jsonrpc;
+mod message_reader;
 pub mod model;
 pub mod rpc_error;
 pub mod version;

@@ -12,11 +12,9 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use tokio_util::sync::CancellationToken;
 
-use serde_json::value::RawValue;
-
 use crate::protocol::classifier::{parse_client_info, RequestEnvelope};
 use crate::protocol::model::{ClientCapabilities, Implementation, LoggingLevel};
-use crate::protocol::{ProtocolVersion, RequestId};
+use crate::protocol::{ProtocolVersion, RawJson, RequestId};
 use crate::sync::lock;
 
 /// Which generation of the protocol a request (or a connection) speaks.
@@ -59,7 +57,7 @@ pub struct ConnectionState {
     /// The log level of a modern request: `None` means no log messages at all.
     modern_log_level: Option<LoggingLevel>,
     /// The `clientInfo` of a modern request, parsed only if someone asks for it.
-    modern_client_info: Option<Box<RawValue>>,
+    modern_client_info: Option<RawJson>,
 }
 
 static NEXT_CONNECTION: AtomicU64 = AtomicU64::new(1);
@@ -196,7 +194,7 @@ impl ConnectionState {
     /// The client's `clientInfo`, if it sent one.
     pub fn client_info(&self) -> Option<Implementation> {
         let negotiated = lock(&self.negotiated).client_info.clone();
-        negotiated.or_else(|| parse_client_info(self.modern_client_info.as_deref()))
+        negotiated.or_else(|| parse_client_info(self.modern_client_info.as_ref()))
     }
 
     /// The minimum log level the client asked for (default `info`).

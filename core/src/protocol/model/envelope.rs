@@ -4,6 +4,8 @@
 
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
+
+use crate::protocol::RawJson;
 use serde_json::{Map, Value};
 
 use super::{CacheScope, Implementation, ServerCapabilities};
@@ -161,7 +163,7 @@ pub struct RequestMeta {
     /// `io.modelcontextprotocol/clientCapabilities`, as sent.
     pub client_capabilities: Option<Value>,
     /// `io.modelcontextprotocol/clientInfo`, unparsed (display only, rarely read).
-    pub client_info: Option<Box<RawValue>>,
+    pub client_info: Option<RawJson>,
     /// `io.modelcontextprotocol/logLevel`, as sent.
     pub log_level: Option<Value>,
     /// `progressToken`, as sent.
@@ -176,7 +178,7 @@ impl PartialEq for RequestMeta {
     fn eq(&self, other: &Self) -> bool {
         self.protocol_version == other.protocol_version
             && self.client_capabilities == other.client_capabilities
-            && self.client_info.as_ref().map(|r| r.get()) == other.client_info.as_ref().map(|r| r.get())
+            && self.client_info == other.client_info
             && self.log_level == other.log_level
             && self.progress_token == other.progress_token
             && self.other == other.other
@@ -185,11 +187,11 @@ impl PartialEq for RequestMeta {
 }
 
 impl RequestMeta {
-    fn put(&mut self, key: String, value: Value) {
+    pub(crate) fn put(&mut self, key: String, value: Value) {
         match key.as_str() {
             PROTOCOL_VERSION_KEY => self.protocol_version = Some(VersionField::from_value(value)),
             CLIENT_CAPABILITIES_KEY => self.client_capabilities = Some(value),
-            CLIENT_INFO_KEY => self.client_info = serde_json::value::to_raw_value(&value).ok(),
+            CLIENT_INFO_KEY => self.client_info = RawJson::serialize(&value).ok(),
             LOG_LEVEL_KEY => self.log_level = Some(value),
             "progressToken" => self.progress_token = Some(value),
             _ => {
@@ -253,7 +255,10 @@ impl<'de> Deserialize<'de> for RequestMeta {
                 while let Some(Key(key)) = map.next_key::<Key<'de>>()? {
                     match key.as_ref() {
                         PROTOCOL_VERSION_KEY => m.protocol_version = Some(map.next_value()?),
-                        CLIENT_INFO_KEY => m.client_info = Some(map.next_value::<Box<RawValue>>()?),
+                        CLIENT_INFO_KEY => {
+                            let raw = map.next_value::<Box<RawValue>>()?;
+                            m.client_info = Some(RawJson::trusted(Box::<str>::from(raw).into()));
+                        }
                         _ => {
                             let v = map.next_value::<Value>()?;
                             m.put(key.into_owned(), v);
