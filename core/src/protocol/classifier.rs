@@ -23,7 +23,7 @@ use std::sync::Arc;
 use serde_json::{json, Value};
 
 use super::headers::{self, single, HeaderSource, ParamHeaders, Single};
-use super::jsonrpc::{code, ErrorObject, RawJson};
+use super::jsonrpc::{code, CompactJson, ErrorObject};
 use super::model::{
     ClientCapabilities, Implementation, LoggingLevel, RequestMeta, VersionField, CLIENT_CAPABILITIES_KEY,
     LOG_LEVEL_KEY, PROTOCOL_VERSION_KEY,
@@ -86,7 +86,7 @@ pub struct ModernRoute<'a> {
     /// `io.modelcontextprotocol/clientCapabilities`, as sent.
     pub client_capabilities: &'a Value,
     /// `io.modelcontextprotocol/clientInfo`, if sent (unparsed).
-    pub client_info: Option<&'a RawJson>,
+    pub client_info: Option<&'a CompactJson>,
     /// `io.modelcontextprotocol/logLevel`, if sent.
     pub log_level: Option<&'a Value>,
 }
@@ -101,7 +101,7 @@ pub struct RequestEnvelope {
     pub client_capabilities: ClientCapabilities,
     /// Who the client says it is, unparsed: display only, so read only when asked for
     /// ([`RequestEnvelope::client_info`]).
-    pub client_info: Option<RawJson>,
+    pub client_info: Option<CompactJson>,
     /// The minimum log level; `None` means no log messages for this request.
     pub log_level: Option<LoggingLevel>,
 }
@@ -115,13 +115,14 @@ impl RequestEnvelope {
 }
 
 /// A raw `clientInfo`, parsed; `None` when absent or unusable.
-pub fn parse_client_info(raw: Option<&RawJson>) -> Option<Implementation> {
+pub fn parse_client_info(raw: Option<&CompactJson>) -> Option<Implementation> {
     raw.and_then(|v| serde_json::from_str::<Implementation>(v.get()).ok())
 }
 
 impl ModernRoute<'_> {
-    /// Parse the envelope's values; a value of the wrong shape is `-32602`.
-    pub fn envelope(&self) -> Result<RequestEnvelope, ErrorObject> {
+    /// Parse the envelope's values; a value of the wrong shape is `-32602`. Boxed where it is
+    /// made: the request's context keeps it.
+    pub fn envelope(&self) -> Result<Box<RequestEnvelope>, ErrorObject> {
         use serde::Deserialize as _;
         let client_capabilities = match self.client_capabilities {
             // The common case, read without a pass through serde.
@@ -138,12 +139,12 @@ impl ModernRoute<'_> {
                 ))
             })?),
         };
-        Ok(RequestEnvelope {
+        Ok(Box::new(RequestEnvelope {
             version: self.version,
             client_capabilities,
             client_info: self.client_info.cloned(),
             log_level,
-        })
+        }))
     }
 }
 
@@ -290,14 +291,14 @@ mod tests {
     }
 
     /// The ladder and the envelope's values, over `p` as a whole params object.
-    fn run(method: &str, p: &Value, h: Option<&Vec<(String, String)>>) -> Result<RequestEnvelope, ErrorObject> {
+    fn run(method: &str, p: &Value, h: Option<&Vec<(String, String)>>) -> Result<Box<RequestEnvelope>, ErrorObject> {
         let ladder =
             Ladder { headers: h.map(|h| h as &dyn HeaderSource), supported: SUPPORTED, param_headers: &no_params };
         let (rest, meta) = split(p);
         classify(method, Some(&rest), meta.as_ref(), &ladder).and_then(|r| r.envelope())
     }
 
-    fn code_of(r: Result<RequestEnvelope, ErrorObject>) -> i32 {
+    fn code_of(r: Result<Box<RequestEnvelope>, ErrorObject>) -> i32 {
         r.expect_err("the ladder should refuse").code
     }
 
@@ -416,7 +417,7 @@ mod tests {
 
     #[test]
     fn envelope_values_are_parsed_with_clear_errors() {
-        let info = RawJson::serialize(&json!({"name": "c", "version": "1"})).unwrap();
+        let info = CompactJson::serialize(&json!({"name": "c", "version": "1"})).unwrap();
         let envelope = |caps: Value, level: Option<Value>| {
             ModernRoute {
                 version: ProtocolVersion::V2026_07_28,

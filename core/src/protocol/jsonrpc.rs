@@ -464,6 +464,64 @@ impl RawJson {
     }
 }
 
+/// Short JSON text with more than one owner (a modern request's `clientInfo`, kept by its
+/// `_meta` and by the request's transient connection state): up to [`CompactJson::INLINE`]
+/// bytes held in place, longer text shared, so that neither making nor cloning one allocates
+/// in the usual case.
+#[derive(Clone)]
+pub struct CompactJson(Compact);
+
+#[derive(Clone)]
+enum Compact {
+    Inline { len: u8, bytes: [u8; CompactJson::INLINE] },
+    Shared(std::sync::Arc<str>),
+}
+
+impl CompactJson {
+    /// The longest text held in place.
+    pub const INLINE: usize = 62;
+
+    /// Serialize `value`.
+    pub fn serialize<T: Serialize + ?Sized>(value: &T) -> Result<CompactJson, serde_json::Error> {
+        serde_json::to_string(value).map(|s| CompactJson::trusted(&s))
+    }
+    /// Wrap text known to be one JSON value (not checked).
+    pub(crate) fn trusted(text: &str) -> CompactJson {
+        let mut bytes = [0u8; CompactJson::INLINE];
+        match (bytes.get_mut(..text.len()), u8::try_from(text.len())) {
+            (Some(room), Ok(len)) => {
+                room.copy_from_slice(text.as_bytes());
+                CompactJson(Compact::Inline { len, bytes })
+            }
+            _ => CompactJson(Compact::Shared(text.into())),
+        }
+    }
+    /// The JSON text.
+    pub fn get(&self) -> &str {
+        match &self.0 {
+            // Always whole UTF-8: a copy of a `&str`.
+            Compact::Inline { len, bytes } => {
+                bytes.get(..usize::from(*len)).and_then(|b| std::str::from_utf8(b).ok()).unwrap_or_default()
+            }
+            Compact::Shared(s) => s,
+        }
+    }
+}
+
+impl PartialEq for CompactJson {
+    fn eq(&self, other: &Self) -> bool {
+        self.get() == other.get()
+    }
+}
+
+impl Eq for CompactJson {}
+
+impl fmt::Debug for CompactJson {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("CompactJson").field(&self.get()).finish()
+    }
+}
+
 /// An outbound response: a serialized result or an error, for one request id.
 ///
 /// The result is kept as raw JSON so that it is serialized exactly once on the hot path.
@@ -563,6 +621,23 @@ pub fn params_object(params: Option<&Value>) -> Result<Option<&Map<String, Value
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn compact_json_holds_short_text_in_place_and_shares_long_text() {
+        let short = r#"{"name":"c","version":"1"}"#;
+        let at_limit = format!(r#""{}""#, "x".repeat(CompactJson::INLINE - 2));
+        let long = format!(r#"{{"name":"{}"}}"#, "é".repeat(40));
+        for text in [short, at_limit.as_str(), long.as_str(), ""] {
+            let c = CompactJson::trusted(text);
+            assert_eq!(c.get(), text);
+            assert_eq!(c.clone(), c);
+        }
+        assert!(matches!(CompactJson::trusted(short).0, Compact::Inline { len: 26, .. }));
+        assert!(matches!(CompactJson::trusted(&at_limit).0, Compact::Inline { len: 62, .. }));
+        assert!(matches!(CompactJson::trusted(&long).0, Compact::Shared(_)));
+        assert_ne!(CompactJson::trusted(short), CompactJson::trusted(&long));
+        assert_eq!(CompactJson::serialize(&json!({"a": 1})).unwrap().get(), r#"{"a":1}"#);
+    }
 
     #[test]
     fn classifies_request_notification_response() {

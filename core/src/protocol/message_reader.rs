@@ -18,7 +18,7 @@ use std::borrow::Cow;
 
 use serde_json::{Map, Number, Value};
 
-use super::jsonrpc::{Envelope, ParamsField, RawJson};
+use super::jsonrpc::{CompactJson, Envelope, ParamsField};
 use super::model::{
     RequestMeta, VersionField, CLIENT_CAPABILITIES_KEY, CLIENT_INFO_KEY, LOG_LEVEL_KEY, PROTOCOL_VERSION_KEY,
 };
@@ -379,6 +379,53 @@ impl<'a> Reader<'a> {
         }
     }
 
+    /// `clientInfo`, checked and passed over: its usual shape, an object of plain strings, in
+    /// one tight loop; any other through [`Reader::skip`].
+    fn skip_client_info(&mut self) -> Option<()> {
+        let start = self.i;
+        if self.flat_plain_strings().is_none() {
+            self.i = start;
+            self.skip()?;
+        }
+        Some(())
+    }
+
+    /// An object whose keys and values are all strings without escapes.
+    fn flat_plain_strings(&mut self) -> Option<()> {
+        self.eat(b'{')?;
+        self.ws();
+        if self.eat(b'}').is_some() {
+            return Some(());
+        }
+        loop {
+            self.plain_string()?;
+            self.ws();
+            self.eat(b':')?;
+            self.ws();
+            self.plain_string()?;
+            self.ws();
+            match self.peek()? {
+                b',' => {
+                    self.i += 1;
+                    self.ws();
+                }
+                b'}' => {
+                    self.i += 1;
+                    return Some(());
+                }
+                _ => return None,
+            }
+        }
+    }
+
+    /// A string without escapes, passed over.
+    #[inline]
+    fn plain_string(&mut self) -> Option<()> {
+        self.eat(b'"')?;
+        let end = self.plain_run(self.i);
+        (self.b.get(end) == Some(&b'"')).then(|| self.i = end + 1)
+    }
+
     /// The message's top-level object: the envelope's fields, a repeated one given up on,
     /// every other key checked and dropped.
     fn envelope(&mut self) -> Option<Envelope> {
@@ -416,7 +463,7 @@ impl<'a> Reader<'a> {
         let (mut rest, mut meta) = (Map::new(), None);
         self.object(|r, key| {
             if key == "_meta" {
-                meta = Some(Box::new(r.meta()?));
+                meta = Some(r.meta()?);
             } else {
                 let v = r.value()?;
                 rest.insert(key.into_owned(), v);
@@ -427,8 +474,8 @@ impl<'a> Reader<'a> {
     }
 
     /// `params._meta`, when it is an object.
-    fn meta(&mut self) -> Option<RequestMeta> {
-        let mut m = RequestMeta::default();
+    fn meta(&mut self) -> Option<Box<RequestMeta>> {
+        let mut m = Box::<RequestMeta>::default();
         let key = |r: &mut Self| match r.envelope_key() {
             Some(key) => Some(Cow::Borrowed(key)),
             None => r.string(),
@@ -438,12 +485,12 @@ impl<'a> Reader<'a> {
                 PROTOCOL_VERSION_KEY => m.protocol_version = Some(r.version()?),
                 CLIENT_INFO_KEY => {
                     let start = r.i;
-                    r.skip()?;
-                    m.client_info = Some(RawJson::trusted(r.s.get(start..r.i)?.to_owned()));
+                    r.skip_client_info()?;
+                    m.client_info = Some(CompactJson::trusted(r.s.get(start..r.i)?));
                 }
                 _ => {
                     let v = r.value()?;
-                    m.put(key.into_owned(), v);
+                    m.put(key, v);
                 }
             }
             Some(())
@@ -499,6 +546,8 @@ mod tests {
             r#"{"jsonrpc":"2.0","id":"a-1","result":{"content":[{"type":"text","text":"ok"}],"isError":false}}"#,
             r#"{"jsonrpc":"2.0","id":2,"error":{"code":-32601,"message":"no"}}"#,
             r#"{ "jsonrpc" : "2.0" , "id" : -3 , "method" : "x" , "params" : { "s" : "tab\there \"q\" \u00e9\ud83d\ude00 \/" , "f" : 1.5e3 } }"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"m","params":{"_meta":{"io.modelcontextprotocol/clientInfo":{"name":"a\"b","version":"1","x":{"y":[1]}}}}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"m","params":{"_meta":{"io.modelcontextprotocol/clientInfo":{ "name" : "c" ,"version":"1" } }}}"#,
             r#"{"jsonrpc":"2.0","id":1,"method":"m","params":{"_meta":{"io.modelcontextprotocol/protocolVersio":1,"io.modelcontextprotocol/clientInfoo":{},"io.modelcontextprotocol/logLevel":"info","io.modelcontextprotocol/":2,"io.modelcontextprotocol/clientCapabilities":{"x":[]}}}}"#,
             "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":{\"text\":\"caf\u{e9} \u{1f600}\",\"n\":null,\"t\":true,\"f\":false,\"e\":[]}}",
         ];
@@ -509,7 +558,7 @@ mod tests {
         let Some(Ok(crate::protocol::Message::Request(r))) = by_reader(MODERN) else { panic!("not a request") };
         let meta = r.meta.expect("the envelope");
         assert_eq!(meta.protocol_version, Some(VersionField::Known(ProtocolVersion::V2026_07_28)));
-        assert_eq!(meta.client_info.as_ref().map(RawJson::get), Some(r#"{"name":"loadgen","version":"1.0"}"#));
+        assert_eq!(meta.client_info.as_ref().map(CompactJson::get), Some(r#"{"name":"loadgen","version":"1.0"}"#));
         assert_eq!(meta.client_capabilities, Some(json!({})));
         assert_eq!(r.params, Some(json!({"name": "add", "arguments": {"a": 1, "b": 2}})));
     }

@@ -9,5 +9,7 @@ pub mod model;
 pub mod rpc_error;
 pub mod version;
 
-pub use jsonrpc::{code, ErrorObject, Message, Notification, OutboundResponse, RawJson, Request, RequestId, Response};
+pub use jsonrpc::{
+    code, CompactJson, ErrorObject, Message, Notification, OutboundResponse, RawJson, Request, RequestId, Response,
+};
 pub use version::ProtocolVersion;

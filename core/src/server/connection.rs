@@ -14,7 +14,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::protocol::classifier::{parse_client_info, RequestEnvelope};
 use crate::protocol::model::{ClientCapabilities, Implementation, LoggingLevel};
-use crate::protocol::{ProtocolVersion, RawJson, RequestId};
+use crate::protocol::{CompactJson, ProtocolVersion, RequestId};
 use crate::sync::lock;
 
 /// Which generation of the protocol a request (or a connection) speaks.
@@ -54,10 +54,8 @@ pub struct ConnectionState {
     /// requests such as `subscriptions/listen` end then. Made on first use: the transient
     /// state of a 2026-07-28 request never needs one.
     closing: OnceLock<CancellationToken>,
-    /// The log level of a modern request: `None` means no log messages at all.
-    modern_log_level: Option<LoggingLevel>,
     /// The `clientInfo` of a modern request, parsed only if someone asks for it.
-    modern_client_info: Option<RawJson>,
+    modern_client_info: Option<CompactJson>,
 }
 
 static NEXT_CONNECTION: AtomicU64 = AtomicU64::new(1);
@@ -65,11 +63,16 @@ static NEXT_CONNECTION: AtomicU64 = AtomicU64::new(1);
 impl ConnectionState {
     /// A fresh state with the given stable connection id (for HTTP, the session id).
     pub fn new(id: impl Into<Arc<str>>) -> Self {
+        Self::with(id.into(), None, ClientCapabilities::default())
+    }
+
+    #[inline]
+    fn with(id: Arc<str>, version: Option<ProtocolVersion>, client_capabilities: ClientCapabilities) -> Self {
         ConnectionState {
-            id: id.into(),
+            id,
             negotiated: Mutex::new(Negotiated {
-                version: None,
-                client_capabilities: ClientCapabilities::default(),
+                version,
+                client_capabilities,
                 client_info: None,
                 log_level: LoggingLevel::Info,
                 initialize_processed: false,
@@ -80,7 +83,6 @@ impl ConnectionState {
             in_flight: Mutex::new(HashMap::new()),
             era: None,
             closing: OnceLock::new(),
-            modern_log_level: None,
             modern_client_info: None,
         }
     }
@@ -101,14 +103,17 @@ impl ConnectionState {
 
     /// The transient state of one 2026-07-28 request, built from its envelope and dropped
     /// after it (it shares the id of the transport connection it arrived on).
+    #[inline]
     pub fn modern(id: Arc<str>, envelope: RequestEnvelope) -> Self {
-        let s = Self::new(id);
-        {
-            let mut n = lock(&s.negotiated);
-            n.version = Some(envelope.version);
-            n.client_capabilities = envelope.client_capabilities;
+        let RequestEnvelope { version, client_capabilities, client_info, log_level } = envelope;
+        let mut s = Self::with(id, Some(version), client_capabilities);
+        // No level means no log messages at all; `RequestContext::log` reads that from the
+        // envelope.
+        if let (Some(level), Ok(n)) = (log_level, s.negotiated.get_mut()) {
+            n.log_level = level;
         }
-        Self { modern_log_level: envelope.log_level, modern_client_info: envelope.client_info, ..s }
+        s.modern_client_info = client_info;
+        s
     }
 
     /// The era this connection is pinned to, if it pins one and a request fixed it.
@@ -140,11 +145,6 @@ impl ConnectionState {
     /// The id, shared.
     pub(crate) fn shared_id(&self) -> Arc<str> {
         self.id.clone()
-    }
-
-    /// The log level of a modern request (`None`: it asked for no log messages).
-    pub(crate) fn modern_log_level(&self) -> Option<LoggingLevel> {
-        self.modern_log_level
     }
 
     /// A fresh state with a process-unique id such as `conn-3`.

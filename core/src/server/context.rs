@@ -18,6 +18,7 @@ use tokio_util::sync::CancellationToken;
 use super::connection::ConnectionState;
 use super::handler::BoxFuture;
 use super::request_info::RequestInfo;
+use crate::protocol::classifier::RequestEnvelope;
 use crate::protocol::jsonrpc::notification_text;
 use crate::protocol::model::{
     decode_response, ClientCapabilities, CreateMessageParams, CreateMessageResult, ElicitAction, ElicitRequestParams,
@@ -161,10 +162,29 @@ impl Peer for NullPeer {
     fn send(&self, _frame: String) {}
 }
 
+/// A request's connection state: the transport connection's (the handshake era), or, for a
+/// 2026-07-28 request, a transient one built from its envelope. The transient state is made
+/// only when something asks for it whole ([`RequestContext::connection`]); what handlers read
+/// on every request (capabilities, log level, the id) comes from the envelope directly.
+#[derive(Clone)]
+pub(crate) enum RequestConnection {
+    /// The transport connection's state.
+    Shared(Arc<ConnectionState>),
+    /// A 2026-07-28 request's own.
+    Transient { envelope: Box<RequestEnvelope>, state: OnceLock<Arc<ConnectionState>> },
+}
+
+impl RequestConnection {
+    /// The transient state of a 2026-07-28 request with this envelope.
+    pub(crate) fn transient(envelope: Box<RequestEnvelope>) -> Self {
+        RequestConnection::Transient { envelope, state: OnceLock::new() }
+    }
+}
+
 pub(crate) struct ContextInner {
     pub(crate) request_id: RequestId,
     pub(crate) version: ProtocolVersion,
-    pub(crate) connection: Arc<ConnectionState>,
+    pub(crate) connection: RequestConnection,
     pub(crate) progress_token: Option<Value>,
     pub(crate) meta: MetaField,
     pub(crate) cancel: CancellationToken,
@@ -182,6 +202,16 @@ pub(crate) struct ContextInner {
 }
 
 impl ContextInner {
+    /// The request's connection state (a 2026-07-28 request's transient one is made now, on
+    /// first use, with the id of the transport connection it arrived on).
+    pub(crate) fn connection(&self) -> &Arc<ConnectionState> {
+        match &self.connection {
+            RequestConnection::Shared(c) => c,
+            RequestConnection::Transient { envelope, state } => state
+                .get_or_init(|| Arc::new(ConnectionState::modern(self.transport.shared_id(), (**envelope).clone()))),
+        }
+    }
+
     /// The same request, called again with the client's answers (MRTR).
     pub(crate) fn with_mrtr(&self, mrtr: MrtrInput) -> ContextInner {
         ContextInner {
@@ -220,7 +250,7 @@ impl std::fmt::Debug for RequestContext {
         f.debug_struct("RequestContext")
             .field("request_id", &self.inner.request_id)
             .field("version", &self.inner.version)
-            .field("connection", &self.inner.connection.id())
+            .field("connection", &self.connection_id())
             .finish_non_exhaustive()
     }
 }
@@ -238,12 +268,17 @@ impl RequestContext {
 
     /// A stable, non-empty identifier of this request's connection or session.
     pub fn connection_id(&self) -> &str {
-        self.inner.connection.id()
+        match &self.inner.connection {
+            RequestConnection::Shared(c) => c.id(),
+            // A transient state shares the id of the connection the request arrived on.
+            RequestConnection::Transient { .. } => self.inner.transport.id(),
+        }
     }
 
-    /// The connection's state.
+    /// The connection's state (for a 2026-07-28 request, its own transient state, built
+    /// from its envelope).
     pub fn connection(&self) -> &Arc<ConnectionState> {
-        &self.inner.connection
+        self.inner.connection()
     }
 
     /// The request's `_meta.progressToken`, if any.
@@ -387,12 +422,18 @@ impl RequestContext {
     /// Whether the client declared a capability, by dotted path (`"sampling"`,
     /// `"elicitation.url"`, `"roots.listChanged"`).
     pub fn client_supports(&self, capability: &str) -> bool {
-        self.inner.connection.client_supports(capability)
+        match &self.inner.connection {
+            RequestConnection::Shared(c) => c.client_supports(capability),
+            RequestConnection::Transient { envelope, .. } => envelope.client_capabilities.supports(capability),
+        }
     }
 
     /// The client's declared capabilities.
     pub fn client_capabilities(&self) -> ClientCapabilities {
-        self.inner.connection.client_capabilities()
+        match &self.inner.connection {
+            RequestConnection::Shared(c) => c.client_capabilities(),
+            RequestConnection::Transient { envelope, .. } => envelope.client_capabilities.clone(),
+        }
     }
 
     /// Send a notification related to this request, written before the request's response.
@@ -412,13 +453,13 @@ impl RequestContext {
         if !self.inner.logging_enabled || self.is_cancelled() {
             return false;
         }
-        let min = if self.inner.modern {
-            match self.inner.connection.modern_log_level() {
+        let min = match &self.inner.connection {
+            // A 2026-07-28 request that asked for no level gets no log messages.
+            RequestConnection::Transient { envelope, .. } => match envelope.log_level {
                 Some(l) => l,
                 None => return false,
-            }
-        } else {
-            self.inner.connection.log_level()
+            },
+            RequestConnection::Shared(c) => c.log_level(),
         };
         if level < min {
             return false;

@@ -20,7 +20,7 @@ use serde::Serialize;
 use serde_json::{json, Map, Value};
 
 use super::connection::Era;
-use super::context::{ContextInner, MetaField, MrtrInput, NullPeer};
+use super::context::{ContextInner, MetaField, MrtrInput, NullPeer, RequestConnection};
 use super::request_info::RequestInfo;
 use super::{read, ConnectionState, Peer, RequestContext, Server};
 use crate::protocol::classifier::unsupported_version;
@@ -72,7 +72,7 @@ pub(crate) fn required_str(m: &mut Map<String, Value>, key: &str, method: &str) 
 /// How one request is served, decided before its handler runs.
 pub(crate) struct Setup {
     /// The state the handler sees (the connection's, or a transient one).
-    pub(crate) state: Arc<ConnectionState>,
+    pub(crate) state: RequestConnection,
     /// The revision in effect.
     pub(crate) version: ProtocolVersion,
     /// Served on the 2026-07-28 path.
@@ -298,8 +298,12 @@ impl Server {
             );
             return Some(OutboundResponse::error(Some(id), e));
         }
-        let setup =
-            Setup { state: conn.clone(), version: conn.effective_version(), modern: false, mrtr: MrtrInput::default() };
+        let setup = Setup {
+            state: RequestConnection::Shared(conn.clone()),
+            version: conn.effective_version(),
+            modern: false,
+            mrtr: MrtrInput::default(),
+        };
         self.run(id, &method, params, meta, conn, peer, info, setup).await
     }
 

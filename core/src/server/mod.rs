@@ -59,7 +59,7 @@ use tasks::TaskEngine;
 pub use tasks::TaskOptions;
 
 use crate::auth::ResourceServer;
-use crate::protocol::model::{ForVersion as _, Implementation};
+use crate::protocol::model::{ForVersion as _, Implementation, ResultType};
 use crate::protocol::ProtocolVersion;
 use crate::request_state::{RequestStateSealer, SealingKey};
 pub(crate) use crate::sync::{lock, read, write};
@@ -187,6 +187,9 @@ pub(crate) struct ServerInner {
     sealer: RwLock<Arc<RequestStateSealer>>,
     /// The server info carried in `_meta` of 2026-07-28 results, serialized once.
     modern_server_info: String,
+    /// The opening of a complete 2026-07-28 result without a cache hint, up to and with the
+    /// server info (`modern::result_head`), written once.
+    modern_complete_head: Box<[u8]>,
     /// The resource-server configuration, when requests must carry a bearer token.
     auth: Option<Arc<ResourceServer>>,
     /// Tasks: their store and what runs in this process.
@@ -308,9 +311,13 @@ impl ServerBuilder {
     /// instances shares one with [`Server::set_request_state_keys`].
     pub fn build(self) -> Server {
         let modern_info = self.info.for_version(ProtocolVersion::V2026_07_28);
+        let modern_server_info = serde_json::to_string(&modern_info).unwrap_or_else(|_| "{}".to_owned());
+        let mut modern_complete_head = Vec::new();
+        modern::result_head(&mut modern_complete_head, ResultType::Complete, None, &modern_server_info);
         Server {
             inner: Arc::new(ServerInner {
-                modern_server_info: serde_json::to_string(&modern_info).unwrap_or_else(|_| "{}".to_owned()),
+                modern_complete_head: modern_complete_head.into_boxed_slice(),
+                modern_server_info,
                 info: self.info,
                 instructions: self.instructions,
                 mode: self.mode,

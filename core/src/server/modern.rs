@@ -18,7 +18,7 @@ use serde::Serialize;
 use crate::protocol::{ErrorObject, OutboundResponse, ProtocolVersion, RawJson, Request};
 use crate::request_state::Binding;
 
-use super::context::MrtrInput;
+use super::context::{MrtrInput, RequestConnection};
 use super::request_info::RequestInfo;
 
 /// The modern revisions this server serves.
@@ -59,8 +59,7 @@ impl Server {
             MrtrInput::default()
         };
         let version = envelope.version;
-        let state = Arc::new(ConnectionState::modern(conn.shared_id(), envelope));
-        let setup = Setup { state, version, modern: true, mrtr };
+        let setup = Setup { state: RequestConnection::transient(envelope), version, modern: true, mrtr };
         self.run(id, &method, params, meta, conn, peer, info, setup).await
     }
 
@@ -71,7 +70,7 @@ impl Server {
         params: Option<&Value>,
         meta: Option<&RequestMeta>,
         info: &RequestInfo,
-    ) -> Result<RequestEnvelope, ErrorObject> {
+    ) -> Result<Box<RequestEnvelope>, ErrorObject> {
         let headers = info.headers().map(|h| h as &dyn HeaderSource);
         let lookup = |name: &str| read(&self.inner.registry).tool_param_headers(name);
         let ladder = Ladder { headers, supported: &MODERN_VERSIONS, param_headers: &lookup };
@@ -86,6 +85,11 @@ impl Server {
         subject: Option<&str>,
     ) -> Result<MrtrInput, ErrorObject> {
         let Some(p) = params.and_then(Value::as_object) else { return Ok(MrtrInput::default()) };
+        // Most requests carry neither key: a small object is passed over once, its keys told
+        // apart by length, rather than searched twice.
+        if p.len() <= 8 && !p.keys().any(|k| matches!(k.as_str(), "inputResponses" | "requestState")) {
+            return Ok(MrtrInput::default());
+        }
         let input_responses = match p.get("inputResponses") {
             None => Map::new(),
             Some(Value::Object(m)) => {
@@ -121,21 +125,11 @@ impl Server {
         let info = &self.inner.modern_server_info;
         // Room for the result too, which `splice` writes after this prefix.
         let mut s = Vec::with_capacity(info.len() + 384);
-        s.extend_from_slice(b"{\"resultType\":\"");
-        s.extend_from_slice(result_type.as_str().as_bytes());
-        s.push(b'"');
-        if let Some(h) = hint {
-            s.extend_from_slice(b",\"ttlMs\":");
-            s.extend_from_slice(h.ttl_ms.to_string().as_bytes());
-            s.extend_from_slice(match h.cache_scope {
-                CacheScope::Public => b",\"cacheScope\":\"public\"",
-                CacheScope::Private => b",\"cacheScope\":\"private\"",
-            });
+        match (result_type, hint) {
+            // The common opening, written once when the server was built.
+            (ResultType::Complete, None) => s.extend_from_slice(&self.inner.modern_complete_head),
+            _ => result_head(&mut s, result_type, hint, info),
         }
-        s.extend_from_slice(b",\"_meta\":{\"");
-        s.extend_from_slice(SERVER_INFO_KEY.as_bytes());
-        s.extend_from_slice(b"\":");
-        s.extend_from_slice(info.as_bytes());
         for (k, v) in meta.into_iter().flatten().filter(|(k, _)| k.as_str() != SERVER_INFO_KEY) {
             s.push(b',');
             // Writing strings and JSON values into a Vec cannot fail.
@@ -202,4 +196,24 @@ impl Server {
     pub(crate) fn empty_modern_result(&self, extra: Map<String, Value>) -> Outcome {
         self.modern_result(&Map::new(), ResultType::Complete, None, Some(&extra))
     }
+}
+
+/// The opening of a modern result up to the server info:
+/// `{"resultType":…[,"ttlMs":…,"cacheScope":…],"_meta":{"io.modelcontextprotocol/serverInfo":…`.
+pub(super) fn result_head(s: &mut Vec<u8>, result_type: ResultType, hint: Option<CacheHint>, info: &str) {
+    s.extend_from_slice(b"{\"resultType\":\"");
+    s.extend_from_slice(result_type.as_str().as_bytes());
+    s.push(b'"');
+    if let Some(h) = hint {
+        s.extend_from_slice(b",\"ttlMs\":");
+        s.extend_from_slice(h.ttl_ms.to_string().as_bytes());
+        s.extend_from_slice(match h.cache_scope {
+            CacheScope::Public => b",\"cacheScope\":\"public\"",
+            CacheScope::Private => b",\"cacheScope\":\"private\"",
+        });
+    }
+    s.extend_from_slice(b",\"_meta\":{\"");
+    s.extend_from_slice(SERVER_INFO_KEY.as_bytes());
+    s.extend_from_slice(b"\":");
+    s.extend_from_slice(info.as_bytes());
 }

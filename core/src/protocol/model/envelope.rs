@@ -5,7 +5,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
-use crate::protocol::RawJson;
+use crate::protocol::CompactJson;
 use serde_json::{Map, Value};
 
 use super::{CacheScope, Implementation, ServerCapabilities};
@@ -163,7 +163,7 @@ pub struct RequestMeta {
     /// `io.modelcontextprotocol/clientCapabilities`, as sent.
     pub client_capabilities: Option<Value>,
     /// `io.modelcontextprotocol/clientInfo`, unparsed (display only, rarely read).
-    pub client_info: Option<RawJson>,
+    pub client_info: Option<CompactJson>,
     /// `io.modelcontextprotocol/logLevel`, as sent.
     pub log_level: Option<Value>,
     /// `progressToken`, as sent.
@@ -187,15 +187,15 @@ impl PartialEq for RequestMeta {
 }
 
 impl RequestMeta {
-    pub(crate) fn put(&mut self, key: String, value: Value) {
-        match key.as_str() {
+    pub(crate) fn put(&mut self, key: std::borrow::Cow<'_, str>, value: Value) {
+        match key.as_ref() {
             PROTOCOL_VERSION_KEY => self.protocol_version = Some(VersionField::from_value(value)),
             CLIENT_CAPABILITIES_KEY => self.client_capabilities = Some(value),
-            CLIENT_INFO_KEY => self.client_info = RawJson::serialize(&value).ok(),
+            CLIENT_INFO_KEY => self.client_info = CompactJson::serialize(&value).ok(),
             LOG_LEVEL_KEY => self.log_level = Some(value),
             "progressToken" => self.progress_token = Some(value),
             _ => {
-                self.other.insert(key, value);
+                self.other.insert(key.into_owned(), value);
             }
         }
     }
@@ -206,7 +206,7 @@ impl RequestMeta {
         match v {
             Value::Object(map) => {
                 for (k, v) in map {
-                    m.put(k, v);
+                    m.put(k.into(), v);
                 }
             }
             other => m.not_an_object = Some(other),
@@ -257,11 +257,11 @@ impl<'de> Deserialize<'de> for RequestMeta {
                         PROTOCOL_VERSION_KEY => m.protocol_version = Some(map.next_value()?),
                         CLIENT_INFO_KEY => {
                             let raw = map.next_value::<Box<RawValue>>()?;
-                            m.client_info = Some(RawJson::trusted(Box::<str>::from(raw).into()));
+                            m.client_info = Some(CompactJson::trusted(raw.get()));
                         }
                         _ => {
                             let v = map.next_value::<Value>()?;
-                            m.put(key.into_owned(), v);
+                            m.put(key, v);
                         }
                     }
                 }
