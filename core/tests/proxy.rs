@@ -115,6 +115,30 @@ async fn cancelling_the_client_request_cancels_the_upstream_one() {
 }
 
 #[tokio::test]
+async fn a_stdio_upstreams_input_request_with_two_clients_calls_in_flight_is_refused_and_asks_nobody() {
+    let (server, proxy) = proxied(UpstreamEra::Handshake).await;
+    let (a, b) = (Arc::new(Harness::new(server.clone())), Harness::new(server));
+    a.initialize("2025-11-25", json!({"sampling": {}})).await;
+    b.initialize("2025-11-25", json!({"sampling": {}})).await;
+    // A's call is in flight upstream while B's asks for sampling: stdio cannot say whose it is.
+    let a2 = a.clone();
+    let slow =
+        tokio::spawn(async move { a2.ok("tools/call", json!({"name": "test_slow", "arguments": {"ms": 1500}})).await });
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let r = b.call("tools/call", json!({"name": "test_sampling", "arguments": {"prompt": "hi"}})).await;
+    assert!(r.to_string().contains("the proxy has no client request to ask this for"), "{r}");
+    assert!(a.recorder.requests.lock().unwrap().is_empty(), "A was not asked");
+    assert!(b.recorder.requests.lock().unwrap().is_empty(), "B was not asked");
+    slow.await.unwrap();
+    // With one call in flight, the same request reaches its client.
+    *b.recorder.reply.lock().unwrap() =
+        Some(json!({"role": "assistant", "content": {"type": "text", "text": "from B"}, "model": "m"}));
+    let r = b.ok("tools/call", json!({"name": "test_sampling", "arguments": {"prompt": "hi"}})).await;
+    assert!(text(&r).contains("from B"), "{r}");
+    proxy.close();
+}
+
+#[tokio::test]
 async fn the_upstreams_list_changes_are_followed_and_announced() {
     let (server, proxy) = proxied(UpstreamEra::Handshake).await;
     let h = Harness::new(server.clone());
