@@ -3,11 +3,14 @@
 //! 2,000 instructions of a 19,000-instruction stdio `tools/call`. A series here is found by a
 //! hash of borrowed fields (the method, revision, transport, target and error type of the
 //! request) and holds a histogram bound to its attributes (the SDK's bound instruments), so a
-//! request pays one read-locked lookup and no allocation. Past [`MAX_SERIES`] series (a client
+//! request pays one read-locked lookup and no allocation, or, when it is the series its thread
+//! found last (a client calling one tool over and over), one comparison. Past [`MAX_SERIES`] series (a client
 //! calling ever new tool names) requests record with their attributes as before, and the SDK's
 //! own cardinality limit applies.
 
+use std::cell::RefCell;
 use std::hash::Hasher;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
 
 use hashbrown::HashTable;
@@ -186,17 +189,49 @@ impl Series {
 
 /// The bound series of one histogram.
 pub(super) struct SeriesTable {
+    /// Tells this table's entries in [`LAST`] from another's.
+    id: u64,
     histogram: Histogram<f64>,
     table: RwLock<HashTable<Arc<Series>>>,
 }
 
+static NEXT_TABLE: AtomicU64 = AtomicU64::new(1);
+
+thread_local! {
+    /// The series this thread found last, with its table's id: a client calling one tool over
+    /// and over (the common case) finds it here with one comparison, without the table's lock
+    /// or hash.
+    static LAST: RefCell<Option<(u64, Arc<Series>)>> = const { RefCell::new(None) };
+}
+
 impl SeriesTable {
     pub fn new(histogram: Histogram<f64>) -> Self {
-        SeriesTable { histogram, table: RwLock::new(HashTable::new()) }
+        let id = NEXT_TABLE.fetch_add(1, Ordering::Relaxed);
+        SeriesTable { id, histogram, table: RwLock::new(HashTable::new()) }
     }
 
     /// The series of `key`, bound now if it is new; `None` when [`MAX_SERIES`] are bound.
     pub fn series(&self, key: SeriesRef<'_>) -> Option<Arc<Series>> {
+        let last = LAST.with(|last| {
+            let last = last.try_borrow().ok()?;
+            let (table, series) = last.as_ref()?;
+            (*table == self.id && series.view() == key).then(|| series.clone())
+        });
+        if last.is_some() {
+            return last;
+        }
+        let found = self.find_or_bind(key);
+        if let Some(series) = &found {
+            LAST.with(|last| {
+                if let Ok(mut last) = last.try_borrow_mut() {
+                    *last = Some((self.id, series.clone()));
+                }
+            });
+        }
+        found
+    }
+
+    fn find_or_bind(&self, key: SeriesRef<'_>) -> Option<Arc<Series>> {
         let hash = key.hash();
         if let Some(found) = crate::sync::read(&self.table).find(hash, |s| s.view() == key) {
             return Some(found.clone());
@@ -269,6 +304,20 @@ mod tests {
         let tool_error = t.series(a.failed(ErrorType::Tool)).unwrap();
         assert!(!Arc::ptr_eq(&failed, &tool_error));
         assert_eq!(t.len(), 3);
+    }
+
+    #[test]
+    fn the_last_series_a_thread_found_is_never_another_tables_or_another_keys() {
+        let (t, u) = (table(), table());
+        let a = t.series(key("add", None)).unwrap();
+        let b = u.series(key("add", None)).unwrap();
+        assert!(!Arc::ptr_eq(&a, &b), "each table binds its own");
+        assert!(Arc::ptr_eq(&t.series(key("add", None)).unwrap(), &a));
+        assert!(Arc::ptr_eq(&u.series(key("add", None)).unwrap(), &b));
+        let other = t.series(key("sub", None)).unwrap();
+        assert!(!Arc::ptr_eq(&other, &a));
+        assert!(Arc::ptr_eq(&t.series(key("add", None)).unwrap(), &a), "found again after another key");
+        assert_eq!((t.len(), u.len()), (2, 1));
     }
 
     #[test]
