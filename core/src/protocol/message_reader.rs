@@ -92,22 +92,32 @@ impl<'a> Reader<'a> {
                 self.eat(b':')?;
                 self.ws();
                 member(self, key)?;
-                self.ws();
-                match self.peek()? {
-                    b',' => {
-                        self.i += 1;
-                        self.ws();
-                    }
-                    b'}' => {
-                        self.i += 1;
-                        break;
-                    }
-                    _ => return None,
+                if !self.more_before(b'}')? {
+                    break;
                 }
             }
         }
         self.depth -= 1;
         Some(())
+    }
+
+    /// After a member or element: `,` (and the whitespace after it) means another follows
+    /// (`true`), `close` ends the container (`false`), anything else is not this reader's.
+    #[inline]
+    fn more_before(&mut self, close: u8) -> Option<bool> {
+        self.ws();
+        match self.peek()? {
+            b',' => {
+                self.i += 1;
+                self.ws();
+                Some(true)
+            }
+            c if c == close => {
+                self.i += 1;
+                Some(false)
+            }
+            _ => None,
+        }
     }
 
     /// An array: `element` reads each element.
@@ -118,17 +128,8 @@ impl<'a> Reader<'a> {
         if self.eat(b']').is_none() {
             loop {
                 element(self)?;
-                self.ws();
-                match self.peek()? {
-                    b',' => {
-                        self.i += 1;
-                        self.ws();
-                    }
-                    b']' => {
-                        self.i += 1;
-                        break;
-                    }
-                    _ => return None,
+                if !self.more_before(b']')? {
+                    break;
                 }
             }
         }
@@ -403,17 +404,8 @@ impl<'a> Reader<'a> {
             self.eat(b':')?;
             self.ws();
             self.plain_string()?;
-            self.ws();
-            match self.peek()? {
-                b',' => {
-                    self.i += 1;
-                    self.ws();
-                }
-                b'}' => {
-                    self.i += 1;
-                    return Some(());
-                }
-                _ => return None,
+            if !self.more_before(b'}')? {
+                return Some(());
             }
         }
     }
