@@ -4,12 +4,10 @@
 
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
-
-use crate::protocol::CompactJson;
 use serde_json::{Map, Value};
 
 use super::{CacheScope, Implementation, ServerCapabilities};
-use crate::protocol::ProtocolVersion;
+use crate::protocol::{CompactJson, ProtocolVersion};
 
 /// The visits of a value that is not what a field's visitor looks for: each scalar, array
 /// or object is kept whole as a [`Value`], wrapped by `$wrap`.
