@@ -109,6 +109,7 @@ class Receiver(BaseHTTPRequestHandler):
                                 point = {"metric": m.name, "kind": data, "attributes": attrs(p.attributes)}
                                 if data == "histogram":
                                     point["count"] = p.count
+                                    point["sum"] = p.sum
                                 elif p.WhichOneof("value"):
                                     point["value"] = getattr(p, p.WhichOneof("value"))
                                 got.points.append(point)
@@ -241,6 +242,8 @@ def check_server(name: str, cmd: List[str]) -> None:
 
         ok = wait_for(lambda: point("mcp.server.operation.duration", **{"mcp.method.name": "tools/call", "gen_ai.tool.name": "add"}), "duration point for tools/call add")
         assert ok["kind"] == "histogram" and ok["count"] >= 1, ok
+        # Seconds, from a clock that runs: more than nothing, far less than the test took.
+        assert 0 < ok["sum"] < 5 * ok["count"], ok
         assert "error.type" not in ok["attributes"], ok
         err = wait_for(lambda: point("mcp.server.operation.duration", **{"error.type": "-32602"}), "duration point with error.type")
         assert err["attributes"].get("gen_ai.tool.name") == "nope", err
