@@ -75,6 +75,7 @@ export declare class NativeServer {
    * The envelope of the handler running in `slot`, which returned nothing and settled
    * since (an async handler: the JS layer calls this when its promise settles); false when
    * the request is gone (cancelled and dropped) or was settled already.
+   * Served from the JS thread, the stdio loop answers it before this returns.
    */
   settleCall(slot: number, envelope: string): boolean
   /**
@@ -383,6 +384,27 @@ export declare class NativeServer {
    * then the runtime shuts down. Idempotent; the returned promise resolves when all of that is done.
    */
   close(): Promise<void>
+  /**
+   * Serve stdio from the JS thread: JS feeds the returned loop what it reads from stdin
+   * (`feed`, `end`) and has `poke` call `loop.poll()`; `loop.done()` resolves when serving
+   * ended.
+   */
+  stdioLoop(poke: () => void, maxLineBytes?: number | undefined | null): StdioLoop
+}
+
+/** The stdio loop of one server, served from the JS thread (see the module docs). */
+export declare class StdioLoop {
+  /** Hand the loop a chunk read from stdin, and answer what it completes. */
+  feed(chunk: Buffer): void
+  /** stdin ended. */
+  end(): void
+  /** Poll the loop (what the poke calls). */
+  poll(): void
+  /**
+   * Resolves when serving ended (stdin ended, or the server closed), once in-flight
+   * requests finished.
+   */
+  done(): Promise<void>
 }
 
 /**

@@ -838,6 +838,7 @@ module.exports = nativeBinding
 module.exports.NativeConnection = nativeBinding.NativeConnection
 module.exports.NativeExchange = nativeBinding.NativeExchange
 module.exports.NativeServer = nativeBinding.NativeServer
+module.exports.StdioLoop = nativeBinding.StdioLoop
 module.exports.defaultMaxTokens = nativeBinding.defaultMaxTokens
 module.exports.matchUriTemplate = nativeBinding.matchUriTemplate
 module.exports.mrtrInputRequest = nativeBinding.mrtrInputRequest

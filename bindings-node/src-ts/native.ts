@@ -16,4 +16,4 @@ export {
   telemetryShutdown,
   urlElicitationRequired,
 } from '../index.js';
-export type { ExchangeHead, NativeExchange } from '../index.js';
+export type { ExchangeHead, NativeExchange, StdioLoop } from '../index.js';

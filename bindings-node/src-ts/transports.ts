@@ -4,7 +4,7 @@
  * report back.
  */
 
-import type { NativeServer } from './native.js';
+import type { NativeServer, StdioLoop } from './native.js';
 
 /** Where `listen()` serves. */
 export interface ListenAddress {
@@ -19,9 +19,28 @@ export function handleRaw(native: NativeServer, text: string): Promise<string> {
   return native.handleRaw(String(text));
 }
 
-/** @internal Serve on stdin/stdout until stdin ends or the server closes. */
+/**
+ * @internal Serve on stdin/stdout until stdin ends or the server closes. The core's stdio loop
+ * runs on this thread: `process.stdin` feeds it, and a handler that answers without waiting is
+ * called and answered within that `data` event, with no hand-off to the runtime's threads and
+ * back (`FERRITE_NODE_STDIO=runtime` serves from the runtime instead, reading stdin there).
+ */
 export function connectStdio(native: NativeServer, options?: { maxLineBytes?: number }): Promise<void> {
-  return native.connectStdio(options?.maxLineBytes);
+  if (process.env.FERRITE_NODE_STDIO === 'runtime') return native.connectStdio(options?.maxLineBytes);
+  const stdin = process.stdin;
+  const loop: StdioLoop = native.stdioLoop(() => loop.poll(), options?.maxLineBytes);
+  const onData = (chunk: Buffer) => loop.feed(chunk);
+  const onEnd = () => loop.end();
+  stdin.on('data', onData);
+  stdin.on('end', onEnd);
+  stdin.on('error', onEnd);
+  return loop.done().finally(() => {
+    stdin.off('data', onData);
+    stdin.off('end', onEnd);
+    stdin.off('error', onEnd);
+    // Serving ended before stdin did (`close()`): stop reading, so stdin keeps Node alive no more.
+    if (!stdin.readableEnded) stdin.destroy();
+  });
 }
 
 /**

@@ -32,9 +32,10 @@ impl NativeServer {
     /// The envelope of the handler running in `slot`, which returned nothing and settled
     /// since (an async handler: the JS layer calls this when its promise settles); false when
     /// the request is gone (cancelled and dropped) or was settled already.
+    /// Served from the JS thread, the stdio loop answers it before this returns.
     #[napi]
-    pub fn settle_call(&self, slot: i64, envelope: String) -> bool {
-        self.calls.settle(slot, envelope)
+    pub fn settle_call(&self, env: Env, slot: i64, envelope: String) -> bool {
+        crate::stdio_loop::driving_woken(&env, || self.calls.settle(slot, envelope))
     }
 
     /// `{requestId, protocolVersion, connectionId, progressToken, meta, stateless, modern,

@@ -20,7 +20,7 @@ use ferrite_core::{
     BoxFuture, CallToolResult, CompleteRequest, CompleteResult, GetPromptResult, HandlerError, ReadResourceResult,
     Reply, RequestContext,
 };
-use napi::bindgen_prelude::{Either, FnArgs, Promise};
+use napi::bindgen_prelude::{Either, FnArgs, FunctionRef, Promise};
 use napi::threadsafe_function::ThreadsafeFunction;
 use napi::Status;
 use serde_json::{json, Map, Value};
@@ -39,18 +39,25 @@ pub(crate) type JsArgs = FnArgs<(i64, String)>;
 /// The weak thread-safe function a JS handler is wrapped in.
 pub(crate) type JsFunction = ThreadsafeFunction<JsArgs, JsReturn, JsArgs, Status, false, true>;
 
+/// A reference to a JS handler, to call it directly when on the JS thread.
+pub(crate) type JsFunctionRef = FunctionRef<JsArgs, JsReturn>;
+
 /// A JS handler of any kind, bound to the running-request table of its server.
 #[derive(Clone)]
 pub(crate) struct JsCallback {
     function: Arc<JsFunction>,
+    /// The same function, called directly while the stdio loop is polled on the JS thread
+    /// (`stdio_loop.rs`), where queueing the call to that very thread would cost a turn of its
+    /// event loop and the answer a hand-off back.
+    direct: Arc<JsFunctionRef>,
     calls: Arc<Calls>,
     /// "tool", "resource", ...: names the handler in error messages.
     what: &'static str,
 }
 
 impl JsCallback {
-    pub(crate) fn new(function: JsFunction, calls: Arc<Calls>, what: &'static str) -> Self {
-        JsCallback { function: Arc::new(function), calls, what }
+    pub(crate) fn new(function: JsFunction, direct: JsFunctionRef, calls: Arc<Calls>, what: &'static str) -> Self {
+        JsCallback { function: Arc::new(function), direct: Arc::new(direct), calls, what }
     }
 
     /// Run the JS handler for one request and decode its answer with `decode`.
@@ -93,11 +100,21 @@ impl JsCallback {
     /// Call the JS handler and wait until it (and any promise it returned) settles.
     async fn settle(self, payload: String, ctx: RequestContext, next: Option<Arc<NextOnce>>) -> HandlerResult<String> {
         let (slot, later) = self.calls.enter(ctx.clone(), next);
-        let call = self.function.call_async_catch((slot.id, payload).into());
+        // On the JS thread (the stdio loop polled there) the handler is called now, directly;
+        // elsewhere it is queued to that thread.
+        let args: JsArgs = (slot.id, payload).into();
+        let called = match crate::stdio_loop::js_env() {
+            Some(env) => Ok(self.direct.borrow_back(&env).and_then(|f| f.call(args))),
+            None => Err(self.function.call_async_catch(args)),
+        };
         // The whole handler, including the promise it may return: cancellation can come
         // at any point until it settles.
         let settled = async {
-            match call.await {
+            let returned = match called {
+                Ok(returned) => returned,
+                Err(queued) => queued.await,
+            };
+            match returned {
                 Ok(Some(Either::A(text))) => Ok(text),
                 Ok(Some(Either::B(promise))) => promise.await.map_err(|e| self.failure(e)),
                 Ok(None) => later

@@ -49,6 +49,7 @@ mod modern;
 mod mount;
 mod mrtr;
 mod server;
+mod stdio_loop;
 
 pub use connection::NativeConnection;
 pub use context::{default_max_tokens, sensitive_headers, url_elicitation_required};

@@ -8,8 +8,8 @@
 //! wire shape is the core's alone. Functions that wait (`handleRaw`, `connectStdio`, `close`,
 //! a context's `sample`/`elicit`/...) return Promises settled from this server's tokio
 //! runtime, so nothing blocks the event loop. The runtime is created on first use and shut
-//! down by `close()`; only the `connectStdio` promise keeps Node alive (it is what a stdio
-//! server waits on), registered handlers never do.
+//! down by `close()`; only serving keeps Node alive (stdin, read by `process.stdin` when stdio is
+//! served from the JS thread: `stdio_loop.rs`), registered handlers never do.
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -136,7 +136,7 @@ pub struct NativeServer {
     pub(crate) runtime: Arc<SharedRuntime>,
     pub(crate) shutdown: CancellationToken,
     /// The stdio serving task, if any (at most one: there is one stdin).
-    serving: Mutex<Option<JoinHandle<()>>>,
+    pub(crate) serving: Mutex<Option<JoinHandle<()>>>,
     /// The HTTP serving tasks, awaited by `close()`.
     pub(crate) listening: Mutex<Vec<JoinHandle<()>>>,
     /// The endpoint `fetch`/`nodeHandler` serve through (see `mount.rs`), made on first use.
@@ -229,7 +229,7 @@ impl NativeServer {
 
     pub(crate) fn callback(&self, f: Function<'_, JsArgs, JsReturn>, what: &'static str) -> Result<JsCallback> {
         let tsfn = f.build_threadsafe_function().callee_handled::<false>().weak::<true>().build()?;
-        Ok(JsCallback::new(tsfn, self.calls.clone(), what))
+        Ok(JsCallback::new(tsfn, f.create_ref()?, self.calls.clone(), what))
     }
 
     // ----- registration -----

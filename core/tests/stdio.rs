@@ -425,3 +425,36 @@ async fn send_log_message_reaches_the_client_at_or_above_its_level_and_only_the_
     assert_eq!(s.send_log_message(LoggingLevel::Emergency, json!("off"), None, None), 0);
     c.finish().await;
 }
+
+#[tokio::test]
+async fn a_hosts_run_waiting_runs_the_requests_that_wait_and_the_loop_waits_for_them_at_eof() {
+    // The host runs what it is given as tasks of its own (here: tokio tasks it counts), and
+    // tells the loop through the returned future when each is done.
+    let ran = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counted = ran.clone();
+    let run: ferrite_core::transport::stdio::RunWaiting = Arc::new(move |work| {
+        counted.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        let task = tokio::spawn(work);
+        Box::pin(async move {
+            let _ = task.await;
+        })
+    });
+    let opts = StdioOptions { run_waiting: Some(run), ..Default::default() };
+    let mut c = Client::start(server(), opts);
+    c.handshake(json!({})).await;
+    // A request that answers at once never reaches the host; two that wait do.
+    c.send(json!({"jsonrpc":"2.0","id":1,"method":"ping"})).await;
+    assert_eq!(c.recv().await["id"], 1);
+    assert_eq!(ran.load(std::sync::atomic::Ordering::SeqCst), 0);
+    c.send(json!({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"sleep","arguments":{"ms":30}}})).await;
+    c.send(json!({"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"sleep","arguments":{"ms":10}}})).await;
+    // EOF with both running: the loop answers them before it returns.
+    c.write.shutdown().await.unwrap();
+    let mut answers = [c.recv().await, c.recv().await];
+    answers.sort_by_key(|r| r["id"].as_i64());
+    assert_eq!(answers[0]["result"]["content"][0]["text"], "slept 30");
+    assert_eq!(answers[1]["result"]["content"][0]["text"], "slept 10");
+    assert_eq!(ran.load(std::sync::atomic::Ordering::SeqCst), 2);
+    let server = c.server.take().unwrap();
+    tokio::time::timeout(Duration::from_secs(5), server).await.expect("the server stops at EOF").unwrap().unwrap();
+}

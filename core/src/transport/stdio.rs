@@ -16,6 +16,8 @@
 use std::io;
 use std::sync::Arc;
 
+use futures::stream::FuturesUnordered;
+use futures::{FutureExt, StreamExt};
 use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::mpsc;
@@ -29,7 +31,7 @@ use crate::server::outbound::PendingRequests;
 use crate::server::{BoxFuture, ConnectionState, Peer, PeerError, Server};
 
 /// Options of the stdio transport.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct StdioOptions {
     /// The longest line accepted, in bytes; a longer one (or an unterminated one at EOF) is
     /// answered with `-32700` and skipped without buffering it. Default 4 MiB.
@@ -37,11 +39,29 @@ pub struct StdioOptions {
     /// Cancel to stop serving: reading stops at once, in-flight requests finish, and
     /// [`serve`] returns as at EOF.
     pub shutdown: CancellationToken,
+    /// Where a request that has to wait (and a batch) runs: by default a tokio task. A host
+    /// that polls the loop on a thread of its own, where its handlers settle (Node's JS
+    /// thread), runs them there too, so an answer needs no hand-off between threads; the
+    /// future it returns resolves when the request is done.
+    pub run_waiting: Option<RunWaiting>,
+}
+
+/// Runs a request's future somewhere; the returned future resolves when it is done.
+pub type RunWaiting = Arc<dyn Fn(BoxFuture<'static, ()>) -> BoxFuture<'static, ()> + Send + Sync>;
+
+impl std::fmt::Debug for StdioOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StdioOptions")
+            .field("max_line_bytes", &self.max_line_bytes)
+            .field("shutdown", &self.shutdown)
+            .field("run_waiting", &self.run_waiting.as_ref().map(|_| "host"))
+            .finish()
+    }
 }
 
 impl Default for StdioOptions {
     fn default() -> Self {
-        StdioOptions { max_line_bytes: 4 * 1024 * 1024, shutdown: CancellationToken::new() }
+        StdioOptions { max_line_bytes: 4 * 1024 * 1024, shutdown: CancellationToken::new(), run_waiting: None }
     }
 }
 
@@ -115,6 +135,55 @@ fn reopen_pipes() -> Option<(tokio::net::unix::pipe::Receiver, tokio::net::unix:
     let output = OpenOptions::new().write(true).open("/proc/self/fd/1").ok()?;
     // Both conversions fail (and we fall back) unless the descriptors are pipes.
     Some((pipe::Receiver::from_file(input).ok()?, pipe::Sender::from_file(output).ok()?))
+}
+
+/// The requests that had to wait (and batches), running as tokio tasks or where the host's
+/// [`StdioOptions::run_waiting`] put them; the loop counts them for back-pressure and waits
+/// for them at the end.
+struct InFlight {
+    tasks: JoinSet<()>,
+    /// The host's completion futures, polled by the loop itself: no task, and no thread
+    /// hand-off, per request.
+    hosted: FuturesUnordered<BoxFuture<'static, ()>>,
+}
+
+impl InFlight {
+    fn new() -> Self {
+        InFlight { tasks: JoinSet::new(), hosted: FuturesUnordered::new() }
+    }
+
+    fn len(&self) -> usize {
+        self.tasks.len() + self.hosted.len()
+    }
+
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Run `work` where the options say.
+    fn run(&mut self, options: &StdioOptions, work: BoxFuture<'static, ()>) {
+        match &options.run_waiting {
+            Some(run) => self.hosted.push(run(work)),
+            None => {
+                self.tasks.spawn(work);
+            }
+        }
+    }
+
+    /// Forget the ones that finished, so the sets do not grow over a long session.
+    fn reap(&mut self) {
+        while self.tasks.try_join_next().is_some() {}
+        while !self.hosted.is_empty() && self.hosted.next().now_or_never().is_some() {}
+    }
+
+    /// One of them finished (pending forever when none runs).
+    async fn next(&mut self) {
+        tokio::select! {
+            Some(_) = self.tasks.join_next() => {}
+            Some(()) = self.hosted.next() => {}
+            else => std::future::pending().await,
+        }
+    }
 }
 
 /// One line read from the input.
@@ -199,7 +268,7 @@ where
 
     let mut input = LineReader::new(reader, options.max_line_bytes);
     let mut out = Output { w: tokio::io::BufWriter::with_capacity(64 * 1024, writer), dirty: false };
-    let mut tasks = JoinSet::new();
+    let mut tasks = InFlight::new();
     let result: io::Result<()> = async {
         loop {
             // Frames from handlers and tasks go out first, in the order they were sent.
@@ -213,7 +282,7 @@ where
                 tokio::select! {
                     biased;
                     _ = options.shutdown.cancelled() => return Ok(()),
-                    _ = tasks.join_next() => {}
+                    _ = tasks.next() => {}
                     Some(frame) = rx.recv() => out.write(&frame).await?,
                 }
                 continue;
@@ -258,7 +327,7 @@ where
                 continue;
             }
             // Reap finished tasks so the set does not grow over a long session.
-            while tasks.try_join_next().is_some() {}
+            tasks.reap();
             let answer = match server.parse_payload(text) {
                 Payload::Single(Ok(Message::Request(req))) if req.method != "initialize" => {
                     let server = server.clone();
@@ -273,22 +342,24 @@ where
                         Ok(answer) => answer,
                         Err(work) => {
                             let tx = tx.clone();
-                            tasks.spawn(async move {
+                            let waiting = Box::pin(async move {
                                 if let Some(answer) = work.await {
                                     let _ = tx.send(answer);
                                 }
                             });
+                            tasks.run(&options, waiting);
                             None
                         }
                     }
                 }
                 payload @ Payload::Batch(_) => {
                     let (server, conn, peer, tx) = (server.clone(), conn.clone(), peer.clone(), tx.clone());
-                    tasks.spawn(async move {
+                    let batch = Box::pin(async move {
                         if let Some(answer) = server.handle_payload(payload, &conn, &peer).await {
                             let _ = tx.send(answer);
                         }
                     });
+                    tasks.run(&options, batch);
                     None
                 }
                 // initialize, notifications and client responses: in order, before reading on.
@@ -314,7 +385,7 @@ where
     let mut write_result = Ok(());
     while !tasks.is_empty() {
         tokio::select! {
-            _ = tasks.join_next() => {}
+            _ = tasks.next() => {}
             Some(frame) = rx.recv() => {
                 if write_result.is_ok() {
                     write_result = out.write(&frame).await;
