@@ -507,6 +507,15 @@ impl NativeServer {
         self.spawn_string(env, async move { server.handle_raw(&text).await })
     }
 
+    /// The stdio options of this server: `close()` stops serving, lines up to `max_line_bytes`.
+    pub(crate) fn stdio_options(&self, max_line_bytes: Option<u32>) -> StdioOptions {
+        let mut options = StdioOptions { shutdown: self.shutdown.clone(), ..StdioOptions::default() };
+        if let Some(max) = max_line_bytes {
+            options.max_line_bytes = max as usize;
+        }
+        options
+    }
+
     /// Serve on the process's stdin/stdout; resolves when stdin ends or `close()` is called.
     #[napi(ts_return_type = "Promise<void>")]
     pub fn connect_stdio<'env>(&self, env: &'env Env, max_line_bytes: Option<u32>) -> Result<Object<'env>> {
@@ -515,10 +524,7 @@ impl NativeServer {
             return Err(Error::from_reason("the server is already serving stdio"));
         }
         let handle = self.handle()?;
-        let mut options = StdioOptions { shutdown: self.shutdown.clone(), ..StdioOptions::default() };
-        if let Some(max) = max_line_bytes {
-            options.max_line_bytes = max as usize;
-        }
+        let options = self.stdio_options(max_line_bytes);
         let (deferred, promise) = env.create_deferred::<(), Resolver<()>>()?;
         let server = self.server.clone();
         *serving = Some(handle.spawn(async move {

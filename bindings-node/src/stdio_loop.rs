@@ -25,7 +25,7 @@ use std::sync::{Arc, Mutex, Weak};
 use std::task::{Context, Poll, Wake, Waker};
 
 use ferrite_core::sync::lock;
-use ferrite_core::transport::stdio::{self, StdioOptions};
+use ferrite_core::transport::stdio;
 use ferrite_core::BoxFuture;
 use napi::bindgen_prelude::{Buffer, Function, Object};
 use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
@@ -357,10 +357,7 @@ impl NativeServer {
             return Err(Error::from_reason("the server is already serving stdio"));
         }
         let runtime = self.handle()?;
-        let mut options = StdioOptions { shutdown: self.shutdown.clone(), ..StdioOptions::default() };
-        if let Some(max) = max_line_bytes {
-            options.max_line_bytes = max as usize;
-        }
+        let mut options = self.stdio_options(max_line_bytes);
         let poke = poke.build_threadsafe_function().callee_handled::<false>().weak::<true>().build()?;
         let shared = Arc::new(Shared {
             serving: Mutex::new(None),
