@@ -69,3 +69,22 @@ for (const [mode, env] of [
     assert.equal(out[answer].result.content[0].text, 'answered');
   });
 }
+
+test('served from the JS thread, close() lets a waiting Promise handler answer, then the process exits with stdin open', async () => {
+  const child = spawn(process.execPath, [`${fixtures}stdio-loop-server.mjs`], { stdio: ['pipe', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (d) => (stderr += d));
+  const out = [];
+  createInterface({ input: child.stdout }).on('line', (line) => out.push(JSON.parse(line)));
+  child.stdin.write([...init, call('slow', 'slow_then_answers'), call('c', 'close')].map((m) => JSON.stringify(m) + '\n').join(''));
+  const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+  const [code, signal] = await once(child, 'exit');
+  clearTimeout(timer);
+  assert.equal(signal, null, 'the process had to be killed: it did not exit by itself');
+  assert.equal(code, 0, stderr);
+  assert.match(stderr, /connectStdio resolved/);
+  assert.equal(child.stdin.writableEnded, false, 'stdin was still open');
+  const byId = new Map(out.map((m) => [m.id, m]));
+  assert.equal(byId.get('c')?.result?.content[0].text, 'closing');
+  assert.equal(byId.get('slow')?.result?.content[0].text, 'answered after close');
+});
