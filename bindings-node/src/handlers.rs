@@ -42,6 +42,12 @@ pub(crate) type JsFunction = ThreadsafeFunction<JsArgs, JsReturn, JsArgs, Status
 /// A reference to a JS handler, to call it directly when on the JS thread.
 pub(crate) type JsFunctionRef = FunctionRef<JsArgs, JsReturn>;
 
+/// A JS handler called: what it returned, or the call queued to the JS thread.
+enum Called<Q> {
+    Now(napi::Result<JsReturn>),
+    Queued(Q),
+}
+
 /// A JS handler of any kind, bound to the running-request table of its server.
 #[derive(Clone)]
 pub(crate) struct JsCallback {
@@ -104,15 +110,15 @@ impl JsCallback {
         // elsewhere it is queued to that thread.
         let args: JsArgs = (slot.id, payload).into();
         let called = match crate::stdio_loop::js_env() {
-            Some(env) => Ok(self.direct.borrow_back(&env).and_then(|f| f.call(args))),
-            None => Err(self.function.call_async_catch(args)),
+            Some(env) => Called::Now(self.direct.borrow_back(&env).and_then(|f| f.call(args))),
+            None => Called::Queued(self.function.call_async_catch(args)),
         };
         // The whole handler, including the promise it may return: cancellation can come
         // at any point until it settles.
         let settled = async {
             let returned = match called {
-                Ok(returned) => returned,
-                Err(queued) => queued.await,
+                Called::Now(returned) => returned,
+                Called::Queued(queued) => queued.await,
             };
             match returned {
                 Ok(Some(Either::A(text))) => Ok(text),
