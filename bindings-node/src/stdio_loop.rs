@@ -68,12 +68,12 @@ pub(crate) fn driving_woken<R>(env: &Env, f: impl FnOnce() -> R) -> R {
 /// Asks the JS thread to poll the loop (`() => loop.poll()`): weak, so it never keeps Node alive.
 type Poke = ThreadsafeFunction<(), (), (), Status, false, true>;
 
-/// The served stdio: what was read and not yet taken, and whether stdin ended.
+/// The served stdio: what was read and not yet taken, and whether stdin ended. No waker is
+/// kept: `feed` and `end` drive the loop themselves.
 #[derive(Default)]
 struct Input {
     bytes: VecDeque<u8>,
     ended: bool,
-    waker: Option<Waker>,
 }
 
 /// What the loop, its reader and its wakers share.
@@ -235,13 +235,13 @@ impl Shared {
 struct FedReader(Arc<Shared>);
 
 impl AsyncRead for FedReader {
-    fn poll_read(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
+    fn poll_read(self: Pin<&mut Self>, _: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
         let mut input = lock(&self.0.input);
         if input.bytes.is_empty() {
             if input.ended {
                 return Poll::Ready(Ok(()));
             }
-            input.waker = Some(cx.waker().clone());
+            // The next chunk (or the end) comes with a `feed` (or `end`) that polls again.
             return Poll::Pending;
         }
         let n = buf.remaining().min(input.bytes.len());
@@ -303,22 +303,14 @@ impl StdioLoop {
     /// Hand the loop a chunk read from stdin, and answer what it completes.
     #[napi]
     pub fn feed(&self, env: Env, chunk: Buffer) {
-        {
-            let mut input = lock(&self.shared.input);
-            input.bytes.extend(chunk.iter());
-            input.waker = None;
-        }
+        lock(&self.shared.input).bytes.extend(chunk.iter());
         self.shared.drive(&env);
     }
 
     /// stdin ended.
     #[napi]
     pub fn end(&self, env: Env) {
-        {
-            let mut input = lock(&self.shared.input);
-            input.ended = true;
-            input.waker = None;
-        }
+        lock(&self.shared.input).ended = true;
         self.shared.drive(&env);
     }
 
