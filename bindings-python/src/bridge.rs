@@ -1,7 +1,9 @@
 //! Running Python handlers from the core's tokio tasks, without ever waiting on Rust while
 //! holding the GIL.
 //!
-//! - `def` handlers run on a pool of worker threads ([`SyncPool`]). A worker attaches to
+//! - A `def` handler runs on the runtime thread that reached it when no other `def` call of the
+//!   server runs ([`crate::in_place`]: no hand-off at all at one request in flight).
+//! - The other `def` calls run on a pool of worker threads ([`SyncPool`]). A worker attaches to
 //!   Python, then runs queued calls one after the other until the queue is empty, and
 //!   detaches: under load one GIL acquisition serves many calls instead of one handoff per
 //!   call. Each worker keeps its Python thread state for its whole life (attaching is then a
@@ -32,6 +34,7 @@ use serde_json::{Map, Value};
 use tokio::sync::oneshot;
 
 use crate::context::{PyRequestContext, Shared};
+use crate::in_place::{self, InPlace};
 use crate::mrtr::PyInputRequired;
 use crate::{convert, errors};
 
@@ -379,6 +382,11 @@ impl SyncPool {
         }
     }
 
+    /// Whether the pool still takes calls (`close()` not called).
+    fn is_open(&self) -> bool {
+        !lock(&self.state).closed
+    }
+
     /// Refuse new calls, fail the queued ones and let the workers exit.
     pub fn close(&self) {
         let mut st = lock(&self.state);
@@ -411,13 +419,34 @@ pub fn interpreter_exiting() {
     INTERPRETER_EXITING.store(true, Ordering::SeqCst);
 }
 
+/// Whether the package's `atexit` hook has run: a thread that is not in Python by now must not
+/// enter it.
+pub fn interpreter_is_exiting() -> bool {
+    INTERPRETER_EXITING.load(Ordering::SeqCst)
+}
+
 /// Runs handlers for one server.
 pub struct Executor {
     pub queue: Arc<AsyncQueue>,
     pub pool: Arc<SyncPool>,
+    /// Whether a `def` call runs on the runtime thread that reached it, and how many on the
+    /// pool.
+    pub in_place: InPlace,
 }
 
 impl Executor {
+    /// The right to run a `def` call in place ([`crate::in_place`]): only a request's own
+    /// handler, not a task's (the core races a task's handler against its cancellation and
+    /// expiry, which a blocked poll would stall) nor a notification's or a token
+    /// verifier's, and only while the server is open.
+    fn claim_in_place(&self, ctx: Option<&RequestContext>) -> Option<in_place::Claim<'_>> {
+        if ctx.is_none_or(RequestContext::is_task) {
+            return None;
+        }
+        let claim = self.in_place.claim()?;
+        self.pool.is_open().then_some(claim)
+    }
+
     /// Call `handler` with `input`; resolves to the JSON its wrapper returned.
     pub async fn run(&self, handler: Arc<PyCallable>, input: Input, ctx: Option<RequestContext>) -> Outcome {
         if handler.is_async {
@@ -426,7 +455,13 @@ impl Executor {
                 return Err(HandlerError::failed("the server is closed"));
             }
             rx.await.unwrap_or_else(|_| Err(HandlerError::failed("the server closed before the handler finished")))
+        } else if let Some(claim) = self.claim_in_place(ctx.as_ref()) {
+            in_place::step_aside().await;
+            let outcome = in_place::attach(|py| call_sync(py, &handler, &input, ctx, &self.pool.shared));
+            drop(claim);
+            outcome
         } else {
+            let _pooled = self.in_place.pooled();
             let (tx, rx) = oneshot::channel();
             if !self.pool.submit(SyncJob { handler, input, ctx, done: tx }) {
                 return Err(HandlerError::failed("the server is closed"));

@@ -15,6 +15,7 @@
 //! - [`middleware`]: Python middleware in the core's chain, and `call_next`.
 //! - [`context`]: the per-request `RequestContext`.
 //! - [`bridge`]: how handlers run (blocking pool for `def`, an asyncio loop for `async def`).
+//! - [`in_place`]: a `def` call run on the runtime thread that reached it.
 //! - [`connection`]: a connection Python holds (the in-memory client, `handle_raw_on`).
 //! - [`sessions`]: the per-session state dicts.
 //! - [`http`]: the HTTP options, handed to the core's `HttpConfig`.
@@ -33,6 +34,7 @@ mod diagnostics;
 mod endpoint;
 mod errors;
 mod http;
+mod in_place;
 mod middleware;
 mod modern;
 mod mrtr;

@@ -198,7 +198,7 @@ impl Core {
             .map_err(|e| PyRuntimeError::new_err(format!("cannot create the event-loop wake socket: {e}")))?;
         let shared = Arc::new(Shared::new(handle.clone(), server.clone()));
         let pool = Arc::new(SyncPool::new(shared.clone(), MAX_SYNC_WORKERS));
-        let exec = Arc::new(Executor { queue: Arc::new(queue), pool });
+        let exec = Arc::new(Executor { queue: Arc::new(queue), pool, in_place: Default::default() });
         let _ = verifier_exec.set(exec.clone());
         Ok(Core {
             server,
