@@ -8,13 +8,16 @@ from __future__ import annotations
 
 from typing import Any, Dict
 
+import pytest
+
 from conftest import text_of
 
 SCRIPT = """
 import threading
 from ferrite_mcp import Context, Server
 
-server = Server("in-place")
+import sys
+server = Server("in-place", worker_threads=int(sys.argv[1]) if len(sys.argv) > 1 else None)
 go = threading.Event()
 seen_cancel = threading.Event()
 
@@ -95,8 +98,10 @@ def test_a_def_call_alone_runs_on_the_runtime_thread_that_read_it(stdio: Any) ->
     assert "Fatal Python error" not in err and "panicked" not in err, err
 
 
-def test_the_server_answers_while_a_def_call_runs_in_place(stdio: Any) -> None:
-    c = stdio(SCRIPT)
+@pytest.mark.parametrize("workers", [None, 1])
+def test_the_server_answers_while_a_def_call_runs_in_place(stdio: Any, workers: Any) -> None:
+    # With one runtime worker too: the call hands the worker's scheduler to another thread.
+    c = stdio(SCRIPT, args=[str(workers)] if workers else [])
     held = call(c, "hold")
     # Read and answered while `hold` blocks: the loop is not blocked, and the second `def`
     # call goes to the pool (one call runs in place at a time).
