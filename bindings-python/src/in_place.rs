@@ -41,7 +41,7 @@ use crate::bridge::interpreter_is_exiting;
 pub struct InPlace {
     busy: AtomicBool,
     pooled: AtomicUsize,
-    /// Microseconds since [`epoch`] when a call last found another one running (0: never).
+    /// When a call last found another one running, in [`now_us`] (0: never).
     contended_at: AtomicU64,
 }
 
@@ -82,12 +82,12 @@ impl InPlace {
     /// call), or when the current thread cannot block (no runtime, or a current-thread one,
     /// where `block_in_place` would panic).
     pub fn claim(&self) -> Option<Claim<'_>> {
-        if !Handle::try_current().is_ok_and(|h| h.runtime_flavor() == RuntimeFlavor::MultiThread) {
-            return None;
-        }
         let now = now_us();
         let last = self.contended_at.load(Ordering::Relaxed);
         if last != 0 && now.saturating_sub(last) < CONTENDED_FOR.as_micros() as u64 {
+            return None;
+        }
+        if !Handle::try_current().is_ok_and(|h| h.runtime_flavor() == RuntimeFlavor::MultiThread) {
             return None;
         }
         if self.pooled.load(Ordering::Acquire) > 0 || self.busy.swap(true, Ordering::Acquire) {
@@ -169,11 +169,10 @@ fn keep_thread_state() {
         if kept.is_some() || interpreter_is_exiting() {
             return;
         }
-        // SAFETY: called without the GIL (inside `block_in_place`, with no `Python` token on
-        // this thread). A thread that already has a thread state (the main thread, a Python
-        // thread calling in) keeps using its own, untouched. Otherwise `PyGILState_Ensure`
-        // creates one and takes the GIL, and `PyEval_SaveThread` releases the GIL and keeps the
-        // state, which `Kept` deletes when the thread exits.
+        // SAFETY: a thread that already has a thread state (the main thread, a Python thread
+        // calling in) keeps using its own, untouched. One without cannot hold the GIL, so
+        // `PyGILState_Ensure` creates a state for it and takes the GIL, and `PyEval_SaveThread`
+        // releases the GIL and keeps the state, which `Kept` deletes when the thread exits.
         unsafe {
             if ffi::Py_IsInitialized() == 0 || !ffi::PyGILState_GetThisThreadState().is_null() {
                 return;
