@@ -27,6 +27,7 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
 
 use ferrite_core::sync::lock;
+use ferrite_core::transport::hosted_stdio::{driving_here, driving_woken};
 use ferrite_core::{CompleteRequest, HandlerError, InputRequired, RequestContext};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
@@ -161,11 +162,22 @@ impl AsyncQueue {
             return false;
         }
         jobs.push(job);
-        if !self.armed.swap(true, Ordering::SeqCst) {
-            // A full socket buffer means a wake is already pending; nothing is lost.
-            let _ = (&self.wake_tx).write(&[1]);
+        // The loop serving stdio on this thread takes them right after its drive.
+        if !self.armed.swap(true, Ordering::SeqCst) && !crate::stdio_loop::drains_here(self) {
+            self.wake();
         }
         true
+    }
+
+    /// Wake the loop to take the queued jobs.
+    pub fn wake(&self) {
+        // A full socket buffer means a wake is already pending; nothing is lost.
+        let _ = (&self.wake_tx).write(&[1]);
+    }
+
+    /// Whether jobs wait to be taken.
+    pub fn has_jobs(&self) -> bool {
+        !lock(&self.jobs).is_empty()
     }
 
     /// Take every queued job (called by the loop when the wake socket is readable).
@@ -234,16 +246,18 @@ impl Completion {
 
 #[pymethods]
 impl Completion {
-    /// Complete with the handler wrapper's result (JSON, or a core `InputRequired`).
+    /// Complete with the handler wrapper's result (JSON, or a core `InputRequired`). Served
+    /// from this thread (`stdio_loop`), the answer is written before this returns.
     fn resolve(&self, py: Python<'_>, result: &Bound<'_, PyAny>) {
         let outcome = Returned::from_py(result).map_err(|e| errors::invalid_result(py, &e));
-        self.send(outcome);
+        driving_woken(|| self.send(outcome));
     }
 
     /// Complete with the handler's exception.
     fn reject(&self, py: Python<'_>, error: &Bound<'_, PyAny>) {
         let err = PyErr::from_value(error.clone());
-        self.send(Err(errors::to_handler_error(py, &err)));
+        let outcome = Err(errors::to_handler_error(py, &err));
+        driving_woken(|| self.send(outcome));
     }
 }
 
@@ -440,7 +454,8 @@ impl Executor {
     /// expiry, which a blocked poll would stall) nor a notification's or a token
     /// verifier's, and only while the server is open.
     fn claim_in_place(&self, ctx: Option<&RequestContext>) -> Option<in_place::Claim<'_>> {
-        if ctx.is_none_or(RequestContext::is_task) {
+        // Nor on the event loop's thread serving stdio, which a blocked call would stop.
+        if ctx.is_none_or(RequestContext::is_task) || driving_here() {
             return None;
         }
         let claim = self.in_place.claim()?;

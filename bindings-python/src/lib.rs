@@ -16,6 +16,7 @@
 //! - [`context`]: the per-request `RequestContext`.
 //! - [`bridge`]: how handlers run (blocking pool for `def`, an asyncio loop for `async def`).
 //! - [`in_place`]: a `def` call run on the runtime thread that reached it.
+//! - [`stdio_loop`]: stdio served from the event loop's thread (servers with `async def` handlers).
 //! - [`connection`]: a connection Python holds (the in-memory client, `handle_raw_on`).
 //! - [`sessions`]: the per-session state dicts.
 //! - [`http`]: the HTTP options, handed to the core's `HttpConfig`.
@@ -40,6 +41,7 @@ mod modern;
 mod mrtr;
 mod server;
 mod sessions;
+mod stdio_loop;
 mod tasks;
 
 use pyo3::prelude::*;
@@ -63,6 +65,7 @@ fn _ferrite(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<context::PyRequestContext>()?;
     m.add_class::<context::CancelWatch>()?;
     m.add_class::<bridge::Completion>()?;
+    m.add_class::<stdio_loop::StdioLoop>()?;
     m.add_class::<middleware::CallNext>()?;
     m.add_class::<connection::PyConnection>()?;
     m.add_class::<connection::PeerReply>()?;

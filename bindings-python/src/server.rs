@@ -55,6 +55,9 @@ pub struct Core {
     /// The Redis store of `use_redis`, for its round-trip count.
     redis: Mutex<Option<RedisStore>>,
     closed: AtomicBool,
+    /// Whether any handler registered is an `async def` (stdio is then served from the event
+    /// loop's thread, `stdio_loop.rs`).
+    any_async: AtomicBool,
 }
 
 impl Core {
@@ -77,6 +80,7 @@ impl Core {
     }
 
     fn adapter(&self, handler: Py<PyAny>, is_async: bool, wants_context: bool) -> Adapter {
+        self.any_async.fetch_or(is_async, Ordering::Relaxed);
         Adapter {
             handler: Arc::new(PyCallable { callable: handler, is_async, wants_context }),
             exec: self.exec.clone(),
@@ -209,6 +213,7 @@ impl Core {
             serving: Mutex::new(None),
             redis: Mutex::new(None),
             closed: AtomicBool::new(false),
+            any_async: AtomicBool::new(false),
         })
     }
 

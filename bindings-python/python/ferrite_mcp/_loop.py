@@ -3,13 +3,19 @@
 The Rust side queues calls and writes a byte to a socket; the loop watches that socket
 (``add_reader``), takes every queued call and runs each as a task. The loop is the package's
 own daemon thread, or the caller's loop while ``Server.run_async`` serves from inside one.
+
+A server with ``async def`` handlers run with ``run()`` on stdio serves stdio from the loop's
+thread too (``LoopBridge.serve_stdio``, ``stdio_loop.rs``): a call then crosses no thread on
+its way in or out. ``FERRITE_PY_STDIO=runtime`` (or ``loop``) chooses the other way.
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
+import stat
 import threading
-from typing import Any, Optional, Set
+from typing import Any, List, Optional, Set
 
 from . import _ferrite
 
@@ -64,6 +70,47 @@ class LoopBridge:
             # asyncio keeps only weak references to tasks.
             self._tasks.add(task)
             task.add_done_callback(self._tasks.discard)
+
+    def drain(self) -> None:
+        """Run the queued calls as tasks (on the loop's thread)."""
+        self._drain()
+
+    def serve_stdio(self, core: _ferrite.Core) -> None:
+        """Serve stdio from the loop's thread until it ends, waiting here (Ctrl-C stops it)."""
+        self.start_thread()
+        loop = self._loop
+        if loop is None:
+            raise RuntimeError("the server is closed")
+        stdio = core.stdio_loop(self._drain)
+        failed: List[BaseException] = []
+
+        def readable() -> None:
+            if not stdio.readable():  # stdin ended
+                loop.remove_reader(0)
+
+        def install() -> None:
+            try:
+                loop.add_reader(stdio.wake_fd, stdio.poked)
+                loop.add_reader(0, readable)
+            except BaseException as e:  # raised in `run()` once serving stopped
+                failed.append(e)
+                core.stop()
+            stdio.poked()  # the first poll starts serving (or, stopped, ends it)
+
+        def uninstall() -> None:
+            loop.remove_reader(0)
+            loop.remove_reader(stdio.wake_fd)
+
+        loop.call_soon_threadsafe(install)
+        try:
+            core.wait_stdio_loop(stdio)
+        finally:
+            try:
+                loop.call_soon_threadsafe(uninstall)
+            except RuntimeError:  # the loop is closed
+                pass
+        if failed:
+            raise failed[0]
 
     def start_thread(self) -> None:
         """Run the package's own loop on a daemon thread (unless a loop is attached)."""
@@ -149,3 +196,17 @@ class LoopBridge:
             return
         if thread is not threading.current_thread():
             thread.join(timeout=5)
+
+
+def stdio_on_loop(core: _ferrite.Core) -> bool:
+    """Whether ``run()`` serves stdio from the event loop's thread: when a handler is an
+    ``async def`` (a ``def`` call then goes to the pool, not the runtime thread) and stdin is
+    a pipe or socket the loop can watch; ``FERRITE_PY_STDIO=loop`` or ``runtime`` decides."""
+    mode = os.environ.get("FERRITE_PY_STDIO", "")
+    if mode == "runtime" or (mode != "loop" and not core.has_async_handlers):
+        return False
+    try:
+        kind = os.fstat(0).st_mode
+    except OSError:
+        return False
+    return stat.S_ISFIFO(kind) or stat.S_ISSOCK(kind)

@@ -491,7 +491,11 @@ class Server(_Registration, _Modern, _Fleet, _Middlewares):
             if self._lifespan is not None:
                 self._on_own_loop(self._enter_lifespan())
                 entered = True
-            if config is None:
+            from ._loop import stdio_on_loop
+
+            if config is None and stdio_on_loop(self._core):
+                self._loop_bridge().serve_stdio(self._core)
+            elif config is None:
                 self._core.serve_stdio()
             else:
                 self._core.serve_http(config, on_ready)

@@ -5,6 +5,7 @@
 //! cannot drift apart.
 
 use std::net::SocketAddr;
+use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use ferrite_core::sync::lock;
@@ -17,6 +18,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::Core;
 use crate::http;
+use crate::stdio_loop::StdioLoop;
 
 /// A transport being served; its outcome when it stops.
 pub(super) type Serving = JoinHandle<std::io::Result<()>>;
@@ -136,5 +138,41 @@ impl Core {
                 }
             });
         });
+    }
+}
+
+/// stdio served from the event loop's thread (`stdio_loop.rs`): the Python side installs the
+/// returned loop's readers on its event loop and waits here.
+#[pymethods]
+impl Core {
+    /// Whether any registered handler is an `async def`.
+    #[getter]
+    fn has_async_handlers(&self) -> bool {
+        self.any_async.load(Ordering::Relaxed)
+    }
+
+    /// Claim the server for stdio served from the event loop's thread: the loop's `poked` and
+    /// `readable` drive it there, and `drain()` turns the `async def` calls it reaches into
+    /// tasks. `wait_stdio_loop` waits for it to end.
+    fn stdio_loop(&self, py: Python<'_>, drain: Py<PyAny>) -> PyResult<StdioLoop> {
+        let token = self.start_serving(py)?;
+        let made =
+            StdioLoop::new(self.server.clone(), self.handle.clone(), token.clone(), self.exec.queue.clone(), drain);
+        made.map_err(|e| {
+            lock(&self.serving).take();
+            PyOSError::new_err(format!("cannot serve stdio: {e}"))
+        })
+    }
+
+    /// Wait, without the GIL, until `stdio` stops serving (stdin ended, `stop()`, `close()`),
+    /// as `serve_stdio` does: Ctrl-C stops it cleanly and propagates.
+    fn wait_stdio_loop(&self, py: Python<'_>, stdio: &StdioLoop) -> PyResult<()> {
+        let (token, ended) = lock(&stdio.ending)
+            .take()
+            .ok_or_else(|| PyRuntimeError::new_err("this stdio loop was waited for already"))?;
+        let join = self.handle.spawn(async move {
+            ended.await.unwrap_or_else(|_| Err(std::io::Error::other("the stdio loop panicked")))
+        });
+        self.wait_serving(py, token, join, "stdio")
     }
 }
