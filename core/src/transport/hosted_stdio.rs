@@ -1,5 +1,5 @@
 //! stdio served from a host's own thread: the thread where a binding's handlers run and
-//! settle (Python's event loop thread), instead of a runtime worker.
+//! settle (Node's JavaScript thread, Python's event loop thread), instead of a runtime worker.
 //!
 //! Served from the runtime, a request whose handler runs on the host's thread crosses threads
 //! twice: a worker reads it and wakes the host's thread, and the host's thread wakes a worker
@@ -319,6 +319,11 @@ impl HostedStdio {
     pub fn is_done(&self) -> bool {
         lock(&self.shared.serving).is_none()
     }
+
+    /// The runtime the loop runs on.
+    pub fn runtime(&self) -> &Handle {
+        &self.shared.runtime
+    }
 }
 
 /// The process's stdout (file descriptor 1), written synchronously on the thread that drives
@@ -334,9 +339,7 @@ impl AsyncWrite for BlockingStdout {
         loop {
             match stdout.write(buf) {
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
-                    std::thread::sleep(std::time::Duration::from_micros(200));
-                }
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => wait_writable(),
                 written => return Poll::Ready(written),
             }
         }
@@ -349,4 +352,11 @@ impl AsyncWrite for BlockingStdout {
     fn poll_shutdown(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<io::Result<()>> {
         Poll::Ready(Ok(()))
     }
+}
+
+/// Block until fd 1 takes more bytes.
+fn wait_writable() {
+    let mut fd = libc::pollfd { fd: 1, events: libc::POLLOUT, revents: 0 };
+    // SAFETY: one valid `pollfd`, for the length given.
+    unsafe { libc::poll(&mut fd, 1, -1) };
 }
