@@ -54,6 +54,18 @@ def text_of(result: Dict[str, Any]) -> str:
     return "".join(c["text"] for c in result["content"] if c["type"] == "text")
 
 
+def call(c: "StdioClient", tool: str, args: Optional[Dict[str, Any]] = None) -> int:
+    """Send a ``tools/call`` of ``tool`` over ``c`` without waiting; its request id."""
+    return c.start("tools/call", {"name": tool, "arguments": args or {}})
+
+
+def answer(c: "StdioClient", rid: int) -> str:
+    """The text of the tool result answering request ``rid`` (which must be a result)."""
+    resp = c.wait(rid)
+    assert "result" in resp, resp
+    return text_of(resp["result"])
+
+
 @pytest.fixture
 def server() -> Any:
     s = Server("test-server", "1.2.3")

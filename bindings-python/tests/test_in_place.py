@@ -6,11 +6,11 @@ exits cleanly after it."""
 
 from __future__ import annotations
 
-from typing import Any, Dict
+from typing import Any
 
 import pytest
 
-from conftest import text_of
+from conftest import answer, call
 
 SCRIPT = """
 import threading
@@ -77,16 +77,6 @@ server.run()
 
 RUNTIME = "ferrite-worker"
 POOL = "ferrite-py-work"
-
-
-def call(c: Any, tool: str, args: Dict[str, Any] = {}) -> int:  # noqa: B006 - never mutated
-    return c.start("tools/call", {"name": tool, "arguments": args})
-
-
-def answer(c: Any, rid: int) -> str:
-    resp = c.wait(rid)
-    assert "result" in resp, resp
-    return text_of(resp["result"])
 
 
 def test_a_def_call_alone_runs_on_the_runtime_thread_that_read_it(stdio: Any) -> None:

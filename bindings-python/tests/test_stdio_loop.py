@@ -20,7 +20,7 @@ from typing import Any, Dict
 
 import pytest
 
-from conftest import text_of
+from conftest import answer, call, text_of
 
 SCRIPT = """
 import asyncio
@@ -110,16 +110,6 @@ server.run()
 LOOP = "ferrite-asyncio"
 RUNTIME = "ferrite-worker"
 POOL = "ferrite-py-work"
-
-
-def call(c: Any, tool: str, args: Dict[str, Any] = {}) -> int:  # noqa: B006 - never mutated
-    return c.start("tools/call", {"name": tool, "arguments": args})
-
-
-def answer(c: Any, rid: int) -> str:
-    resp = c.wait(rid)
-    assert "result" in resp, resp
-    return text_of(resp["result"])
 
 
 # A request padded to 64 KiB: reading a few of them stands out from every other read (the wake
