@@ -55,9 +55,10 @@ pub struct Core {
     /// The Redis store of `use_redis`, for its round-trip count.
     redis: Mutex<Option<RedisStore>>,
     closed: AtomicBool,
-    /// Whether any handler registered is an `async def` (stdio is then served from the event
-    /// loop's thread, `stdio_loop.rs`).
+    /// Whether any request handler registered is an `async def`, and any a `def` (with only
+    /// `async def` ones, stdio is served from the event loop's thread: `stdio_loop.rs`).
     any_async: AtomicBool,
+    any_sync: AtomicBool,
 }
 
 impl Core {
@@ -80,7 +81,8 @@ impl Core {
     }
 
     fn adapter(&self, handler: Py<PyAny>, is_async: bool, wants_context: bool) -> Adapter {
-        self.any_async.fetch_or(is_async, Ordering::Relaxed);
+        let kind = if is_async { &self.any_async } else { &self.any_sync };
+        kind.store(true, Ordering::Relaxed);
         Adapter {
             handler: Arc::new(PyCallable { callable: handler, is_async, wants_context }),
             exec: self.exec.clone(),
@@ -214,6 +216,7 @@ impl Core {
             redis: Mutex::new(None),
             closed: AtomicBool::new(false),
             any_async: AtomicBool::new(false),
+            any_sync: AtomicBool::new(false),
         })
     }
 

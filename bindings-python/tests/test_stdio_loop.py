@@ -1,9 +1,10 @@
-"""stdio served from the event loop's thread: a server with ``async def`` handlers run with
-``run()`` reads stdin, dispatches and writes its answers on the asyncio loop's thread, so an
-``async def`` call crosses no thread. Checked from the outside: which thread of the server
-process read the requests (each thread's ``rchar`` in ``/proc``), where handlers run, that a
-blocking ``def`` call goes to the pool and leaves the loop serving, that cancellation and a
-server-to-client request work, and how serving ends (EOF, SIGINT, a stdin the loop cannot
+"""stdio served from the event loop's thread: a server whose request handlers are all
+``async def`` (or any server, with ``FERRITE_PY_STDIO=loop``) reads stdin, dispatches and
+writes its answers on the asyncio loop's thread, so an ``async def`` call crosses no thread.
+Checked from the outside: which thread of the server process read the requests (each
+thread's ``rchar`` in ``/proc``), where handlers run, that a blocking ``def`` call goes to the
+pool and leaves the loop serving, that cancellation and a server-to-client request work, and
+how serving ends (EOF, SIGINT, ``stop()``, a cancelled ``run_async``, a stdin the loop cannot
 watch)."""
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import sys
 import textwrap
 import time
 from pathlib import Path
-from typing import Any, Dict
+from typing import Any, Dict, List
 
 import pytest
 
@@ -123,20 +124,55 @@ def read_by_thread(c: Any) -> Dict[str, int]:
     return json.loads(answer(c, call(c, "reads")))
 
 
-def test_stdin_is_read_on_the_event_loop_thread_when_a_handler_is_async(stdio: Any) -> None:
-    reads = read_by_thread(stdio(SCRIPT))
+def test_loop_mode_reads_stdin_on_the_event_loop_thread(stdio: Any) -> None:
+    reads = read_by_thread(stdio(SCRIPT, args=["loop"]))
     assert reads[LOOP] >= 4 * len(PAD), reads
     assert reads.get(RUNTIME, 0) < len(PAD), reads
 
 
-def test_runtime_mode_reads_stdin_on_a_runtime_thread(stdio: Any) -> None:
-    reads = read_by_thread(stdio(SCRIPT, args=["runtime"]))
+ALL_ASYNC = """
+import threading
+from ferrite_mcp import Server
+
+server = Server("all-async")
+
+
+@server.tool()
+async def where_async() -> str:
+    return threading.current_thread().name
+
+
+@server.tool()
+async def reads() -> str:
+    # Bytes the event loop's thread read with read(2) so far.
+    with open(f"/proc/self/task/{threading.get_native_id()}/io") as f:
+        return f.read().split("rchar:")[1].split()[0]
+
+
+server.run()
+"""
+
+
+def test_a_server_whose_handlers_are_all_async_reads_stdin_on_its_loop_by_default(stdio: Any) -> None:
+    c = stdio(ALL_ASYNC)
+    assert answer(c, call(c, "where_async")) == LOOP
+    before = int(answer(c, call(c, "reads")))
+    for _ in range(4):
+        assert answer(c, call(c, "where_async", {"pad": PAD})) == LOOP
+    assert int(answer(c, call(c, "reads"))) - before >= 4 * len(PAD)
+
+
+@pytest.mark.parametrize("mode", [[], ["runtime"]], ids=["mixed-default", "runtime"])
+def test_a_server_with_def_handlers_reads_stdin_on_a_runtime_thread(stdio: Any, mode: List[str]) -> None:
+    # `where`, `hold` and `reads` are `def`s: by default such a server is served from the
+    # runtime, where a `def` call alone runs in place.
+    reads = read_by_thread(stdio(SCRIPT, args=mode))
     assert reads[RUNTIME] >= 4 * len(PAD), reads
     assert reads[LOOP] < len(PAD), reads
 
 
 def test_a_def_call_runs_on_the_pool_and_the_loop_goes_on_serving(stdio: Any) -> None:
-    c = stdio(SCRIPT)
+    c = stdio(SCRIPT, args=["loop"])
     assert answer(c, call(c, "where")) == POOL
     held = call(c, "hold")
     # The held call blocks a pool thread, not the loop: these are answered meanwhile.
@@ -159,13 +195,13 @@ def test_a_cancelled_async_call_sees_its_cancellation_and_is_not_answered(stdio:
 
 
 def test_a_server_to_client_request_is_answered_through_the_loop(stdio: Any) -> None:
-    c = stdio(SCRIPT, capabilities={"roots": {}})
+    c = stdio(SCRIPT, args=["loop"], capabilities={"roots": {}})
     c.responders["roots/list"] = lambda _params: {"roots": [{"uri": "file:///a"}, {"uri": "file:///b"}]}
     assert answer(c, call(c, "roots")) == "file:///a,file:///b"
 
 
 def test_eof_ends_serving_and_the_process_exits_cleanly(stdio: Any) -> None:
-    c = stdio(SCRIPT)
+    c = stdio(SCRIPT, args=["loop"])
     assert answer(c, call(c, "where_async")) == LOOP
     assert c.close() == 0
     err = c.proc.stderr.read().decode()
@@ -173,7 +209,7 @@ def test_eof_ends_serving_and_the_process_exits_cleanly(stdio: Any) -> None:
 
 
 def test_sigint_stops_serving_cleanly(stdio: Any) -> None:
-    c = stdio(SCRIPT)
+    c = stdio(SCRIPT, args=["loop"])
     assert answer(c, call(c, "where_async")) == LOOP
     c.proc.send_signal(signal.SIGINT)
     assert c.proc.wait(timeout=10) == 0
@@ -182,8 +218,8 @@ def test_sigint_stops_serving_cleanly(stdio: Any) -> None:
 
 
 def test_a_stdin_the_loop_cannot_watch_is_served_from_the_runtime(tmp_path: Path) -> None:
-    # A regular file cannot be watched by the event loop (epoll refuses it): the runtime reads
-    # it, as before, and answers every request in it.
+    # A regular file cannot be watched by the event loop (epoll refuses it): even asked for the
+    # loop, the runtime reads it, as before, and answers every request in it.
     script = tmp_path / "server.py"
     script.write_text(textwrap.dedent(SCRIPT))
     lines = [
@@ -194,7 +230,7 @@ def test_a_stdin_the_loop_cannot_watch_is_served_from_the_runtime(tmp_path: Path
     requests = tmp_path / "requests.jsonl"
     requests.write_text("".join(json.dumps(m) + "\n" for m in lines))
     with requests.open("rb") as stdin:
-        done = subprocess.run([sys.executable, str(script)], stdin=stdin, capture_output=True, timeout=30)
+        done = subprocess.run([sys.executable, str(script), "loop"], stdin=stdin, capture_output=True, timeout=30)
     assert done.returncode == 0, done.stderr.decode()
     answers = {m["id"]: m for m in map(json.loads, done.stdout.decode().splitlines())}
     assert text_of(answers[2]["result"]) == LOOP
@@ -240,3 +276,59 @@ def test_stop_from_a_handler_ends_serving_and_the_lifespan(stdio: Any) -> None:
     assert c.proc.wait(timeout=10) == 0
     err = c.proc.stderr.read().decode()
     assert err.split() == ["entered", "exited", "run", "returned"], err
+
+
+RUN_ASYNC = """
+import asyncio
+import sys
+import threading
+from ferrite_mcp import Server
+
+server = Server("stdio-loop-run-async")
+serving = None
+
+
+@server.tool()
+async def where_async() -> str:
+    return threading.current_thread().name
+
+
+@server.tool()
+async def reads() -> str:
+    with open(f"/proc/self/task/{threading.get_native_id()}/io") as f:
+        return f.read().split("rchar:")[1].split()[0]
+
+
+@server.tool()
+async def cancel_serving() -> str:
+    asyncio.get_running_loop().call_later(0.1, serving.cancel)
+    return "cancelling"
+
+
+async def main() -> None:
+    global serving
+    serving = asyncio.ensure_future(server.run_async())
+    try:
+        await serving
+    except asyncio.CancelledError:
+        print("serving cancelled", file=sys.stderr, flush=True)
+
+
+asyncio.run(main())
+server.close()
+"""
+
+
+def test_run_async_serves_stdio_from_the_callers_loop(stdio: Any) -> None:
+    c = stdio(RUN_ASYNC)
+    assert answer(c, call(c, "where_async")) == "MainThread"
+    before = int(answer(c, call(c, "reads")))
+    for _ in range(4):
+        assert answer(c, call(c, "where_async", {"pad": PAD})) == "MainThread"
+    # The caller's loop thread read the requests itself.
+    assert int(answer(c, call(c, "reads"))) - before >= 4 * len(PAD)
+    assert answer(c, call(c, "cancel_serving")) == "cancelling"
+    # stdin stays open: serving ended because its task was cancelled.
+    assert c.proc.wait(timeout=10) == 0
+    err = c.proc.stderr.read().decode()
+    assert err.strip() == "serving cancelled", err

@@ -4,9 +4,10 @@ The Rust side queues calls and writes a byte to a socket; the loop watches that 
 (``add_reader``), takes every queued call and runs each as a task. The loop is the package's
 own daemon thread, or the caller's loop while ``Server.run_async`` serves from inside one.
 
-A server with ``async def`` handlers run with ``run()`` on stdio serves stdio from the loop's
-thread too (``LoopBridge.serve_stdio``, ``stdio_loop.rs``): a call then crosses no thread on
-its way in or out. ``FERRITE_PY_STDIO=runtime`` (or ``loop``) chooses the other way.
+A server whose request handlers are all ``async def`` serves stdio from the loop's thread too
+(``LoopBridge.serve_stdio``, ``serve_stdio_here`` for ``run_async``; ``stdio_loop.rs``): a call
+then crosses no thread on its way in or out. ``FERRITE_PY_STDIO=loop`` (or ``runtime``)
+chooses instead.
 """
 
 from __future__ import annotations
@@ -82,35 +83,45 @@ class LoopBridge:
         if loop is None:
             raise RuntimeError("the server is closed")
         stdio = core.stdio_loop(self._drain)
-        failed: List[BaseException] = []
-
-        def readable() -> None:
-            if not stdio.readable():  # stdin ended
-                loop.remove_reader(0)
-
-        def install() -> None:
-            try:
-                loop.add_reader(stdio.wake_fd, stdio.poked)
-                loop.add_reader(0, readable)
-            except BaseException as e:  # raised in `run()` once serving stopped
-                failed.append(e)
-                core.stop()
-            stdio.poked()  # the first poll starts serving (or, stopped, ends it)
-
-        def uninstall() -> None:
-            loop.remove_reader(0)
-            loop.remove_reader(stdio.wake_fd)
-
-        loop.call_soon_threadsafe(install)
+        watch = _StdioWatch(loop, stdio, core)
+        loop.call_soon_threadsafe(watch.install)
         try:
             core.wait_stdio_loop(stdio)
         finally:
             try:
-                loop.call_soon_threadsafe(uninstall)
+                loop.call_soon_threadsafe(watch.uninstall)
             except RuntimeError:  # the loop is closed
                 pass
-        if failed:
-            raise failed[0]
+        watch.raise_failure()
+
+    async def serve_stdio_here(self, core: _ferrite.Core) -> None:
+        """Serve stdio from the running loop (``run_async``; attached) until it ends. Cancelled,
+        it stops serving and lets in-flight requests finish before the cancellation goes on."""
+        from .context import _settle
+
+        loop = asyncio.get_running_loop()
+        stdio = core.stdio_loop(self._drain)
+        done: "asyncio.Future[None]" = loop.create_future()
+
+        def resolve(error: Optional[BaseException], value: Any) -> None:  # a runtime thread
+            try:
+                loop.call_soon_threadsafe(_settle, done, error, value)
+            except RuntimeError:  # the loop is closed
+                pass
+
+        core.report_stdio_loop(stdio, resolve)
+        watch = _StdioWatch(loop, stdio, core)
+        watch.install()
+        try:
+            try:
+                await asyncio.shield(done)
+            except asyncio.CancelledError:
+                core.stop()
+                await asyncio.wait([done])
+                raise
+        finally:
+            watch.uninstall()
+        watch.raise_failure()
 
     def start_thread(self) -> None:
         """Run the package's own loop on a daemon thread (unless a loop is attached)."""
@@ -198,12 +209,44 @@ class LoopBridge:
             thread.join(timeout=5)
 
 
+class _StdioWatch:
+    """The event loop's watch over stdin and the stdio loop's wake socket."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, stdio: _ferrite.StdioLoop, core: _ferrite.Core) -> None:
+        self._loop, self._stdio, self._core = loop, stdio, core
+        self._failed: List[BaseException] = []
+
+    def _readable(self) -> None:
+        if not self._stdio.readable():  # stdin ended
+            self._loop.remove_reader(0)
+
+    def install(self) -> None:
+        """Watch both (on the loop's thread) and poll once: serving starts (or, stopped, ends)."""
+        try:
+            self._loop.add_reader(self._stdio.wake_fd, self._stdio.poked)
+            self._loop.add_reader(0, self._readable)
+        except BaseException as e:  # raised by the caller once serving stopped
+            self._failed.append(e)
+            self._core.stop()
+        self._stdio.poked()
+
+    def uninstall(self) -> None:
+        self._loop.remove_reader(0)
+        self._loop.remove_reader(self._stdio.wake_fd)
+
+    def raise_failure(self) -> None:
+        if self._failed:
+            raise self._failed[0]
+
+
 def stdio_on_loop(core: _ferrite.Core) -> bool:
-    """Whether ``run()`` serves stdio from the event loop's thread: when a handler is an
-    ``async def`` (a ``def`` call then goes to the pool, not the runtime thread) and stdin is
-    a pipe or socket the loop can watch; ``FERRITE_PY_STDIO=loop`` or ``runtime`` decides."""
+    """Whether ``run()`` and ``run_async()`` serve stdio from the event loop's thread: when
+    every request handler is an ``async def`` (a ``def`` call, which must not block the loop,
+    would go to the pool instead of running where its request was read) and stdin is a pipe or
+    socket the loop can watch. ``FERRITE_PY_STDIO=loop`` or ``runtime`` decides instead."""
     mode = os.environ.get("FERRITE_PY_STDIO", "")
-    if mode == "runtime" or (mode != "loop" and not core.has_async_handlers):
+    all_async = core.has_async_handlers and not core.has_sync_handlers
+    if mode == "runtime" or (mode != "loop" and not all_async):
         return False
     try:
         kind = os.fstat(0).st_mode

@@ -522,6 +522,7 @@ class Server(_Registration, _Modern, _Fleet, _Middlewares):
         listening). The server stays open afterwards."""
         import asyncio
 
+        from ._loop import stdio_on_loop
         from .context import _awaitable, _settle
 
         config = _transport_config(transport, **http_options)
@@ -531,7 +532,9 @@ class Server(_Registration, _Modern, _Fleet, _Middlewares):
         try:
             await self._enter_lifespan()
             try:
-                if config is None:
+                if config is None and stdio_on_loop(self._core):
+                    await bridge.serve_stdio_here(self._core)
+                elif config is None:
                     await _awaitable(self._core.start_stdio)
                 else:
                     done = loop.create_future()

@@ -145,10 +145,17 @@ impl Core {
 /// returned loop's readers on its event loop and waits here.
 #[pymethods]
 impl Core {
-    /// Whether any registered handler is an `async def`.
+    /// Whether any registered request handler (tool, resource, prompt, completion, custom
+    /// method) is an `async def`.
     #[getter]
     fn has_async_handlers(&self) -> bool {
         self.any_async.load(Ordering::Relaxed)
+    }
+
+    /// Whether any registered request handler is a `def`.
+    #[getter]
+    fn has_sync_handlers(&self) -> bool {
+        self.any_sync.load(Ordering::Relaxed)
     }
 
     /// Claim the server for stdio served from the event loop's thread: the loop's `poked` and
@@ -167,12 +174,28 @@ impl Core {
     /// Wait, without the GIL, until `stdio` stops serving (stdin ended, `stop()`, `close()`),
     /// as `serve_stdio` does: Ctrl-C stops it cleanly and propagates.
     fn wait_stdio_loop(&self, py: Python<'_>, stdio: &StdioLoop) -> PyResult<()> {
+        let (token, join) = self.stdio_loop_end(stdio)?;
+        self.wait_serving(py, token, join, "stdio")
+    }
+
+    /// Have `resolve(error, None)` called from a runtime thread when `stdio` stops serving, as
+    /// `start_stdio` does (`run_async`, whose loop drives it).
+    fn report_stdio_loop(&self, stdio: &StdioLoop, resolve: Py<PyAny>) -> PyResult<()> {
+        let (_, join) = self.stdio_loop_end(stdio)?;
+        self.report_end(join, resolve, "stdio", runtime_error);
+        Ok(())
+    }
+}
+
+impl Core {
+    /// `stdio`'s shutdown token, and a task that ends with it.
+    fn stdio_loop_end(&self, stdio: &StdioLoop) -> PyResult<(CancellationToken, Serving)> {
         let (token, ended) = lock(&stdio.ending)
             .take()
             .ok_or_else(|| PyRuntimeError::new_err("this stdio loop was waited for already"))?;
         let join = self.handle.spawn(async move {
             ended.await.unwrap_or_else(|_| Err(std::io::Error::other("the stdio loop panicked")))
         });
-        self.wait_serving(py, token, join, "stdio")
+        Ok((token, join))
     }
 }
