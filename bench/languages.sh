@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Every surface's stdio `tools/call add` beside the official SDKs, in one run of bench/stdio.sh
-# (interleaved runs, medians): Rust, C (through the C ABI), Go, Python `def` and `async def`,
+# (interleaved runs, medians): Rust, C (through the C ABI), Go, Python `def` and `async def`
+# (in a server with `def` tools too, and as an all-`async def` server serves it),
 # Node sync and Promise handlers; rmcp's fastest driver, the TypeScript SDK and the Python SDK
 # (`mcp`). At 1 in flight (what an interactive client feels) and 32. See bench/README.md.
 #
@@ -38,7 +39,13 @@ q() { printf '%q' "$1"; }
 row "c" "$(q "$examples/everything-c")" "test -x $(q "$examples/everything-c")"
 row "go" "$(q "$examples/everything-go")" "test -x $(q "$examples/everything-go")"
 row "python def" "$(q "$py") $(q "$repo/examples/python/everything.py")" "$(q "$py") -c 'import ferrite_mcp'"
+# The everything server has `def` tools too, so by default it serves stdio from the runtime;
+# a server whose handlers are all `async def` serves it from its event loop, as the second
+# row has this one do (`FERRITE_PY_STDIO=loop`; bindings-python/README.md).
 row "python async def" "env FERRITE_ADD_ASYNC=1 $(q "$py") $(q "$repo/examples/python/everything.py")" \
+    "$(q "$py") -c 'import ferrite_mcp'"
+row "python async def, all-async server" \
+    "env FERRITE_ADD_ASYNC=1 FERRITE_PY_STDIO=loop $(q "$py") $(q "$repo/examples/python/everything.py")" \
     "$(q "$py") -c 'import ferrite_mcp'"
 row "node sync" "node $(q "$repo/examples/node/everything.mjs")" "test -d $(q "$repo/bindings-node/lib")"
 row "node Promise" "env FERRITE_ADD_ASYNC=1 node $(q "$repo/examples/node/everything.mjs")" \
