@@ -247,10 +247,12 @@ impl Completion {
 #[pymethods]
 impl Completion {
     /// Complete with the handler wrapper's result (JSON, or a core `InputRequired`). Served
-    /// from this thread (`stdio_loop`), the answer is written before this returns.
+    /// from this thread (`stdio_loop`), the answer is ready before this returns (written, or
+    /// scheduled with others').
     fn resolve(&self, py: Python<'_>, result: &Bound<'_, PyAny>) {
         let outcome = Returned::from_py(result).map_err(|e| errors::invalid_result(py, &e));
         driving_woken(|| self.send(outcome));
+        crate::stdio_loop::after_settle(py);
     }
 
     /// Complete with the handler's exception.
@@ -258,6 +260,7 @@ impl Completion {
         let err = PyErr::from_value(error.clone());
         let outcome = Err(errors::to_handler_error(py, &err));
         driving_woken(|| self.send(outcome));
+        crate::stdio_loop::after_settle(py);
     }
 }
 

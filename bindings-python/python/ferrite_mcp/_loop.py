@@ -13,6 +13,7 @@ chooses instead.
 from __future__ import annotations
 
 import asyncio
+import functools
 import os
 import stat
 import threading
@@ -223,6 +224,7 @@ class _StdioWatch:
     def install(self) -> None:
         """Watch both (on the loop's thread) and poll once: serving starts (or, stopped, ends)."""
         try:
+            self._stdio.set_scheduler(functools.partial(self._loop.call_soon, self._stdio.flush))
             self._loop.add_reader(self._stdio.wake_fd, self._stdio.poked)
             self._loop.add_reader(0, self._readable)
         except BaseException as e:  # raised by the caller once serving stopped

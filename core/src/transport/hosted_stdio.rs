@@ -315,6 +315,11 @@ impl HostedStdio {
         self.shared.drive();
     }
 
+    /// Whether requests are waiting on the host's thread (some answer is still to come).
+    pub fn has_waiting(&self) -> bool {
+        !lock(&self.shared.waiting).is_empty() || !lock(&self.shared.ready).is_empty()
+    }
+
     /// Whether the loop returned (or panicked).
     pub fn is_done(&self) -> bool {
         lock(&self.shared.serving).is_none()
@@ -331,18 +336,37 @@ impl HostedStdio {
 /// requests); when the descriptor is non-blocking and full, it waits for room.
 pub struct BlockingStdout;
 
+impl BlockingStdout {
+    /// Write all of `bytes` to fd 1 now.
+    pub fn write_all(mut bytes: &[u8]) -> io::Result<()> {
+        while !bytes.is_empty() {
+            let n = write_stdout(bytes)?;
+            if n == 0 {
+                return Err(io::ErrorKind::WriteZero.into());
+            }
+            bytes = &bytes[n..];
+        }
+        Ok(())
+    }
+}
+
+/// One `write(2)` to fd 1, retried when interrupted, waiting for room when full.
+fn write_stdout(buf: &[u8]) -> io::Result<usize> {
+    // SAFETY: fd 1 is the process's stdout, open for its whole life; `ManuallyDrop` keeps this
+    // `File` from closing it.
+    let mut stdout = ManuallyDrop::new(unsafe { File::from_raw_fd(1) });
+    loop {
+        match stdout.write(buf) {
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => wait_writable(),
+            written => return written,
+        }
+    }
+}
+
 impl AsyncWrite for BlockingStdout {
     fn poll_write(self: Pin<&mut Self>, _: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
-        // SAFETY: fd 1 is the process's stdout, open for its whole life; `ManuallyDrop` keeps
-        // this `File` from closing it.
-        let mut stdout = ManuallyDrop::new(unsafe { File::from_raw_fd(1) });
-        loop {
-            match stdout.write(buf) {
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock => wait_writable(),
-                written => return Poll::Ready(written),
-            }
-        }
+        Poll::Ready(write_stdout(buf))
     }
 
     fn poll_flush(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<io::Result<()>> {
