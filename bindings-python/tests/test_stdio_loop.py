@@ -130,13 +130,9 @@ def test_loop_mode_reads_stdin_on_the_event_loop_thread(stdio: Any) -> None:
     assert reads.get(RUNTIME, 0) < len(PAD), reads
 
 
-ALL_ASYNC = """
-import threading
-from ferrite_mcp import Server
-
-server = Server("all-async")
-
-
+# What the two all-`async def` servers below have in common: the thread a handler runs on, and
+# the bytes that thread read with read(2) so far.
+ASYNC_TOOLS = """
 @server.tool()
 async def where_async() -> str:
     return threading.current_thread().name
@@ -144,22 +140,32 @@ async def where_async() -> str:
 
 @server.tool()
 async def reads() -> str:
-    # Bytes the event loop's thread read with read(2) so far.
     with open(f"/proc/self/task/{threading.get_native_id()}/io") as f:
         return f.read().split("rchar:")[1].split()[0]
+"""
 
+ALL_ASYNC = """
+import threading
+from ferrite_mcp import Server
 
+server = Server("all-async")
+""" + ASYNC_TOOLS + """
 server.run()
 """
 
 
-def test_a_server_whose_handlers_are_all_async_reads_stdin_on_its_loop_by_default(stdio: Any) -> None:
-    c = stdio(ALL_ASYNC)
-    assert answer(c, call(c, "where_async")) == LOOP
+def read_by_the_handlers_thread(c: Any, thread: str) -> int:
+    """Bytes the thread running the handlers (which must be ``thread``) read while four padded
+    requests were served."""
+    assert answer(c, call(c, "where_async")) == thread
     before = int(answer(c, call(c, "reads")))
     for _ in range(4):
-        assert answer(c, call(c, "where_async", {"pad": PAD})) == LOOP
-    assert int(answer(c, call(c, "reads"))) - before >= 4 * len(PAD)
+        assert answer(c, call(c, "where_async", {"pad": PAD})) == thread
+    return int(answer(c, call(c, "reads"))) - before
+
+
+def test_a_server_whose_handlers_are_all_async_reads_stdin_on_its_loop_by_default(stdio: Any) -> None:
+    assert read_by_the_handlers_thread(stdio(ALL_ASYNC), LOOP) >= 4 * len(PAD)
 
 
 @pytest.mark.parametrize("mode", [[], ["runtime"]], ids=["mixed-default", "runtime"])
@@ -286,18 +292,7 @@ from ferrite_mcp import Server
 
 server = Server("stdio-loop-run-async")
 serving = None
-
-
-@server.tool()
-async def where_async() -> str:
-    return threading.current_thread().name
-
-
-@server.tool()
-async def reads() -> str:
-    with open(f"/proc/self/task/{threading.get_native_id()}/io") as f:
-        return f.read().split("rchar:")[1].split()[0]
-
+""" + ASYNC_TOOLS + """
 
 @server.tool()
 async def cancel_serving() -> str:
@@ -321,12 +316,8 @@ server.close()
 
 def test_run_async_serves_stdio_from_the_callers_loop(stdio: Any) -> None:
     c = stdio(RUN_ASYNC)
-    assert answer(c, call(c, "where_async")) == "MainThread"
-    before = int(answer(c, call(c, "reads")))
-    for _ in range(4):
-        assert answer(c, call(c, "where_async", {"pad": PAD})) == "MainThread"
     # The caller's loop thread read the requests itself.
-    assert int(answer(c, call(c, "reads"))) - before >= 4 * len(PAD)
+    assert read_by_the_handlers_thread(c, "MainThread") >= 4 * len(PAD)
     assert answer(c, call(c, "cancel_serving")) == "cancelling"
     # stdin stays open: serving ended because its task was cancelled.
     assert c.proc.wait(timeout=10) == 0
