@@ -433,10 +433,11 @@ class Server(_Registration, _Modern, _Fleet, _Middlewares):
         ``transport="stdio"`` (the default) speaks newline-delimited JSON-RPC on
         stdin/stdout, so never ``print`` to stdout from a handler: log to stderr or with
         ``ctx.info``. A server whose handlers are all ``async def`` serves it from its event
-        loop's thread (``FERRITE_PY_STDIO=loop`` or ``runtime`` chooses). ``transport="streamable-http"`` (or ``"http"``) serves Streamable HTTP
-        on ``host:port`` at ``path``; ``"sse"`` does too, with the deprecated HTTP+SSE
-        endpoints on (``legacy_sse=True``). ``on_ready(port)`` is called once listening
-        (``port=0`` picks a free port).
+        loop's thread (``FERRITE_PY_STDIO=loop`` or ``runtime`` chooses).
+        ``transport="streamable-http"`` (or ``"http"``) serves Streamable HTTP on
+        ``host:port`` at ``path``; ``"sse"`` does too, with the deprecated HTTP+SSE endpoints
+        on (``legacy_sse=True``). ``on_ready(port)`` is called once listening (``port=0``
+        picks a free port).
 
         The other keyword arguments are the core's HTTP options (``HttpConfig``), by their
         names, each left out by default (the core's default then applies): ``host`` (an IP
