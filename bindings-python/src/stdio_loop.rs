@@ -238,12 +238,6 @@ impl StdioLoop {
         self.drive_with(py, HostedStdio::drive);
     }
 
-    /// Whether serving ended.
-    #[getter]
-    fn done(&self) -> bool {
-        self.hosted.is_done()
-    }
-
     /// `schedule()` has `flush()` called once the event loop's current pass is over.
     fn set_scheduler(&self, schedule: Py<PyAny>) {
         let _ = self.output.schedule.set(schedule);
