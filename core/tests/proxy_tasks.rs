@@ -44,6 +44,22 @@ async fn upstream() -> (String, Arc<Seen>, tokio::task::JoinHandle<()>) {
         }
     })
     .unwrap();
+    // `twice`: two questions asked together, the second a moment after the first (a poll of
+    // the upstream can fall between them).
+    let twice = Tool::new("twice", json!({"type": "object"})).with_task_support(TaskSupport::Required);
+    up.add_tool(twice, move |_a: Value, ctx: RequestContext| async move {
+        let schema = json!({"type": "object", "properties": {"n": {"type": "integer"}}});
+        let later = async {
+            tokio::time::sleep(Duration::from_millis(400)).await;
+            ctx.elicit("Second?", schema.clone()).await
+        };
+        let (first, second) = tokio::join!(ctx.elicit("First?", schema.clone()), later);
+        let n = |r: Result<ferrite_core::ElicitResult, _>| {
+            r.ok().and_then(|a| a.content).and_then(|c| c.get("n").and_then(Value::as_i64)).unwrap_or(-1)
+        };
+        Ok(Reply::Complete(CallToolResult::text(format!("{} {}", n(first), n(second)))))
+    })
+    .unwrap();
     let s = seen.clone();
     let wait = Tool::new("wait", json!({"type": "object"})).with_task_support(TaskSupport::Required);
     up.add_tool(wait, move |_a: Value, ctx: RequestContext| {
@@ -155,6 +171,38 @@ async fn a_2026_client_takes_a_task_through_the_proxy_and_answers_with_tasks_upd
         let done = wait_for(&h, &id, |t| t["status"] != "input_required" && t["status"] != "working").await;
         assert_eq!(done["status"], "completed", "{era:?}: {done}");
         assert_eq!(text(&done["result"]), "got Decline", "{era:?}: {done}");
+        proxy.close();
+    }
+    server.abort();
+}
+
+#[tokio::test]
+async fn an_upstream_tasks_input_requests_shown_one_poll_apart_all_reach_the_client_before_any_answer() {
+    let (url, _seen, server) = upstream().await;
+    for era in [UpstreamEra::Modern, UpstreamEra::Handshake] {
+        let (h, proxy) = proxy(&url, era).await;
+        let caps = json!({"elicitation": {}, "extensions": {TASKS: {}}});
+        let created = h.modern_ok("tools/call", json!({"name": "twice", "arguments": {}}), caps.clone()).await;
+        let id = created["taskId"].as_str().unwrap_or_else(|| panic!("{era:?}: {created}")).to_owned();
+        // The client answers nothing until it sees both questions.
+        let both = wait_for(&h, &id, |t| t["inputRequests"].as_object().is_some_and(|r| r.len() == 2)).await;
+        assert_eq!(both["status"], "input_required", "{era:?}: {both}");
+        let keys: Vec<String> = both["inputRequests"].as_object().unwrap().keys().cloned().collect();
+        let message = |k: &str| both["inputRequests"][k]["params"]["message"].as_str().unwrap_or_default().to_owned();
+        let (first, second) = if message(&keys[0]) == "First?" { (&keys[0], &keys[1]) } else { (&keys[1], &keys[0]) };
+        assert_eq!(message(second), "Second?", "{era:?}: {both}");
+        // Answering one leaves the other asked.
+        let answer =
+            |k: &str, n: i64| json!({"taskId": id, "inputResponses": {k: {"action": "accept", "content": {"n": n}}}});
+        h.modern_ok("tasks/update", answer(first, 1), caps.clone()).await;
+        let left = h.modern_ok("tasks/get", json!({"taskId": id}), caps.clone()).await;
+        assert_eq!(left["status"], "input_required", "{era:?}: {left}");
+        let left_keys: Vec<&String> = left["inputRequests"].as_object().unwrap().keys().collect();
+        assert_eq!(left_keys, [second], "{era:?}: {left}");
+        h.modern_ok("tasks/update", answer(second, 2), caps.clone()).await;
+        let done = wait_for(&h, &id, |t| t["status"] != "input_required" && t["status"] != "working").await;
+        assert_eq!(done["status"], "completed", "{era:?}: {done}");
+        assert_eq!(text(&done["result"]), "1 2", "{era:?}: {done}");
         proxy.close();
     }
     server.abort();

@@ -4,21 +4,24 @@
 //! tool the upstream runs only as a task as a task upstream too (`params.task` on the handshake
 //! era, the extension declared on 2026-07-28) and waits it out here: `tasks/result` (handshake
 //! era: the upstream's input requests arrive meanwhile and are asked in the proxy's task), or
-//! `tasks/get` at the upstream's poll interval with `tasks/update` for its input requests
-//! (2026-07-28). Cancelling the proxy's task cancels the upstream's with `tasks/cancel`. The
-//! upstream's task ids never reach the client.
+//! `tasks/get` at the upstream's poll interval, with `tasks/update` for each of its input
+//! requests as the client answers it (2026-07-28). Cancelling the proxy's task cancels the
+//! upstream's with `tasks/cancel`. The upstream's task ids never reach the client.
 
+use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::Duration;
 
+use futures::stream::{FuturesUnordered, StreamExt};
 use serde_json::{json, Map, Value};
+use tokio::time::Instant;
 
 use super::forward::Forwarded;
 use super::link::{Failure, Forward, Link};
 use super::Mirror;
 use crate::protocol::model::{CallToolResult, Reply, TaskStatus, RELATED_TASK_KEY, TASKS_EXTENSION};
 use crate::protocol::ErrorObject;
-use crate::server::{HandlerError, HandlerResult, RequestContext};
+use crate::server::{BoxFuture, HandlerError, HandlerResult, PeerError, RequestContext};
 
 /// The shortest and longest wait between two `tasks/get` of an upstream task, whatever
 /// interval the upstream suggests.
@@ -169,8 +172,11 @@ impl Mirror {
         }
     }
 
-    /// `tasks/get` every `poll` until the task ends, asking the client what the task asks
-    /// (`tasks/update`); its result, or its error.
+    /// `tasks/get` every `poll` until the task ends; its result, or its error. Each input
+    /// request the task shows is asked of the client once, beside the polling, and its answer
+    /// sent back with `tasks/update` as it comes: an upstream task whose requests appear one
+    /// poll apart (two elicitations made together, seen between the two) shows the client
+    /// both, rather than one the client may be holding until it sees the other.
     async fn poll_task(
         &self,
         link: &Arc<Link>,
@@ -179,8 +185,27 @@ impl Mirror {
         ctx: &RequestContext,
         forward: &Arc<Forward>,
     ) -> Result<Value, HandlerError> {
-        let mut answered: Vec<String> = Vec::new();
+        let mut asked: HashSet<String> = HashSet::new();
+        let mut asks: FuturesUnordered<BoxFuture<'static, (String, Result<Value, PeerError>)>> =
+            FuturesUnordered::new();
+        let mut next_poll = Instant::now();
         loop {
+            tokio::select! {
+                biased;
+                () = ctx.cancelled() => return Err(HandlerError::failed("cancelled")),
+                Some((key, answer)) = asks.next(), if !asks.is_empty() => {
+                    let answer = answer.map_err(|e| match e {
+                        PeerError::Rpc(e) => HandlerError::Rpc(e),
+                        other => HandlerError::failed(format!("the upstream task asked for input: {other}")),
+                    })?;
+                    let update = json!({"taskId": id, "inputResponses": {key: answer}});
+                    link.request("tasks/update", Some(update), Some(forward)).await.map_err(failure)?;
+                    // The task resumes: see where it went without waiting a poll out.
+                    next_poll = Instant::now();
+                    continue;
+                }
+                () = tokio::time::sleep_until(next_poll) => {}
+            }
             let got = link.request("tasks/get", Some(json!({"taskId": id})), Some(forward)).await.map_err(failure)?;
             let status = got.get("status").cloned().and_then(|s| serde_json::from_value::<TaskStatus>(s).ok());
             match status {
@@ -201,34 +226,20 @@ impl Mirror {
                 }
                 Some(TaskStatus::Cancelled) => return Err(HandlerError::failed("the upstream cancelled the task")),
                 Some(TaskStatus::InputRequired) => {
-                    let asked = got.get("inputRequests").and_then(Value::as_object).cloned().unwrap_or_default();
-                    // Asked all at once: the client sees every outstanding request together.
-                    let asking = asked.into_iter().filter(|(k, _)| !answered.contains(k)).map(|(key, request)| {
+                    let shown = got.get("inputRequests").and_then(Value::as_object).cloned().unwrap_or_default();
+                    for (key, request) in shown {
+                        if !asked.insert(key.clone()) {
+                            continue;
+                        }
                         let method = request.get("method").and_then(Value::as_str).unwrap_or_default().to_owned();
                         let params = request.get("params").cloned();
-                        async move { (key, ctx.send_request(&method, params).await) }
-                    });
-                    let mut answers = Map::new();
-                    for (key, answer) in futures::future::join_all(asking).await {
-                        let answer = answer.map_err(|e| match e {
-                            crate::server::PeerError::Rpc(e) => HandlerError::Rpc(e),
-                            other => HandlerError::failed(format!("the upstream task asked for input: {other}")),
-                        })?;
-                        answered.push(key.clone());
-                        answers.insert(key, answer);
-                    }
-                    if !answers.is_empty() {
-                        let update = json!({"taskId": id, "inputResponses": answers});
-                        link.request("tasks/update", Some(update), Some(forward)).await.map_err(failure)?;
-                        continue;
+                        let ctx = ctx.clone();
+                        asks.push(Box::pin(async move { (key, ctx.send_request(&method, params).await) }));
                     }
                 }
                 Some(TaskStatus::Working) | None => {}
             }
-            tokio::select! {
-                () = tokio::time::sleep(poll) => {}
-                () = ctx.cancelled() => return Err(HandlerError::failed("cancelled")),
-            }
+            next_poll = Instant::now() + poll;
         }
     }
 }
