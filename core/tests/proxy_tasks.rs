@@ -103,6 +103,11 @@ async fn wait_for(h: &Harness, id: &str, done: impl Fn(&Value) -> bool) -> Value
     panic!("task {id} never got there");
 }
 
+/// Poll a 2026-07-28 `tasks/get` until the task neither works nor waits for input.
+async fn finished(h: &Harness, id: &str) -> Value {
+    wait_for(h, id, |t| t["status"] != "input_required" && t["status"] != "working").await
+}
+
 async fn eventually(what: &str, check: impl Fn() -> bool) {
     for _ in 0..250 {
         if check() {
@@ -168,7 +173,7 @@ async fn a_2026_client_takes_a_task_through_the_proxy_and_answers_with_tasks_upd
         assert!(request["params"]["_meta"].get(RELATED).is_none(), "{era:?}: no upstream task id: {request}");
         let answer = json!({"taskId": id, "inputResponses": {key: {"action": "decline"}}});
         h.modern_ok("tasks/update", answer, caps.clone()).await;
-        let done = wait_for(&h, &id, |t| t["status"] != "input_required" && t["status"] != "working").await;
+        let done = finished(&h, &id).await;
         assert_eq!(done["status"], "completed", "{era:?}: {done}");
         assert_eq!(text(&done["result"]), "got Decline", "{era:?}: {done}");
         proxy.close();
@@ -200,7 +205,7 @@ async fn an_upstream_tasks_input_requests_shown_one_poll_apart_all_reach_the_cli
         let left_keys: Vec<&String> = left["inputRequests"].as_object().unwrap().keys().collect();
         assert_eq!(left_keys, [second], "{era:?}: {left}");
         h.modern_ok("tasks/update", answer(second, 2), caps.clone()).await;
-        let done = wait_for(&h, &id, |t| t["status"] != "input_required" && t["status"] != "working").await;
+        let done = finished(&h, &id).await;
         assert_eq!(done["status"], "completed", "{era:?}: {done}");
         assert_eq!(text(&done["result"]), "1 2", "{era:?}: {done}");
         proxy.close();
