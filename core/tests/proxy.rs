@@ -236,3 +236,28 @@ async fn a_2026_client_answers_an_http_upstreams_input_request_by_retrying() {
     proxy.close();
     task.abort();
 }
+
+#[tokio::test]
+async fn a_handshake_era_client_is_asked_at_its_own_revision_in_either_upstream_era() {
+    let (url, task) = http_upstream().await;
+    let target = UpstreamTarget::Http { url, headers: vec![] };
+    for era in [UpstreamEra::Modern, UpstreamEra::Handshake] {
+        let (server, proxy) = Upstream::connect(&target, era).await.unwrap().into_server().await.unwrap();
+        // `mode` exists from 2025-11-25 on.
+        for (version, mode) in [("2025-11-25", Some("form")), ("2025-06-18", None)] {
+            let h = Harness::new(server.clone());
+            h.initialize(version, json!({"elicitation": {}})).await;
+            *h.recorder.reply.lock().unwrap() = Some(json!({"action": "accept", "content": {}}));
+            let r = h.ok("tools/call", json!({"name": "confirm", "arguments": {}})).await;
+            assert_eq!(text(&r), "answered \"accept\" with state upstream-state", "{era:?} {version}: {r}");
+            let asked = h.recorder.requests.lock().unwrap().clone();
+            assert_eq!(asked.len(), 1, "{era:?} {version}: {asked:?}");
+            assert_eq!(asked[0].0, "elicitation/create");
+            let params = asked[0].1.as_ref().unwrap();
+            assert_eq!(params["message"], "Sure?", "{era:?} {version}: {params}");
+            assert_eq!(params.get("mode").and_then(Value::as_str), mode, "{era:?} {version}: {params}");
+        }
+        proxy.close();
+    }
+    task.abort();
+}

@@ -123,11 +123,7 @@ impl Mirror {
                 return Ok(Forwarded::Answer(v));
             }
             let asked = InputRequired::from_value(&v).map_err(HandlerError::invalid_result)?;
-            let mut answers = Map::new();
-            for (key, request) in asked.input_requests {
-                let p = serde_json::to_value(&request).ok().and_then(|r| r.get("params").cloned());
-                answers.insert(key, ctx.send_request(request.method(), p).await?);
-            }
+            let answers = crate::server::ask_in_place(ctx, &asked).await?;
             params.insert("inputResponses".into(), Value::Object(answers));
             match asked.request_state {
                 Some(s) => params.insert("requestState".into(), json!(s)),

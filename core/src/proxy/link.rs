@@ -506,6 +506,9 @@ impl Link {
             if let Some(Value::Object(meta)) = p.get_mut("_meta") {
                 meta.remove(RELATED_TASK_KEY);
             }
+            if method == "elicitation/create" {
+                f.ctx.respell_elicitation(&mut p);
+            }
             p
         });
         // A handshake-era client, or a task of the proxy's (whose input waits in the task), is

@@ -649,4 +649,14 @@ impl RequestContext {
     pub(crate) fn elicit_params(&self, params: &ElicitRequestParams) -> Value {
         params.to_params(self.inner.version >= ProtocolVersion::V2025_11_25)
     }
+
+    /// The wire params of an elicitation another server spelled (a proxy's upstream), as this
+    /// request's client reads them: a form's `mode` is left out before 2025-11-25.
+    pub(crate) fn respell_elicitation(&self, params: &mut Value) {
+        if self.inner.version < ProtocolVersion::V2025_11_25 {
+            if let Some(p) = params.as_object_mut().filter(|p| p.get("mode").and_then(Value::as_str) == Some("form")) {
+                p.remove("mode");
+            }
+        }
+    }
 }

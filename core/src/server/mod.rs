@@ -52,6 +52,7 @@ use listen::{ListenSlot, Listener};
 pub use modern::MODERN_VERSIONS;
 pub use registry::CacheHints;
 use registry::Registry;
+pub(crate) use reply::ask_in_place;
 pub use reply::MAX_INPUT_ROUNDS;
 pub use request_info::{HostValues, RemoteAddr, RequestInfo, SENSITIVE_HEADERS};
 pub use stats::ServerStats;

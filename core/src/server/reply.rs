@@ -99,8 +99,8 @@ fn merge(a: &mut Value, b: Value) {
 }
 
 /// Ask the client the input requests of `ir` as server-to-client requests on `ctx`'s connection
-/// (or inside its task), and gather the answers by key.
-async fn ask_in_place(ctx: &RequestContext, ir: &InputRequired) -> Result<Map<String, Value>, HandlerError> {
+/// (or inside its task), spelled at the client's revision, and gather the answers by key.
+pub(crate) async fn ask_in_place(ctx: &RequestContext, ir: &InputRequired) -> Result<Map<String, Value>, HandlerError> {
     let asks = ir.input_requests.iter().map(|(key, request)| async move {
         let params = match request {
             InputRequest::Elicit(p) => Some(ctx.elicit_params(p)),
