@@ -9,14 +9,21 @@ read back with their attributes.
 Checks per server: a SERVER span `tools/call add` in the trace of the request's
 `_meta.traceparent`, child of its span id, with mcp.method.name, gen_ai.tool.name,
 gen_ai.operation.name, jsonrpc.request.id, mcp.protocol.version, mcp.session.id and
-network.transport; a span `tools/call nope` with error.type -32602 and an error status; the
-resource's service.name; the `mcp.server.operation.duration` histogram with a point for
-tools/call add (count >= 1) and one with error.type -32602; `ferrite.server.active_requests`.
+network.transport; a span `tools/call nope` (an unknown tool: the caller's error, which the MCP
+conventions do not count as the server failing) with rpc.response.status_code -32602, no
+error.type and no error status; a span `tools/call test_error_handling` with error.type
+tool_error and an error status; a span named `resources/read` alone (no URI in the name) with
+mcp.resource.uri; the resource's service.name; the `mcp.server.operation.duration` histogram
+with a point for tools/call add (count >= 1, gen_ai.operation.name execute_tool), one with
+rpc.response.status_code -32602 and no error.type, one with error.type tool_error, one for
+resources/read without mcp.resource.uri (opt-in there), and one for the client's
+notifications/initialized; `ferrite.server.active_requests`.
 With OTEL_TRACES_SAMPLER=parentbased_always_off: the span of the request whose traceparent is
 sampled, in full, and no span for the others, while the duration metric counts both.
 Then the same server with `--port` over Streamable HTTP and `--redis` (a throwaway
-redis-server): its `tools/call add` span carries network.transport `tcp` and the HTTP session's
-id as mcp.session.id, and with a GET stream open and a task running the gauges
+redis-server): its `tools/call add` span carries network.transport `tcp`,
+network.protocol.name `http` and version `1.1`, client.address and client.port, and the HTTP
+session's id as mcp.session.id, as its duration point carries the network attributes, and with a GET stream open and a task running the gauges
 `ferrite.server.sse_streams` and `ferrite.server.tasks.running` and the counters
 `ferrite.server.tasks.created` and `ferrite.store.round_trips` are exported (>= 1), and the
 task gauge is back at 0 once the task ended.
@@ -160,6 +167,8 @@ def run_server(name: str, cmd: List[str], endpoint: str, switched_on: bool = Tru
             "params": {"name": "add", "arguments": {"a": 2, "b": 3}, "_meta": {"traceparent": f"00-{TRACE_ID}-{PARENT_SPAN_ID}-01", "tracestate": "vendor=1"}},
         },
         {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "nope", "arguments": {}}},
+        {"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {"name": "test_error_handling", "arguments": {}}},
+        {"jsonrpc": "2.0", "id": 5, "method": "resources/read", "params": {"uri": "test://static-text"}},
     ]
     answers = []
     for msg in lines:
@@ -177,6 +186,8 @@ def run_server(name: str, cmd: List[str], endpoint: str, switched_on: bool = Tru
         raise AssertionError(f"{name}: the server did not exit within 20 s of stdin closing; stderr: {err.decode()[-2000:]}")
     assert answers[1]["result"]["content"][0]["text"] == "5", answers[1]
     assert answers[2]["error"]["code"] == -32602, answers[2]
+    assert answers[3]["result"].get("isError") is True, answers[3]
+    assert answers[4]["result"]["contents"][0]["uri"] == "test://static-text", answers[4]
     return err.decode()
 
 
@@ -229,8 +240,14 @@ def check_server(name: str, cmd: List[str]) -> None:
         assert i.get("mcp.session.id") == a["mcp.session.id"], (i, a)
         assert "jsonrpc.request.id" not in i, i
         n = nope["attributes"]
-        assert n.get("error.type") == "-32602" and n.get("rpc.response.status_code") == "-32602", n
-        assert nope["status"] == STATUS_ERROR, nope
+        assert n.get("rpc.response.status_code") == "-32602" and "error.type" not in n, f"{name}: {n}"
+        assert nope["status"] != STATUS_ERROR, f"{name}: an unknown tool is the caller's error: {nope}"
+        failed = wait_for(lambda: span("tools/call test_error_handling"), "span `tools/call test_error_handling`")
+        f = failed["attributes"]
+        assert f.get("error.type") == "tool_error" and "rpc.response.status_code" not in f, f"{name}: {f}"
+        assert failed["status"] == STATUS_ERROR, failed
+        read = wait_for(lambda: span("resources/read"), f"span `resources/read` (spans: {[s['name'] for s in got.spans]})")
+        assert read["attributes"].get("mcp.resource.uri") == "test://static-text", read
         assert nope["trace_id"] != TRACE_ID, "a request without traceparent starts its own trace"
 
         def point(metric: str, **want: Any) -> Optional[Dict[str, Any]]:
@@ -245,8 +262,15 @@ def check_server(name: str, cmd: List[str]) -> None:
         # Seconds, from a clock that runs: more than nothing, far less than the test took.
         assert 0 < ok["sum"] < 5 * ok["count"], ok
         assert "error.type" not in ok["attributes"], ok
-        err = wait_for(lambda: point("mcp.server.operation.duration", **{"error.type": "-32602"}), "duration point with error.type")
-        assert err["attributes"].get("gen_ai.tool.name") == "nope", err
+        assert ok["attributes"].get("gen_ai.operation.name") == "execute_tool", ok
+        err = wait_for(lambda: point("mcp.server.operation.duration", **{"rpc.response.status_code": "-32602"}), "duration point with rpc.response.status_code")
+        assert err["attributes"].get("gen_ai.tool.name") == "nope" and "error.type" not in err["attributes"], err
+        tool_error = wait_for(lambda: point("mcp.server.operation.duration", **{"error.type": "tool_error"}), "duration point with error.type tool_error")
+        assert tool_error["attributes"].get("gen_ai.tool.name") == "test_error_handling", tool_error
+        read_point = wait_for(lambda: point("mcp.server.operation.duration", **{"mcp.method.name": "resources/read"}), "duration point for resources/read")
+        assert "mcp.resource.uri" not in read_point["attributes"], read_point
+        note = wait_for(lambda: point("mcp.server.operation.duration", **{"mcp.method.name": "notifications/initialized"}), "duration point for notifications/initialized")
+        assert note["attributes"].get("network.transport") == "pipe" and note["count"] == 1, note
         wait_for(lambda: point("ferrite.server.active_requests"), "active_requests point")
         with got.lock:
             names = {r.get("service.name") for r in got.resources}
@@ -268,7 +292,7 @@ def check_server(name: str, cmd: List[str]) -> None:
             with got.lock:
                 return next((p for p in got.points if p["metric"] == "mcp.server.operation.duration" and all(p["attributes"].get(k) == v for k, v in want.items())), None)
 
-        wait_for(lambda: duration_point(**{"error.type": "-32602", "gen_ai.tool.name": "nope"}), f"duration point for the unsampled call (stderr: {stderr[-1000:]})")
+        wait_for(lambda: duration_point(**{"rpc.response.status_code": "-32602", "gen_ai.tool.name": "nope"}), f"duration point for the unsampled call (stderr: {stderr[-1000:]})")
         wait_for(lambda: duration_point(**{"gen_ai.tool.name": "add"}), "duration point for the sampled call")
         with got.lock:
             spans = {s["name"]: s for s in got.spans}
@@ -403,7 +427,17 @@ def check_http(name: str, cmd: List[str]) -> None:
         a = add["attributes"]
         assert a.get("network.transport") == "tcp", f"{name}: network.transport = {a.get('network.transport')!r} over HTTP: {a}"
         assert a.get("mcp.session.id") == session, f"{name}: mcp.session.id = {a.get('mcp.session.id')!r}, the session is {session!r}"
-        print(f"telemetry {name}: over Streamable HTTP the span says network.transport tcp and the session id")
+        assert a.get("network.protocol.name") == "http" and a.get("network.protocol.version") == "1.1", f"{name}: {a}"
+        assert a.get("client.address") == "127.0.0.1" and isinstance(a.get("client.port"), int) and a["client.port"] > 0, f"{name}: {a}"
+
+        def http_point() -> Optional[Dict[str, Any]]:
+            with got.lock:
+                return next((p for p in got.points if p["metric"] == "mcp.server.operation.duration" and p["attributes"].get("gen_ai.tool.name") == "add"), None)
+
+        hp = wait_for(http_point, "duration point for tools/call add over HTTP")["attributes"]
+        assert (hp.get("network.transport"), hp.get("network.protocol.name"), hp.get("network.protocol.version")) == ("tcp", "http", "1.1"), hp
+        assert "client.address" not in hp, f"{name}: the peer is not a metric attribute: {hp}"
+        print(f"telemetry {name}: over Streamable HTTP the span says network.transport tcp, HTTP 1.1, the client's address and the session id")
 
         # What the server has open beside requests: read at each export, so each point is a
         # value at that moment; wait for one that shows the open stream and the running task.

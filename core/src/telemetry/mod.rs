@@ -10,13 +10,18 @@
 //! calls [`Server::add_telemetry_layer`] instead. [`shutdown`] flushes what is pending (the
 //! bindings call it at exit).
 //!
-//! Per request the layer opens a SERVER span named `{mcp.method.name} {target}` whose parent is
-//! the `traceparent`/`tracestate` of the request's `_meta`, with `mcp.method.name`,
-//! `mcp.protocol.version`, `mcp.session.id`, `jsonrpc.request.id`, `gen_ai.tool.name` or
-//! `gen_ai.prompt.name`, `mcp.resource.uri`, `network.transport`, and on failure `error.type`
-//! (the JSON-RPC code, or `tool_error` for a tool result with `isError`) and
-//! `rpc.response.status_code`. Metrics: `mcp.server.operation.duration` (histogram, seconds,
-//! the same attributes but the ids; each series bound once, [`series`]),
+//! Per request the layer opens a SERVER span named `{mcp.method.name} {target}` (the target a
+//! tool's or prompt's name, never a resource's URI, which the conventions keep out of names by
+//! default) whose parent is the `traceparent`/`tracestate` of the request's `_meta`, with
+//! `mcp.method.name`, `mcp.protocol.version`, `mcp.session.id`, `jsonrpc.request.id`,
+//! `gen_ai.tool.name` or `gen_ai.prompt.name`, `gen_ai.operation.name`, `mcp.resource.uri`,
+//! `network.transport`, over HTTP `network.protocol.name`/`version` and `client.address`/`port`,
+//! and on an error `rpc.response.status_code` and, when the conventions count it as the server
+//! failing (any code but a caller's: -32700, -32600, -32601, -32602, -32002; or `tool_error` for
+//! a tool result with `isError`), `error.type` and an error status. A client notification gets
+//! a SERVER span of its own. Metrics: `mcp.server.operation.duration` (histogram, seconds, for
+//! requests and notifications, the span's attributes but the ids, the peer and the resource
+//! URI, opt-in there; each series bound once, [`series`]),
 //! `ferrite.server.active_requests` (up-down counter, read from the server's in-flight count),
 //! `ferrite.server.sessions` (gauge: the connections served), and what [`Server::stats`]
 //! counts: `ferrite.server.sse_streams` and `ferrite.server.tasks.running` (gauges),

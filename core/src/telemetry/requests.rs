@@ -116,7 +116,9 @@ impl RequestTelemetry {
             }
             None => Some(self.open(method, target, transport, ctx, &parent)),
         };
-        let key = SeriesRef { method, version, transport, target, error: None };
+        // A resource's URI is opt-in on the metric (one series per URI): not in its key.
+        let series_target = target.filter(|(kind, _)| *kind != Target::Resource);
+        let key = SeriesRef { method, version, transport, target: series_target, error: None };
         let duration = match self.durations.series(key) {
             Some(series) => Duration::Bound(series),
             None => Duration::Unbound(key.attributes()),
@@ -138,12 +140,12 @@ impl RequestTelemetry {
     ) -> BoxedSpan {
         let (method_name, static_name) = method_value(method);
         // Room for the attributes a recording span gets below (the builder keeps this vector).
-        let mut attrs = Vec::with_capacity(8);
+        let mut attrs = Vec::with_capacity(12);
         attrs.extend([
             KeyValue::new("mcp.method.name", method_name),
             KeyValue::new("mcp.protocol.version", ctx.protocol_version().as_str()),
-            KeyValue::new("network.transport", transport.value()),
         ]);
+        transport.attributes(&mut attrs);
         let name: Cow<'static, str> = match static_name {
             Some(n) => Cow::Borrowed(n),
             None => Cow::Owned(method.to_owned()),
@@ -155,10 +157,12 @@ impl RequestTelemetry {
             .with_attributes(attrs)
             .start_with_context(&self.tracer, parent);
         if span.is_recording() {
-            if let Some((_, value)) = target {
+            // A tool's or prompt's name; never a resource's URI, which the conventions keep
+            // out of span names by default (one name per URI).
+            if let Some((Target::Tool | Target::Prompt, value)) = target {
                 span.update_name(format!("{method} {value}"));
             }
-            let mut attrs = Vec::with_capacity(4);
+            let mut attrs = Vec::with_capacity(6);
             if let Some((target, value)) = target {
                 attrs.push(KeyValue::new(target.key(), value.to_owned()));
             }
@@ -167,6 +171,7 @@ impl RequestTelemetry {
             if method == "tools/call" {
                 attrs.push(KeyValue::new("gen_ai.operation.name", "execute_tool"));
             }
+            client_address(ctx.request_info(), &mut attrs);
             span.set_attributes(attrs);
         }
         span
@@ -178,15 +183,19 @@ impl RequestTelemetry {
         let error = error_type(watch.is_tool_call, answer);
         if let Some(mut span) = watch.span {
             if let Some(error) = error.filter(|_| span.is_recording()) {
-                span.set_attribute(KeyValue::new("error.type", error.value()));
-                if let ErrorType::Code(code) = error {
-                    span.set_attribute(KeyValue::new("rpc.response.status_code", code.to_string()));
+                if let Some(code) = error.status_code() {
+                    span.set_attribute(KeyValue::new("rpc.response.status_code", code));
                 }
-                let message = match answer {
-                    Err(e) => e.message.clone(),
-                    Ok(_) => "the tool reported an error".to_owned(),
-                };
-                span.set_status(Status::error(message));
+                // A caller's error (an unknown tool, bad params) is not the server failing: no
+                // `error.type`, and the status stays unset.
+                if let Some(error_type) = error.error_type() {
+                    span.set_attribute(KeyValue::new("error.type", error_type));
+                    let message = match answer {
+                        Err(e) => e.message.clone(),
+                        Ok(_) => "the tool reported an error".to_owned(),
+                    };
+                    span.set_status(Status::error(message));
+                }
             }
             span.end();
         }
@@ -195,7 +204,8 @@ impl RequestTelemetry {
             (Duration::Bound(series), Some(e)) => self.durations.record(series.failed(e), seconds),
             (Duration::Unbound(mut attrs), error) => {
                 if let Some(e) = error {
-                    attrs.push(KeyValue::new("error.type", e.value()));
+                    attrs.extend(e.error_type().map(|t| KeyValue::new("error.type", t)));
+                    attrs.extend(e.status_code().map(|c| KeyValue::new("rpc.response.status_code", c)));
                 }
                 self.durations.record_unbound(seconds, &attrs);
             }
@@ -204,25 +214,57 @@ impl RequestTelemetry {
 
     /// A client notification gets a SERVER span of its own (the MCP conventions' span for a
     /// notification: named by its method, `mcp.method.name`, `mcp.session.id`, in the trace its
-    /// `_meta.traceparent` names), around the chain and the core's handling; end it after.
+    /// `_meta.traceparent` names), around the chain and the core's handling, and its duration
+    /// goes to `mcp.server.operation.duration` as a request's does; [`Self::notified`] after.
     pub(crate) fn notification(
         &self,
         method: &str,
         params: Option<&Value>,
         conn: &ConnectionState,
         info: &RequestInfo,
-    ) -> BoxedSpan {
+    ) -> NotificationWatch {
         let meta = params.and_then(|p| p.get("_meta")).and_then(Value::as_object);
-        let attrs = vec![
+        let transport = transport_of(info);
+        let version = conn.effective_version();
+        let mut attrs = Vec::with_capacity(8);
+        attrs.extend([
             KeyValue::new("mcp.method.name", method_value(method).0),
+            KeyValue::new("mcp.protocol.version", version.as_str()),
             KeyValue::new("mcp.session.id", conn.id().to_owned()),
-            KeyValue::new("network.transport", transport_of(info).value()),
-        ];
-        self.tracer
+        ]);
+        transport.attributes(&mut attrs);
+        client_address(info, &mut attrs);
+        let span = self
+            .tracer
             .span_builder(method.to_owned())
             .with_kind(SpanKind::Server)
             .with_attributes(attrs)
-            .start_with_context(&self.tracer, &parent_of(meta))
+            .start_with_context(&self.tracer, &parent_of(meta));
+        NotificationWatch { span, started: self.clock.raw(), version, transport }
+    }
+
+    /// A client notification was handled: its span ends and its duration is recorded.
+    pub(crate) fn notified(&self, method: &str, watch: NotificationWatch) {
+        let NotificationWatch { mut span, started, version, transport } = watch;
+        let seconds = seconds_since(self.clock, started);
+        span.end();
+        self.durations.record(SeriesRef { method, version, transport, target: None, error: None }, seconds);
+    }
+}
+
+/// One client notification being watched.
+pub(crate) struct NotificationWatch {
+    span: BoxedSpan,
+    started: u64,
+    version: crate::protocol::ProtocolVersion,
+    transport: Transport,
+}
+
+/// `client.address` and `client.port` of an HTTP request whose peer is known.
+fn client_address(info: &RequestInfo, attrs: &mut Vec<KeyValue>) {
+    if let Some(peer) = info.remote_addr() {
+        attrs.push(KeyValue::new("client.address", peer.ip().to_string()));
+        attrs.push(KeyValue::new("client.port", i64::from(peer.port())));
     }
 }
 
@@ -231,12 +273,11 @@ fn seconds_since(clock: &quanta::Clock, started: u64) -> f64 {
     clock.delta_as_nanos(started, clock.raw()) as f64 * 1e-9
 }
 
-/// `tcp` over HTTP, `pipe` otherwise.
+/// HTTP of the request's version, else stdio.
 fn transport_of(info: &RequestInfo) -> Transport {
-    if info.http().is_some() {
-        Transport::Tcp
-    } else {
-        Transport::Pipe
+    match info.http() {
+        Some(parts) => Transport::of_http(parts.version),
+        None => Transport::Pipe,
     }
 }
 

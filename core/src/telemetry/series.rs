@@ -23,39 +23,96 @@ use crate::protocol::ProtocolVersion;
 /// The most series bound; later ones record unbound.
 pub(super) const MAX_SERIES: usize = 1024;
 
-/// `error.type` of a request that failed.
+/// How a request did not succeed: the JSON-RPC error code of its answer, or a tool result with
+/// `isError`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(super) enum ErrorType {
-    /// A JSON-RPC error, by code.
+    /// A JSON-RPC error, by code (`rpc.response.status_code`).
     Code(i32),
     /// A tool result with `isError`.
     Tool,
 }
 
 impl ErrorType {
-    /// The attribute's value.
-    pub fn value(self) -> String {
+    /// `error.type`, when the MCP conventions count this as the server failing: a tool's
+    /// `isError`, or any error code but those that say the caller asked for something the
+    /// server could not serve (parse error, invalid request, method not found, invalid params,
+    /// resource not found), which carry `rpc.response.status_code` alone and leave the span's
+    /// status unset.
+    pub fn error_type(self) -> Option<String> {
         match self {
-            ErrorType::Code(c) => c.to_string(),
-            ErrorType::Tool => "tool_error".to_owned(),
+            ErrorType::Code(-32700 | -32600 | -32601 | -32602 | -32002) => None,
+            ErrorType::Code(c) => Some(c.to_string()),
+            ErrorType::Tool => Some("tool_error".to_owned()),
+        }
+    }
+
+    /// `rpc.response.status_code`: the answer's error code, when it is a JSON-RPC error.
+    pub fn status_code(self) -> Option<String> {
+        match self {
+            ErrorType::Code(c) => Some(c.to_string()),
+            ErrorType::Tool => None,
         }
     }
 }
 
-/// `network.transport`.
+/// `network.transport`, and over HTTP `network.protocol.name` and `network.protocol.version`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(super) enum Transport {
-    /// HTTP.
-    Tcp,
     /// stdio.
     Pipe,
+    /// HTTP/1.0.
+    Http10,
+    /// HTTP/1.1.
+    Http11,
+    /// HTTP/2.
+    Http2,
+    /// Another HTTP version (0.9, or 3 over QUIC): named by the transport alone.
+    HttpOther,
 }
 
 impl Transport {
+    /// The transport of an HTTP request of `version`.
+    pub fn of_http(version: http::Version) -> Self {
+        match version {
+            http::Version::HTTP_10 => Transport::Http10,
+            http::Version::HTTP_11 => Transport::Http11,
+            http::Version::HTTP_2 => Transport::Http2,
+            _ => Transport::HttpOther,
+        }
+    }
+
+    /// `network.transport`.
     pub fn value(self) -> &'static str {
         match self {
-            Transport::Tcp => "tcp",
             Transport::Pipe => "pipe",
+            _ => "tcp",
+        }
+    }
+
+    /// `network.protocol.version` over HTTP (`network.protocol.name` is `http`).
+    pub fn http_version(self) -> Option<&'static str> {
+        match self {
+            Transport::Pipe | Transport::HttpOther => None,
+            Transport::Http10 => Some("1.0"),
+            Transport::Http11 => Some("1.1"),
+            Transport::Http2 => Some("2"),
+        }
+    }
+
+    /// Whether this is HTTP.
+    pub fn is_http(self) -> bool {
+        self != Transport::Pipe
+    }
+
+    /// The network attributes (static strings: nothing allocated per request).
+    pub fn attributes(self, attrs: &mut Vec<KeyValue>) {
+        attrs.push(KeyValue::new("network.transport", self.value()));
+        if self.is_http() {
+            attrs.push(KeyValue::new("network.protocol.name", "http"));
+        }
+        if let Some(version) = self.http_version() {
+            attrs.push(KeyValue::new("network.protocol.version", version));
         }
     }
 }
@@ -92,7 +149,7 @@ pub(super) struct SeriesRef<'a> {
     pub version: ProtocolVersion,
     /// `network.transport`.
     pub transport: Transport,
-    /// `gen_ai.tool.name`, `gen_ai.prompt.name` or `mcp.resource.uri`, with its value.
+    /// `gen_ai.tool.name` or `gen_ai.prompt.name`, with its value (never a resource's URI).
     pub target: Option<(Target, &'a str)>,
     /// `error.type`.
     pub error: Option<ErrorType>,
@@ -112,7 +169,7 @@ impl SeriesRef<'_> {
             Some(ErrorType::Tool) => 1,
             Some(ErrorType::Code(code)) => 2 | (u64::from(code as u32) << 8),
         };
-        let small = (self.version as u64) | (self.transport as u64) << 4 | kind << 6 | error << 16;
+        let small = (self.version as u64) | (self.transport as u64) << 4 | kind << 8 | error << 16;
         let mut h = FxHasher::default();
         h.write_u64(small);
         h.write_u64(outer_bytes(self.method));
@@ -169,17 +226,27 @@ fn same_text(a: &str, b: &str) -> bool {
 }
 
 impl SeriesRef<'_> {
-    /// The series' attributes, as the SDK records them.
+    /// The series' attributes, as the SDK records them: the MCP conventions' attributes of
+    /// `mcp.server.operation.duration`, but `mcp.resource.uri` (opt-in there, one series per
+    /// URI), which a key's target never is.
     pub fn attributes(&self) -> Vec<KeyValue> {
-        let mut attrs = Vec::with_capacity(5);
+        let mut attrs = Vec::with_capacity(8);
         attrs.push(KeyValue::new("mcp.method.name", self.method.to_owned()));
         attrs.push(KeyValue::new("mcp.protocol.version", self.version.as_str()));
-        attrs.push(KeyValue::new("network.transport", self.transport.value()));
+        self.transport.attributes(&mut attrs);
         if let Some((target, value)) = self.target {
             attrs.push(KeyValue::new(target.key(), value.to_owned()));
         }
+        if self.method == "tools/call" {
+            attrs.push(KeyValue::new("gen_ai.operation.name", "execute_tool"));
+        }
         if let Some(e) = self.error {
-            attrs.push(KeyValue::new("error.type", e.value()));
+            if let Some(error_type) = e.error_type() {
+                attrs.push(KeyValue::new("error.type", error_type));
+            }
+            if let Some(code) = e.status_code() {
+                attrs.push(KeyValue::new("rpc.response.status_code", code));
+            }
         }
         attrs
     }
@@ -410,12 +477,54 @@ mod tests {
 
     #[test]
     fn the_attributes_are_the_ones_the_histogram_had() {
+        let names = |attrs: &[KeyValue]| attrs.iter().map(|kv| kv.key.as_str().to_owned()).collect::<Vec<_>>();
         let attrs = key("add", Some(ErrorType::Tool)).attributes();
-        let names: Vec<&str> = attrs.iter().map(|kv| kv.key.as_str()).collect();
         assert_eq!(
-            names,
-            ["mcp.method.name", "mcp.protocol.version", "network.transport", "gen_ai.tool.name", "error.type"]
+            names(&attrs),
+            [
+                "mcp.method.name",
+                "mcp.protocol.version",
+                "network.transport",
+                "gen_ai.tool.name",
+                "gen_ai.operation.name",
+                "error.type"
+            ]
         );
-        assert_eq!(attrs[4].value.as_str(), "tool_error");
+        assert_eq!(attrs[4].value.as_str(), "execute_tool");
+        assert_eq!(attrs[5].value.as_str(), "tool_error");
+    }
+
+    #[test]
+    fn a_caller_error_has_a_status_code_and_no_error_type_a_server_error_both() {
+        let value = |attrs: &[KeyValue], name: &str| {
+            attrs.iter().find(|kv| kv.key.as_str() == name).map(|kv| kv.value.as_str().into_owned())
+        };
+        for code in [-32700, -32600, -32601, -32602, -32002] {
+            let attrs = key("add", Some(ErrorType::Code(code))).attributes();
+            assert_eq!(value(&attrs, "error.type"), None, "{code}");
+            assert_eq!(value(&attrs, "rpc.response.status_code"), Some(code.to_string()));
+        }
+        for code in [-32603, -32000, -32042, 7] {
+            let attrs = key("add", Some(ErrorType::Code(code))).attributes();
+            assert_eq!(value(&attrs, "error.type"), Some(code.to_string()), "{code}");
+            assert_eq!(value(&attrs, "rpc.response.status_code"), Some(code.to_string()));
+        }
+    }
+
+    #[test]
+    fn over_http_the_series_names_the_protocol_and_its_version() {
+        let attrs =
+            SeriesRef { transport: Transport::of_http(http::Version::HTTP_11), ..key("add", None) }.attributes();
+        let pairs: Vec<(String, String)> =
+            attrs.iter().map(|kv| (kv.key.as_str().to_owned(), kv.value.as_str().into_owned())).collect();
+        for want in
+            [("network.transport", "tcp"), ("network.protocol.name", "http"), ("network.protocol.version", "1.1")]
+        {
+            assert!(pairs.contains(&(want.0.to_owned(), want.1.to_owned())), "{want:?} in {pairs:?}");
+        }
+        let h2 = SeriesRef { transport: Transport::of_http(http::Version::HTTP_2), ..key("add", None) };
+        let h1 = SeriesRef { transport: Transport::of_http(http::Version::HTTP_11), ..key("add", None) };
+        let t = table();
+        assert!(!Arc::ptr_eq(&t.series(h1).unwrap(), &t.series(h2).unwrap()), "each version is its own series");
     }
 }

@@ -314,9 +314,10 @@ impl Server {
         let Some(telemetry) = self.inner.telemetry.get() else {
             return self.notify_in_chain(n, conn, info).await;
         };
-        let mut span = telemetry.notification(&n.method, n.params.as_ref(), conn, info);
+        let watch = telemetry.notification(&n.method, n.params.as_ref(), conn, info);
+        let method = n.method.clone();
         self.notify_in_chain(n, conn, info).await;
-        opentelemetry::trace::Span::end(&mut span);
+        telemetry.notified(&method, watch);
     }
 
     async fn notify_in_chain(&self, n: Notification, conn: &Arc<ConnectionState>, info: &RequestInfo) {
