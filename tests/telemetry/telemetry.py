@@ -17,7 +17,8 @@ mcp.resource.uri; the resource's service.name; the `mcp.server.operation.duratio
 with a point for tools/call add (count >= 1, gen_ai.operation.name execute_tool), one with
 rpc.response.status_code -32602 and no error.type, one with error.type tool_error, one for
 resources/read without mcp.resource.uri (opt-in there), and one for the client's
-notifications/initialized; `ferrite.server.active_requests`.
+notifications/initialized; `mcp.server.session.duration` with one session over the pipe, of
+the seconds it lasted; `ferrite.server.active_requests`.
 With OTEL_TRACES_SAMPLER=parentbased_always_off: the span of the request whose traceparent is
 sampled, in full, and no span for the others, while the duration metric counts both.
 Then the same server with `--port` over Streamable HTTP and `--redis` (a throwaway
@@ -26,7 +27,8 @@ network.protocol.name `http` and version `1.1`, client.address and client.port, 
 session's id as mcp.session.id, as its duration point carries the network attributes, and with a GET stream open and a task running the gauges
 `ferrite.server.sse_streams` and `ferrite.server.tasks.running` and the counters
 `ferrite.server.tasks.created` and `ferrite.store.round_trips` are exported (>= 1), and the
-task gauge is back at 0 once the task ended.
+task gauge is back at 0 once the task ended; the client's DELETE ends the session, which
+`mcp.server.session.duration` records with network.protocol.name `http`.
 """
 
 from __future__ import annotations
@@ -271,6 +273,10 @@ def check_server(name: str, cmd: List[str]) -> None:
         assert "mcp.resource.uri" not in read_point["attributes"], read_point
         note = wait_for(lambda: point("mcp.server.operation.duration", **{"mcp.method.name": "notifications/initialized"}), "duration point for notifications/initialized")
         assert note["attributes"].get("network.transport") == "pipe" and note["count"] == 1, note
+        # The session (the stdio connection) ended when stdin closed, over a second after it began.
+        session = wait_for(lambda: point("mcp.server.session.duration", **{"network.transport": "pipe"}), "session duration point")
+        assert session["count"] == 1 and 1.0 <= session["sum"] < 30, session
+        assert session["attributes"].get("mcp.protocol.version") == "2025-06-18" and "error.type" not in session["attributes"], session
         wait_for(lambda: point("ferrite.server.active_requests"), "active_requests point")
         with got.lock:
             names = {r.get("service.name") for r in got.resources}
@@ -471,6 +477,23 @@ def check_http(name: str, cmd: List[str]) -> None:
 
         wait_for(lambda: back_to_zero("ferrite.server.tasks.running"), "ferrite.server.tasks.running back to 0", timeout=15)
         print(f"telemetry {name}: SSE streams, running and created tasks and Redis round trips exported; the task gauge back to 0")
+
+        # The client ends its session: its duration is recorded, over HTTP.
+        import urllib.request
+
+        delete = urllib.request.Request(url, headers={"mcp-session-id": session, "mcp-protocol-version": VERSION}, method="DELETE")
+        with urllib.request.urlopen(delete, timeout=10) as resp:
+            assert resp.status in (200, 202, 204), resp.status
+
+        def session_point() -> Optional[Dict[str, Any]]:
+            with got.lock:
+                return next((p for p in got.points if p["metric"] == "mcp.server.session.duration"), None)
+
+        ended = wait_for(session_point, "mcp.server.session.duration over HTTP")
+        ea = ended["attributes"]
+        assert (ea.get("network.transport"), ea.get("network.protocol.name"), ea.get("mcp.protocol.version")) == ("tcp", "http", VERSION), ea
+        assert ended["count"] == 1 and ended["sum"] > 0, ended
+        print(f"telemetry {name}: the client's DELETE ends the session, and its duration is exported")
     finally:
         if stream is not None:
             stream.close()

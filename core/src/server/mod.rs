@@ -49,6 +49,7 @@ pub use handler::{
 pub use lifecycle::SUPPORTED_VERSIONS;
 pub use limits::{Limits, LimitsError};
 use listen::{ListenSlot, Listener};
+pub(crate) use middleware::SessionTransport;
 pub use modern::MODERN_VERSIONS;
 pub use registry::CacheHints;
 use registry::Registry;

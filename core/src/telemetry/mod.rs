@@ -21,7 +21,8 @@
 //! a tool result with `isError`), `error.type` and an error status. A client notification gets
 //! a SERVER span of its own. Metrics: `mcp.server.operation.duration` (histogram, seconds, for
 //! requests and notifications, the span's attributes but the ids, the peer and the resource
-//! URI, opt-in there; each series bound once, [`series`]),
+//! URI, opt-in there; each series bound once, [`series`]), `mcp.server.session.duration`
+//! (histogram, seconds: a handshake-era session's life, told by the transport that ends it),
 //! `ferrite.server.active_requests` (up-down counter, read from the server's in-flight count),
 //! `ferrite.server.sessions` (gauge: the connections served), and what [`Server::stats`]
 //! counts: `ferrite.server.sse_streams` and `ferrite.server.tasks.running` (gauges),

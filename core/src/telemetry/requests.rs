@@ -15,6 +15,7 @@ use std::borrow::Cow;
 use std::sync::{Arc, OnceLock};
 
 use opentelemetry::global::{self, BoxedSpan, BoxedTracer};
+use opentelemetry::metrics::Histogram;
 use opentelemetry::propagation::{Extractor, TextMapPropagator};
 use opentelemetry::trace::{Span, SpanKind, Status, Tracer};
 use opentelemetry::{Context, KeyValue};
@@ -24,15 +25,21 @@ use serde_json::{Map, Value};
 use super::presample::{self, Decision, Presampler};
 use super::series::{ErrorType, Series, SeriesRef, SeriesTable, Target, Transport};
 use crate::protocol::{ErrorObject, RawJson};
-use crate::server::{ConnectionState, RequestContext, RequestInfo, WeakServer};
+use crate::server::{ConnectionState, Era, RequestContext, RequestInfo, SessionTransport, WeakServer};
 
 /// The bounds of `mcp.server.operation.duration`, in seconds.
 const DURATION_BOUNDS: [f64; 17] =
     [0.0001, 0.0005, 0.001, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 60.0, 300.0];
 
-/// What telemetry keeps for a server: its tracer and its duration series.
+/// The bounds of `mcp.server.session.duration`, in seconds: a second to a day.
+const SESSION_BOUNDS: [f64; 14] =
+    [1.0, 5.0, 10.0, 30.0, 60.0, 300.0, 600.0, 1800.0, 3600.0, 7200.0, 14400.0, 28800.0, 43200.0, 86400.0];
+
+/// What telemetry keeps for a server: its tracer, its duration series and its session
+/// histogram.
 pub(crate) struct RequestTelemetry {
     tracer: BoxedTracer,
+    sessions: Histogram<f64>,
     /// The installed provider's sampler, when Ferrite installed it.
     presampler: Option<Presampler>,
     durations: SeriesTable,
@@ -94,9 +101,16 @@ impl RequestTelemetry {
             .with_description("MCP request duration as observed on the server, from receipt until the answer.")
             .with_boundaries(DURATION_BOUNDS.to_vec())
             .build();
+        let sessions = meter
+            .f64_histogram("mcp.server.session.duration")
+            .with_unit("s")
+            .with_description("The duration of the MCP session as observed on the MCP server.")
+            .with_boundaries(SESSION_BOUNDS.to_vec())
+            .build();
         let presampler = super::SAMPLER.get().map(|sampler| Presampler::new(sampler.clone()));
         RequestTelemetry {
             tracer: global::tracer("ferrite"),
+            sessions,
             presampler,
             durations: SeriesTable::new(duration),
             clock: CLOCK.get_or_init(quanta::Clock::new),
@@ -249,6 +263,34 @@ impl RequestTelemetry {
         let seconds = seconds_since(self.clock, started);
         span.end();
         self.durations.record(SeriesRef { method, version, transport, target: None, error: None }, seconds);
+    }
+}
+
+impl RequestTelemetry {
+    /// A session ended after `lasted`. Only a handshake-era session is one: a connection that
+    /// never initialized, or speaks 2026-07-28 (stateless, no session), is not recorded.
+    pub(crate) fn session_ended(
+        &self,
+        conn: &ConnectionState,
+        lasted: std::time::Duration,
+        transport: SessionTransport,
+        error: Option<&str>,
+    ) {
+        let Some(version) = conn.negotiated_version() else { return };
+        if conn.pinned_era() == Some(Era::Modern) {
+            return;
+        }
+        let mut attrs = Vec::with_capacity(4);
+        attrs.push(KeyValue::new("mcp.protocol.version", version.as_str()));
+        match transport {
+            SessionTransport::Stdio => attrs.push(KeyValue::new("network.transport", "pipe")),
+            SessionTransport::Http => attrs
+                .extend([KeyValue::new("network.transport", "tcp"), KeyValue::new("network.protocol.name", "http")]),
+        }
+        if let Some(error) = error {
+            attrs.push(KeyValue::new("error.type", error.to_owned()));
+        }
+        self.sessions.record(lasted.as_secs_f64(), &attrs);
     }
 }
 

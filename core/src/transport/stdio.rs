@@ -28,7 +28,7 @@ use crate::inline::poll_once;
 use crate::protocol::jsonrpc::{request_text, Payload};
 use crate::protocol::{ErrorObject, Message, OutboundResponse, Response};
 use crate::server::outbound::PendingRequests;
-use crate::server::{BoxFuture, ConnectionState, Peer, PeerError, Server};
+use crate::server::{BoxFuture, ConnectionState, Peer, PeerError, Server, SessionTransport};
 
 /// Options of the stdio transport.
 #[derive(Clone)]
@@ -265,6 +265,7 @@ where
     // envelope) fixes it.
     let conn = Arc::new(ConnectionState::with_generated_id().pinning_era());
     let listener = server.attach_listener(&conn, &peer);
+    let started = std::time::Instant::now();
 
     let mut input = LineReader::new(reader, options.max_line_bytes);
     let mut out = Output { w: tokio::io::BufWriter::with_capacity(64 * 1024, writer), dirty: false };
@@ -401,7 +402,11 @@ where
     if write_result.is_ok() {
         write_result = out.flush().await;
     }
-    result.and(write_result)
+    let result = result.and(write_result);
+    // What ended a session that failed: the I/O error's kind (`BrokenPipe`, ...).
+    let error = result.as_ref().err().map(|e| format!("{:?}", e.kind()));
+    server.session_ended(&conn, started.elapsed(), SessionTransport::Stdio, error.as_deref());
+    result
 }
 
 /// The buffered output, flushed only when there is something to flush.

@@ -260,6 +260,15 @@ impl Middleware for Shared {
     }
 }
 
+/// What a session ran over, for its telemetry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum SessionTransport {
+    /// A stdio connection.
+    Stdio,
+    /// A Streamable HTTP (or 2024-11-05 HTTP+SSE) session.
+    Http,
+}
+
 impl Server {
     /// Add `middleware` at the end of the chain (the first added runs first, outermost).
     pub fn add_middleware(&self, middleware: impl Middleware) {
@@ -318,6 +327,21 @@ impl Server {
         let method = n.method.clone();
         self.notify_in_chain(n, conn, info).await;
         telemetry.notified(&method, watch);
+    }
+
+    /// A session ended after `lasted`: a stdio connection whose input closed, or an HTTP session
+    /// its client deleted or that expired (`error`: what ended it, when it failed). Telemetry,
+    /// when on, records it in `mcp.server.session.duration`.
+    pub(crate) fn session_ended(
+        &self,
+        conn: &ConnectionState,
+        lasted: std::time::Duration,
+        transport: SessionTransport,
+        error: Option<&str>,
+    ) {
+        if let Some(telemetry) = self.inner.telemetry.get() {
+            telemetry.session_ended(conn, lasted, transport, error);
+        }
     }
 
     async fn notify_in_chain(&self, n: Notification, conn: &Arc<ConnectionState>, info: &RequestInfo) {

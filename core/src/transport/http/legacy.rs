@@ -49,7 +49,7 @@ pub(super) async fn handle_sse(State(st): State<Arc<HttpState>>, req: Request<Bo
     // The session lives as long as its stream.
     let body = st.sse_body(rx).keep_alive(Box::new((listener, peer, hub.clone()))).on_drop(move || {
         hub.close();
-        state.sessions.discard(&id);
+        state.sessions.discard(&id, super::session::End::Closed);
     });
     sse_response(body, None)
 }

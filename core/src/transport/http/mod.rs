@@ -182,6 +182,7 @@ impl HttpState {
             opts.session_idle_timeout,
             opts.max_sessions,
         );
+        sessions.report_ends_to(server.downgrade());
         let prefix = session::new_session_id().map(|s| s[..8].to_owned()).unwrap_or_else(|_| "s".to_owned());
         Arc::new(HttpState {
             server: server.clone(),

@@ -472,7 +472,7 @@ fn finish_json(st: &HttpState, out: Option<Answer>, session: Option<&Arc<Session
         // A session is established only by an initialize that succeeded (and, in a fleet,
         // whose record was kept).
         Some(s) if new_session && (!s.conn.initialize_processed() || !kept) => {
-            st.sessions.discard(s.id());
+            st.sessions.discard(s.id(), super::session::End::Failed);
             json_response(out.into_text(), None)
         }
         Some(s) if new_session => json_response(out.into_text(), Some(s.id())),

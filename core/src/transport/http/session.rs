@@ -8,7 +8,7 @@
 
 use crate::diagnostics::target;
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, Weak};
+use std::sync::{Arc, Mutex, OnceLock, Weak};
 use std::time::{Duration, Instant};
 
 use tokio::sync::oneshot;
@@ -17,7 +17,7 @@ use tokio_util::sync::CancellationToken;
 use super::sse::StreamHub;
 use crate::protocol::RequestId;
 use crate::server::outbound::{Answer, PendingRequests};
-use crate::server::ConnectionState;
+use crate::server::{ConnectionState, SessionTransport, WeakServer};
 use crate::stores::{Recipient, SessionMessage, SessionRecord, SessionStore};
 use crate::sync::lock;
 
@@ -41,6 +41,8 @@ pub struct Session {
     owner: Option<Arc<str>>,
     /// How this copy relates to the record in a shared store.
     record: Mutex<RecordSync>,
+    /// When this instance minted the session (`None` for one made here from another's record).
+    created: Option<Instant>,
 }
 
 /// The revision of the shared record this copy reflects, and the connection's change count
@@ -60,6 +62,7 @@ impl std::fmt::Debug for Session {
 impl Session {
     pub(crate) fn new(id: String, owner: Option<&str>, pending: PendingRequests) -> Self {
         Session {
+            created: None,
             owner: owner.map(Arc::from),
             conn: Arc::new(ConnectionState::new(id.clone())),
             id,
@@ -184,6 +187,27 @@ pub struct SessionManager {
     shared: Option<Arc<dyn SessionStore>>,
     idle_timeout: Option<Duration>,
     max_sessions: Option<usize>,
+    /// The server told of each session that ends ([`crate::Server`]'s session telemetry).
+    ends: OnceLock<WeakServer>,
+}
+
+/// Why a session's live parts here ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum End {
+    /// Its client ended it (DELETE here, or the legacy transport's stream closed).
+    Closed,
+    /// Its client ended it at another instance of the fleet.
+    ClosedElsewhere,
+    /// It idled past the idle timeout.
+    Expired,
+    /// Evicted for a new session, at `max_sessions`.
+    Evicted,
+    /// Its `initialize` failed: it never was a session.
+    Failed,
+    /// Not found in the shared store any more.
+    Gone,
+    /// The server shuts down.
+    Shutdown,
 }
 
 /// Why no session could be made.
@@ -213,7 +237,13 @@ impl SessionManager {
         idle_timeout: Option<Duration>,
         max_sessions: Option<usize>,
     ) -> Arc<Self> {
-        let m = Arc::new(SessionManager { live: Mutex::new(HashMap::new()), shared, idle_timeout, max_sessions });
+        let m = Arc::new(SessionManager {
+            live: Mutex::new(HashMap::new()),
+            shared,
+            idle_timeout,
+            max_sessions,
+            ends: OnceLock::new(),
+        });
         if let Some(store) = &m.shared {
             let weak = Arc::downgrade(&m);
             store.receive(Arc::new(move |msg| {
@@ -238,10 +268,30 @@ impl SessionManager {
         Session::new(id, owner, pending)
     }
 
+    /// Tell `server` of each session that ends, for its telemetry (`mcp.server.session.duration`).
+    pub(crate) fn report_ends_to(&self, server: WeakServer) {
+        let _ = self.ends.set(server);
+    }
+
+    /// A session's live parts here ended. Its duration is known where it was minted; in a
+    /// fleet its life ends only when its client ends it (an idle instance's copy expiring, or
+    /// being evicted, says nothing of the session, which the store keeps), so only that is told.
+    fn ended(&self, s: &Session, why: End) {
+        let Some(created) = s.created else { return };
+        let ends_session = match why {
+            End::Failed | End::Gone => false,
+            End::Closed | End::ClosedElsewhere => true,
+            End::Expired | End::Evicted | End::Shutdown => self.shared.is_none(),
+        };
+        if let (true, Some(server)) = (ends_session, self.ends.get().and_then(WeakServer::upgrade)) {
+            server.session_ended(&s.conn, created.elapsed(), SessionTransport::Http, None);
+        }
+    }
+
     /// A new session, owned by `owner` (the creating request's subject) when there is one.
     /// With a shared store, [`SessionManager::save`] after its `initialize` keeps its record.
     pub(crate) fn create(&self, owner: Option<&str>) -> Result<Arc<Session>, CreateError> {
-        let s = Arc::new(self.make(new_session_id()?, owner));
+        let s = Arc::new(Session { created: Some(Instant::now()), ..self.make(new_session_id()?, owner) });
         self.make_room()?;
         let live = {
             let mut live = lock(&self.live);
@@ -264,7 +314,7 @@ impl SessionManager {
         };
         match victim {
             Some(s) => {
-                self.discard(s.id());
+                self.discard(s.id(), End::Evicted);
                 tracing::info!(target: target::SESSION, max_sessions = max, "session evicted, the longest idle, for a new one");
                 Ok(())
             }
@@ -275,10 +325,12 @@ impl SessionManager {
         }
     }
 
-    /// End a session this instance minted whose `initialize` failed (it has no record).
-    pub(crate) fn discard(&self, id: &str) {
-        if let Some(s) = lock(&self.live).remove(id) {
+    /// End the live parts here of the session `id`, for `why`.
+    pub(crate) fn discard(&self, id: &str, why: End) {
+        let removed = lock(&self.live).remove(id);
+        if let Some(s) = removed {
             s.end();
+            self.ended(&s, why);
         }
     }
 
@@ -294,7 +346,7 @@ impl SessionManager {
             Ok(Some(r)) => r,
             Ok(None) => {
                 // Expired or ended elsewhere: so are its live parts here.
-                self.discard(id);
+                self.discard(id, End::Gone);
                 return Err(Lookup::Unknown);
             }
             Err(e) => return Err(Lookup::Unavailable(e.to_string())),
@@ -327,7 +379,7 @@ impl SessionManager {
             return Err(Lookup::Unknown);
         }
         if self.is_expired(&s) {
-            self.discard(id);
+            self.discard(id, End::Expired);
             return Err(Lookup::Unknown);
         }
         s.touch();
@@ -395,7 +447,7 @@ impl SessionManager {
                     s.take_record(&record);
                 }
             }
-            SessionMessage::Ended { session } => self.discard(&session),
+            SessionMessage::Ended { session } => self.discard(&session, End::ClosedElsewhere),
         }
     }
 
@@ -412,7 +464,7 @@ impl SessionManager {
         let all: Vec<Arc<Session>> = lock(&self.live).values().cloned().collect();
         let expired: Vec<&Arc<Session>> = all.iter().filter(|s| self.is_expired(s)).collect();
         for s in &expired {
-            self.discard(s.id());
+            self.discard(s.id(), End::Expired);
         }
         if !expired.is_empty() {
             tracing::info!(target: target::SESSION, count = expired.len(), "sessions expired after idling");
@@ -436,6 +488,7 @@ impl SessionManager {
         let here = lock(&self.live).remove(id);
         if let Some(s) = &here {
             s.end();
+            self.ended(s, End::Closed);
             tracing::info!(target: target::SESSION, "session ended by its client (DELETE)");
         }
         let Some(store) = &self.shared else { return Ok(here.is_some()) };
@@ -450,6 +503,7 @@ impl SessionManager {
         let all: Vec<Arc<Session>> = lock(&self.live).drain().map(|(_, s)| s).collect();
         for s in all {
             s.end();
+            self.ended(&s, End::Shutdown);
         }
     }
 
