@@ -447,20 +447,35 @@ impl Envelope {
 /// once, decorated by splicing (2026-07-28 `resultType`, cache hints, server info) and
 /// embedded in the response without being parsed again.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RawJson(Box<str>);
+pub struct RawJson {
+    text: Box<str>,
+    /// For a tool result the core made: whether it reports an error (`isError`), known from
+    /// the result itself, so telemetry need not search the text for it. `None` for any other
+    /// text (other results, and what a middleware or a proxied server made).
+    tool_error: Option<bool>,
+}
 
 impl RawJson {
     /// Serialize `value`.
     pub fn serialize<T: Serialize + ?Sized>(value: &T) -> Result<RawJson, serde_json::Error> {
-        serde_json::to_string(value).map(|s| RawJson(s.into_boxed_str()))
+        serde_json::to_string(value).map(RawJson::trusted)
     }
     /// Wrap text the caller produced with a JSON serializer (not checked).
     pub(crate) fn trusted(text: String) -> RawJson {
-        RawJson(text.into_boxed_str())
+        RawJson { text: text.into_boxed_str(), tool_error: None }
     }
     /// The JSON text.
     pub fn get(&self) -> &str {
-        &self.0
+        &self.text
+    }
+    /// This text as the tool result the core serialized, which reports an error or not.
+    pub(crate) fn tool_result(self, is_error: bool) -> RawJson {
+        RawJson { tool_error: Some(is_error), ..self }
+    }
+    /// Whether this is a tool result reporting an error, when the core made it (`None`: not
+    /// known without reading the text).
+    pub(crate) fn tool_error(&self) -> Option<bool> {
+        self.tool_error
     }
 }
 

@@ -252,7 +252,7 @@ impl Server {
         if !self.inner.flags.skip_input_validation.load(Ordering::Relaxed) {
             if let Err(violations) = entry.input.check(&arguments) {
                 let r = CallToolResult::error(format!("Invalid arguments for tool {name}: {violations}"));
-                return self.finish(&ctx, r, None);
+                return self.finish(&ctx, r, None).map(|raw| raw.tool_result(true));
             }
         }
         if let TaskMode::Task { generation, ttl } = self.task_mode(&ctx, &entry, p.get("task"))? {
@@ -304,8 +304,9 @@ impl Server {
                 })?;
             }
         }
+        let is_error = result.is_error();
         result.strip_for(ctx.protocol_version());
-        self.finish(ctx, result, None)
+        self.finish(ctx, result, None).map(|raw| raw.tool_result(is_error))
     }
 
     async fn read_resource(&self, params: Option<Value>, ctx: RequestContext) -> Outcome {

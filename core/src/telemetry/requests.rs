@@ -366,7 +366,10 @@ fn target_of<'a>(method: &str, params: Option<&'a Value>) -> Option<(Target, &'a
 fn error_type(is_tool_call: bool, answer: &Result<RawJson, ErrorObject>) -> Option<ErrorType> {
     match answer {
         Err(e) => Some(ErrorType::Code(e.code)),
-        Ok(raw) if is_tool_call && reports_error(raw.get()) => Some(ErrorType::Tool),
+        // The core's own tool results say whether they report an error; others are searched.
+        Ok(raw) if is_tool_call && raw.tool_error().unwrap_or_else(|| reports_error(raw.get())) => {
+            Some(ErrorType::Tool)
+        }
         Ok(_) => None,
     }
 }
@@ -410,6 +413,24 @@ fn method_value(method: &str) -> (opentelemetry::Value, Option<&'static str>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_tool_error_is_read_from_the_cores_mark_else_from_the_text() {
+        let text = |t: &str| Ok(RawJson::trusted(t.to_owned()));
+        // Text from elsewhere (a middleware, a proxied server) is searched.
+        assert_eq!(error_type(true, &text(r#"{"content":[],"isError":true}"#)), Some(ErrorType::Tool));
+        assert_eq!(error_type(true, &text(r#"{"content":[],"isError":false}"#)), None);
+        // The core's own tool results say so themselves, and are not searched.
+        let marked = |t: &str, e: bool| Ok(RawJson::trusted(t.to_owned()).tool_result(e));
+        assert_eq!(error_type(true, &marked(r#"{"content":[]}"#, true)), Some(ErrorType::Tool));
+        // (A structured result with a key of that name of its own, which a search takes for one.)
+        let nested = r#"{"content":[],"structuredContent":{"isError":true}}"#;
+        assert_eq!(error_type(true, &text(nested)), Some(ErrorType::Tool));
+        assert_eq!(error_type(true, &marked(nested, false)), None);
+        // Only a tool call's result can be a tool error; a JSON-RPC error is one by its code.
+        assert_eq!(error_type(false, &text(r#"{"isError":true}"#)), None);
+        assert_eq!(error_type(true, &Err(ErrorObject::invalid_params("x"))), Some(ErrorType::Code(-32602)));
+    }
 
     #[test]
     fn a_duration_is_the_seconds_the_monotonic_clock_saw_pass() {
