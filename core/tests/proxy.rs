@@ -261,3 +261,108 @@ async fn a_handshake_era_client_is_asked_at_its_own_revision_in_either_upstream_
     }
     task.abort();
 }
+
+/// An in-process HTTP upstream `up`, served until the returned task is aborted; its URL.
+async fn serve_upstream(up: &Server) -> (UpstreamTarget, tokio::task::JoinHandle<()>) {
+    let bound = http::bind(up, ([127, 0, 0, 1], 0).into(), http::HttpOptions::default()).await.unwrap();
+    let url = format!("http://{}/mcp", bound.local_addr().unwrap());
+    let task = tokio::spawn(async move {
+        let _ = bound.run().await;
+    });
+    (UpstreamTarget::Http { url, headers: vec![] }, task)
+}
+
+/// Wait up to 5 s for `done`.
+async fn eventually(mut done: impl FnMut() -> bool) -> bool {
+    for _ in 0..250 {
+        if done() {
+            return true;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    done()
+}
+
+/// The `data` of each `notifications/message` a harness received.
+fn logged(h: &Harness) -> Vec<Value> {
+    h.recorder
+        .frames()
+        .into_iter()
+        .filter(|f| f["method"] == "notifications/message")
+        .map(|f| f["params"]["data"].clone())
+        .collect()
+}
+
+#[tokio::test]
+async fn an_upstream_log_tied_to_no_call_reaches_each_client_at_its_own_level() {
+    let up = stateful("logging-upstream");
+    up.enable_logging();
+    let (target, task) = serve_upstream(&up).await;
+    let (server, proxy) =
+        Upstream::connect(&target, UpstreamEra::Handshake).await.unwrap().into_server().await.unwrap();
+    let (quiet, chatty) = (Harness::new(server.clone()), Harness::new(server.clone()));
+    for (h, level) in [(&quiet, "error"), (&chatty, "info")] {
+        h.initialize("2025-11-25", json!({})).await;
+        h.ok("logging/setLevel", json!({"level": level})).await;
+    }
+    let _listening =
+        [server.attach_listener(&quiet.conn, &quiet.peer), server.attach_listener(&chatty.conn, &chatty.peer)];
+    assert!(eventually(|| !up.connected_sessions().is_empty()).await, "the proxy's GET stream upstream");
+    up.send_log_message(ferrite_core::LoggingLevel::Warning, json!("warned"), None, None);
+    up.send_log_message(ferrite_core::LoggingLevel::Error, json!("failed"), None, None);
+    assert!(eventually(|| logged(&chatty).len() == 2).await, "{:?}", logged(&chatty));
+    assert_eq!(logged(&chatty), [json!("warned"), json!("failed")]);
+    assert_eq!(logged(&quiet), [json!("failed")], "a client at `error` gets no warning");
+    proxy.close();
+    task.abort();
+}
+
+#[tokio::test]
+async fn one_clients_unsubscribe_leaves_the_others_subscribed_upstream() {
+    let up = stateful("subscriptions-upstream");
+    up.add_text_resource(ferrite_core::Resource::new("test://r", "r"), "x");
+    up.enable_resource_subscriptions().unwrap();
+    let seen = Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
+    let record = seen.clone();
+    up.add_middleware(
+        move |req: ferrite_core::server::middleware::MiddlewareRequest,
+              next: ferrite_core::server::middleware::Next| {
+            record.lock().unwrap().push(req.method.clone());
+            next.run(req)
+        },
+    );
+    let unsubscribes = || seen.lock().unwrap().iter().filter(|m| *m == "resources/unsubscribe").count();
+    let (target, task) = serve_upstream(&up).await;
+    let (server, proxy) =
+        Upstream::connect(&target, UpstreamEra::Handshake).await.unwrap().into_server().await.unwrap();
+    let (a, b) = (Harness::new(server.clone()), Harness::new(server.clone()));
+    for h in [&a, &b] {
+        h.initialize("2025-11-25", json!({})).await;
+        h.ok("resources/subscribe", json!({"uri": "test://r"})).await;
+    }
+    let _listening = server.attach_listener(&b.conn, &b.peer);
+    assert!(eventually(|| !up.connected_sessions().is_empty()).await, "the proxy's GET stream upstream");
+    a.ok("resources/unsubscribe", json!({"uri": "test://r"})).await;
+    assert_eq!(unsubscribes(), 0, "b is still subscribed: the upstream is not told");
+    up.notify_resource_updated("test://r");
+    let updated = || b.recorder.methods().iter().any(|m| m == "notifications/resources/updated");
+    assert!(eventually(updated).await, "b still hears of updates: {:?}", b.recorder.methods());
+    b.ok("resources/unsubscribe", json!({"uri": "test://r"})).await;
+    assert_eq!(unsubscribes(), 1, "the last subscriber gone, the upstream is told");
+    proxy.close();
+    task.abort();
+}
+
+#[tokio::test]
+async fn the_upstreams_request_is_refused_to_a_client_that_did_not_declare_the_capability() {
+    let (server, proxy) = proxied(UpstreamEra::Auto).await;
+    let h = Harness::new(server);
+    h.initialize("2025-11-25", json!({})).await;
+    let r = h.call("tools/call", json!({"name": "test_sampling", "arguments": {"prompt": "hi"}})).await;
+    assert!(h.recorder.requests.lock().unwrap().is_empty(), "nothing asked of a client without sampling");
+    // The upstream's tool reports the refusal it got, as a tool error or a JSON-RPC error.
+    let refused = r["result"]["isError"] == true || r.get("error").is_some();
+    assert!(refused, "{r}");
+    assert!(r.to_string().contains("sampling"), "the refusal names the capability: {r}");
+    proxy.close();
+}

@@ -222,6 +222,11 @@ impl CompletionHandler for CompleteForward {
 pub(super) struct Methods(pub(super) Arc<Mirror>);
 
 /// `params` without the 2026-07-28 envelope and progress token the local core already read.
+/// The `uri` of a request's params.
+fn uri_of(params: &Option<Value>) -> Option<&str> {
+    params.as_ref()?.get("uri")?.as_str()
+}
+
 fn without_envelope(params: Option<Value>) -> Option<Value> {
     let mut p = params?;
     if let Some(Value::Object(meta)) = p.get_mut("_meta") {
@@ -240,13 +245,30 @@ impl Middleware for Methods {
             let method = request.method.as_str();
             let handshake = mirror.link.era != UpstreamEra::Modern;
             match method {
-                "resources/subscribe" | "resources/unsubscribe" if handshake => {
+                "resources/subscribe" if handshake => {
                     if let Err(Failure::Rpc(e)) =
                         mirror.link.request(method, without_envelope(request.params.clone()), None).await
                     {
                         return Err(e);
                     }
+                    if let Some(uri) = uri_of(&request.params) {
+                        mirror.subscribed(uri, request.ctx.connection_id());
+                    }
                     next.run(request).await
+                }
+                // Every client shares the upstream's one session: it unsubscribes when the last
+                // subscriber here does.
+                "resources/unsubscribe" if handshake => {
+                    let uri = uri_of(&request.params).map(str::to_owned);
+                    let connection = request.ctx.connection_id().to_owned();
+                    let params = without_envelope(request.params.clone());
+                    let answer = next.run(request).await;
+                    if uri.is_some_and(|uri| mirror.unsubscribed(&uri, &connection)) {
+                        if let Err(Failure::Rpc(e)) = mirror.link.request("resources/unsubscribe", params, None).await {
+                            return Err(e);
+                        }
+                    }
+                    answer
                 }
                 "subscriptions/listen" if handshake => {
                     let uris: Vec<String> = request
@@ -256,8 +278,10 @@ impl Middleware for Methods {
                         .and_then(Value::as_array)
                         .map(|a| a.iter().filter_map(Value::as_str).map(str::to_owned).collect())
                         .unwrap_or_default();
+                    let holder = format!("listen {} {}", request.ctx.connection_id(), request.ctx.request_id());
                     for uri in uris {
                         let _ = mirror.link.request("resources/subscribe", Some(json!({"uri": uri})), None).await;
+                        mirror.subscribed(&uri, &holder);
                     }
                     next.run(request).await
                 }

@@ -511,6 +511,17 @@ impl Link {
             }
             p
         });
+        // The upstream was told the proxy can ask for all of these (it speaks for every
+        // client); this client may not have said it can answer this one.
+        let request = serde_json::from_value::<InputRequest>(
+            json!({"method": method, "params": params.clone().unwrap_or_default()}),
+        );
+        if let Ok(request) = &request {
+            let (required, path) = request.required_capability();
+            if !f.ctx.client_supports(path) {
+                return Err(crate::server::missing_capability(f.ctx.is_modern(), method, required));
+            }
+        }
         // A handshake-era client, or a task of the proxy's (whose input waits in the task), is
         // asked now; a 2026-07-28 client's plain request answers by retrying.
         if !f.ctx.is_modern() || f.ctx.is_task() {
@@ -523,9 +534,8 @@ impl Link {
         if let Some(answer) = f.answers.get(&key) {
             return Ok(answer.clone());
         }
-        let request: InputRequest =
-            serde_json::from_value(json!({"method": method, "params": params.unwrap_or_default()}))
-                .map_err(|e| ErrorObject::internal(format!("{method}: cannot ask the client for this: {e}")))?;
+        let request =
+            request.map_err(|e| ErrorObject::internal(format!("{method}: cannot ask the client for this: {e}")))?;
         let state = serde_json::to_string(&f.answers).unwrap_or_default();
         *lock(&f.needs) = Some(InputRequired::new().ask(key, request).with_state(state));
         f.needs_input.notify_one();

@@ -204,6 +204,10 @@ struct Mirror {
     modern: Option<Arc<Link>>,
     server: WeakServer,
     have: Mutex<Have>,
+    /// Who is subscribed to each upstream resource (connection ids; a listen stream's
+    /// subscription is held for good): the upstream is told to unsubscribe only when the last
+    /// one goes, since all clients share its one session.
+    subscribers: Mutex<std::collections::HashMap<String, std::collections::HashSet<String>>>,
     /// A 2026-07-28 upstream offering the tasks extension: its tools list no task support
     /// (the server decides per call), so every tool is mirrored as one that may run as a task.
     tasks_by_policy: bool,
@@ -229,6 +233,7 @@ impl Server {
             modern: upstream.modern.clone(),
             server: self.downgrade(),
             have: Mutex::default(),
+            subscribers: Mutex::default(),
             tasks_by_policy: upstream.link.era == UpstreamEra::Modern
                 && caps.pointer("/extensions").and_then(|e| e.get(TASKS_EXTENSION)).is_some(),
         });
@@ -285,6 +290,23 @@ impl Server {
 }
 
 impl Mirror {
+    /// `holder` (a connection, or a listen stream) subscribed to the upstream resource `uri`.
+    fn subscribed(&self, uri: &str, holder: &str) {
+        lock(&self.subscribers).entry(uri.to_owned()).or_default().insert(holder.to_owned());
+    }
+
+    /// `holder` unsubscribed from `uri`; whether nobody here is subscribed to it any more.
+    fn unsubscribed(&self, uri: &str, holder: &str) -> bool {
+        let mut subscribers = lock(&self.subscribers);
+        let Some(holders) = subscribers.get_mut(uri) else { return true };
+        holders.remove(holder);
+        if holders.is_empty() {
+            subscribers.remove(uri);
+            return true;
+        }
+        false
+    }
+
     /// The connection a request of `ctx`'s client goes on.
     fn link_for(&self, ctx: &RequestContext) -> &Arc<Link> {
         match &self.modern {
@@ -441,6 +463,15 @@ impl Events for Mirror {
                 if let Some(uri) = params.as_ref().and_then(|p| p.get("uri")).and_then(Value::as_str) {
                     server.notify_resource_updated(uri);
                 }
+            }
+            // A log message tied to no forwarded call goes to each client whose level it
+            // reaches (the upstream itself logs at `debug` to the proxy).
+            "notifications/message" => {
+                let p = params.unwrap_or_default();
+                let level = p.get("level").cloned().and_then(|l| serde_json::from_value(l).ok());
+                let logger = p.get("logger").and_then(Value::as_str);
+                let data = p.get("data").cloned().unwrap_or(Value::Null);
+                server.send_log_message(level.unwrap_or(crate::LoggingLevel::Info), data, logger, None);
             }
             _ => {
                 server.notify(method, params);
