@@ -216,3 +216,107 @@ async fn a_childs_global_completion_handler_answers_for_its_namespace_only() {
     assert_eq!(h.ok("completion/complete", ask("mine")).await["completion"]["values"], json!([]));
     assert_eq!(*asked.lock().unwrap(), [CompletionReference::Prompt { name: "p".into() }]);
 }
+
+#[tokio::test]
+async fn links_and_embedded_resources_from_mounted_tools_and_prompts_point_at_the_parents_uris() {
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let child = weather(&seen);
+    child
+        .add_tool_fn(Tool::new("linked", json!({"type": "object"})), |_| {
+            Ok(CallToolResult::success(vec![
+                ferrite_core::Content::resource_link(Resource::new("data://cities", "cities")),
+                ferrite_core::Content::resource(ResourceContents::text("data://cities/paris", None, "paris")),
+                // Not the child's: left as written.
+                ferrite_core::Content::resource_link(Resource::new("https://example.com/doc", "doc")),
+            ]))
+        })
+        .unwrap();
+    child.add_prompt(Prompt::new("cited"), |_a: serde_json::Map<String, Value>, _c: RequestContext| async move {
+        Ok(GetPromptResult {
+            description: None,
+            messages: vec![PromptMessage {
+                role: ferrite_core::Role::User,
+                content: ferrite_core::Content::resource_link(Resource::new("data://cities", "cities")),
+            }],
+            meta: None,
+        })
+    });
+    let parent = stateful("app");
+    parent.mount("w", &child).unwrap();
+    let h = Harness::new(parent);
+    h.initialize("2025-11-25", json!({})).await;
+    let r = h.ok("tools/call", json!({"name": "w_linked", "arguments": {}})).await;
+    assert_eq!(r["content"][0]["uri"], "data://w/cities", "{r}");
+    assert_eq!(r["content"][1]["resource"]["uri"], "data://w/cities/paris", "{r}");
+    assert_eq!(r["content"][2]["uri"], "https://example.com/doc", "{r}");
+    for uri in ["data://w/cities", "data://w/cities/paris"] {
+        let read = h.ok("resources/read", json!({"uri": uri})).await;
+        assert_eq!(read["contents"][0]["uri"], uri, "the link can be read where it points: {read}");
+    }
+    let p = h.ok("prompts/get", json!({"name": "w_cited", "arguments": {}})).await;
+    assert_eq!(p["messages"][0]["content"]["uri"], "data://w/cities", "{p}");
+}
+
+#[tokio::test]
+async fn a_capability_the_child_declares_after_the_mount_is_the_parents_too_at_any_depth() {
+    let (top, mid, leaf) = (stateful("top"), stateful("mid"), stateful("leaf"));
+    leaf.add_text_resource(Resource::new("data://cities", "cities"), "paris");
+    top.mount("a", &mid).unwrap();
+    mid.mount("b", &leaf).unwrap();
+    leaf.enable_resource_subscriptions().unwrap();
+    leaf.enable_tools_list_changed();
+    let h = Harness::new(top);
+    let init = h.initialize("2025-11-25", json!({})).await;
+    assert_eq!(init["capabilities"]["resources"]["subscribe"], true, "{init}");
+    assert_eq!(init["capabilities"]["tools"]["listChanged"], true, "{init}");
+    h.ok("resources/subscribe", json!({"uri": "data://a/b/cities"})).await;
+}
+
+#[tokio::test]
+async fn a_change_in_the_child_keeps_the_parents_list_order_so_cursors_hold() {
+    let (parent, child) = (stateful("app"), stateful("child"));
+    parent.set_page_size(2);
+    for name in ["t1", "t2"] {
+        child.add_tool_fn(Tool::new(name, json!({"type": "object"})), |_| Ok(CallToolResult::text("x"))).unwrap();
+    }
+    parent.mount("a", &child).unwrap();
+    parent.add_tool_fn(Tool::new("own", json!({"type": "object"})), |_| Ok(CallToolResult::text("own"))).unwrap();
+    let h = Harness::new(parent);
+    h.initialize("2025-11-25", json!({})).await;
+    let first = h.ok("tools/list", json!({})).await;
+    assert_eq!(names(&first, "tools", "name"), ["a_t1", "a_t2"]);
+    let cursor = first["nextCursor"].clone();
+    // A registration in the child re-syncs the mount: nothing may move.
+    child.add_prompt(Prompt::new("p"), |_a: serde_json::Map<String, Value>, _c: RequestContext| async move {
+        Ok(GetPromptResult { description: None, messages: vec![], meta: None })
+    });
+    let second = h.ok("tools/list", json!({"cursor": cursor})).await;
+    assert_eq!(names(&second, "tools", "name"), ["own"], "{second}");
+}
+
+#[tokio::test]
+async fn a_mounted_childs_completion_handler_never_answers_for_the_parents_own_prompts() {
+    let (parent, child) = (stateful("app"), stateful("child"));
+    child.add_prompt(Prompt::new("theirs"), |_a: serde_json::Map<String, Value>, _c: RequestContext| async move {
+        Ok(GetPromptResult { description: None, messages: vec![], meta: None })
+    });
+    child.set_completion_handler(|_r: CompleteRequest, _c: RequestContext| async {
+        Ok(CompleteResult::from_values(vec!["alpha".into()]))
+    });
+    parent.add_prompt(
+        Prompt::new("mine").with_arguments(vec![PromptArgument::new("x", None, false)]),
+        |_a: serde_json::Map<String, Value>, _c: RequestContext| async move {
+            Ok(GetPromptResult { description: None, messages: vec![], meta: None })
+        },
+    );
+    parent.set_argument_candidates(CompletionReference::Prompt { name: "mine".into() }, "x", vec!["mine-v".into()]);
+    parent.mount("", &child).unwrap();
+    let h = Harness::new(parent);
+    h.initialize("2025-11-25", json!({})).await;
+    let complete =
+        |name: &str| json!({"ref": {"type": "ref/prompt", "name": name}, "argument": {"name": "x", "value": ""}});
+    let mine = h.ok("completion/complete", complete("mine")).await;
+    assert_eq!(mine["completion"]["values"], json!(["mine-v"]), "{mine}");
+    let theirs = h.ok("completion/complete", complete("theirs")).await;
+    assert_eq!(theirs["completion"]["values"], json!(["alpha"]), "{theirs}");
+}

@@ -14,11 +14,14 @@ use std::sync::{Arc, Weak};
 use serde_json::Value;
 
 use super::fanout::FanoutEvent;
-use super::handler::{BoxFuture, CompletionHandler, HandlerResult, MethodHandler, ResourceHandler};
+use super::handler::{
+    BoxFuture, CompletionHandler, HandlerResult, MethodHandler, PromptHandler, ResourceHandler, ToolHandler,
+};
 use super::registry::{PromptEntry, ResourceEntry, TemplateEntry, ToolEntry};
 use super::{lock, read, uri_template, write, ConfigError, RequestContext, Server, ServerInner, TemplateVariables};
 use crate::protocol::model::{
-    CompleteRequest, CompleteResult, CompletionReference, ReadResourceResult, Reply, ResourceContents,
+    CallToolResult, CompleteRequest, CompleteResult, CompletionReference, Content, GetPromptResult, ReadResourceResult,
+    Reply, ResourceContents,
 };
 
 /// How a mount renames: `{prefix}_{name}` for tools and prompts, the prefix as the first
@@ -56,13 +59,20 @@ impl Namespace {
     }
 
     /// Where the prefix goes in `uri`: after `scheme://`, else after `scheme:`, else in front.
+    /// The scheme is the URI's own (RFC 3986: a letter, then letters, digits, `+`, `-`, `.`,
+    /// up to the first `:`), so a `://` later in the URI (in a query, or a template's
+    /// expansion) is never taken for it.
     fn split(uri: &str) -> (&str, &str) {
-        match uri.find("://") {
-            Some(i) => uri.split_at(i + 3),
-            None => match uri.find(':') {
-                Some(i) => uri.split_at(i + 1),
-                None => ("", uri),
-            },
+        // (A template may spell the scheme with an expression: `{scheme}://...`.)
+        let scheme = uri.find(':').filter(|&i| {
+            let name = &uri.as_bytes()[..i];
+            name.first().is_some_and(|b| b.is_ascii_alphabetic() || *b == b'{')
+                && name.iter().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'-' | b'.' | b'{' | b'}'))
+        });
+        match scheme {
+            Some(i) if uri[i + 1..].starts_with("//") => uri.split_at(i + 3),
+            Some(i) => uri.split_at(i + 1),
+            None => ("", uri),
         }
     }
 
@@ -98,6 +108,85 @@ impl Namespace {
             CompletionReference::Prompt { name } => CompletionReference::Prompt { name: self.name(name) },
             CompletionReference::Resource { uri } => CompletionReference::Resource { uri: self.uri(uri) },
         }
+    }
+}
+
+/// The child's URIs in what its tools and prompts answer (resource links, embedded
+/// resources), as the parent serves them. Only a URI the child serves (one of its resources,
+/// or one its templates match) is rewritten: any other (a web page, another server's) is left
+/// as the handler wrote it.
+#[derive(Clone)]
+struct Outward {
+    ns: Namespace,
+    child: Weak<ServerInner>,
+}
+
+impl Outward {
+    fn serves(&self, uri: &str) -> bool {
+        let Some(child) = self.child.upgrade() else { return false };
+        let reg = read(&child.registry);
+        reg.resources.contains_key(uri) || reg.templates.iter().any(|t| t.parsed.match_uri(uri).is_some())
+    }
+
+    fn rewrite<'a>(&self, blocks: impl Iterator<Item = &'a mut Content>) {
+        if self.ns.prefix.is_empty() {
+            return;
+        }
+        for block in blocks {
+            let uri = match block {
+                Content::ResourceLink(resource) => &mut resource.uri,
+                Content::Resource {
+                    resource: ResourceContents::Text { uri, .. } | ResourceContents::Blob { uri, .. },
+                    ..
+                } => uri,
+                _ => continue,
+            };
+            if self.serves(uri) {
+                *uri = self.ns.uri(uri);
+            }
+        }
+    }
+}
+
+/// A child's tool behind a parent: its result's resource links and embedded resources point
+/// at the parent's URIs.
+struct MountedTool {
+    outward: Outward,
+    inner: Arc<dyn ToolHandler>,
+}
+
+impl ToolHandler for MountedTool {
+    fn call(&self, arguments: Value, ctx: RequestContext) -> BoxFuture<'static, HandlerResult<Reply<CallToolResult>>> {
+        let (outward, fut) = (self.outward.clone(), self.inner.call(arguments, ctx));
+        Box::pin(async move {
+            Ok(fut.await?.map(|mut result| {
+                outward.rewrite(result.content.iter_mut());
+                result
+            }))
+        })
+    }
+}
+
+/// A child's prompt behind a parent: its messages' resource links and embedded resources
+/// point at the parent's URIs.
+struct MountedPrompt {
+    outward: Outward,
+    inner: Arc<dyn PromptHandler>,
+}
+
+impl PromptHandler for MountedPrompt {
+    fn get(
+        &self,
+        arguments: serde_json::Map<String, Value>,
+        ctx: RequestContext,
+    ) -> BoxFuture<'static, HandlerResult<Reply<GetPromptResult>>> {
+        let (outward, fut) = (self.outward.clone(), self.inner.get(arguments, ctx));
+        Box::pin(async move {
+            Ok(fut.await?.map(|mut result| {
+                outward.rewrite(result.messages.iter_mut().map(|m| &mut m.content));
+                result
+            }))
+        })
     }
 }
 
@@ -142,6 +231,40 @@ impl CompletionHandler for MountedCompleter {
         ctx: RequestContext,
     ) -> BoxFuture<'static, HandlerResult<CompleteResult>> {
         match self.ns.unreference(&request.reference) {
+            Some(own) => {
+                request.reference = own;
+                self.inner.complete(request, ctx)
+            }
+            None => Box::pin(async { Ok(CompleteResult::default()) }),
+        }
+    }
+}
+
+/// A child's own completion handler (the one for every reference) behind a parent: asked only
+/// about a prompt or resource the child serves, so it never answers for the parent's own.
+struct MountedGlobalCompleter {
+    ns: Namespace,
+    child: Weak<ServerInner>,
+    inner: Arc<dyn CompletionHandler>,
+}
+
+impl CompletionHandler for MountedGlobalCompleter {
+    fn complete(
+        &self,
+        mut request: CompleteRequest,
+        ctx: RequestContext,
+    ) -> BoxFuture<'static, HandlerResult<CompleteResult>> {
+        let serves = |reference: &CompletionReference| {
+            let Some(child) = self.child.upgrade() else { return false };
+            let reg = read(&child.registry);
+            match reference {
+                CompletionReference::Prompt { name } => reg.prompts.contains_key(name),
+                CompletionReference::Resource { uri } => {
+                    reg.resources.contains_key(uri) || reg.templates.iter().any(|t| &t.template.uri_template == uri)
+                }
+            }
+        };
+        match self.ns.unreference(&request.reference).filter(|own| serves(own)) {
             Some(own) => {
                 request.reference = own;
                 self.inner.complete(request, ctx)
@@ -205,18 +328,6 @@ impl Server {
                 parents.push(ParentLink { parent: Arc::downgrade(&self.inner), ns: ns.clone() });
             }
         }
-        use std::sync::atomic::Ordering::Relaxed;
-        let (from, to) = (&child.inner.flags, &self.inner.flags);
-        for (f, t) in [
-            (&from.subscriptions, &to.subscriptions),
-            (&from.tools_list_changed, &to.tools_list_changed),
-            (&from.resources_list_changed, &to.resources_list_changed),
-            (&from.prompts_list_changed, &to.prompts_list_changed),
-        ] {
-            if f.load(Relaxed) {
-                t.store(true, Relaxed);
-            }
-        }
         self.sync_mount(child, &ns);
         self.registry_changed();
         Ok(())
@@ -236,7 +347,8 @@ impl Server {
             let i = reg.mounted.iter().position(|m| m.is_of(&child.inner, &ns));
             i.map(|i| {
                 let record = reg.mounted.remove(i);
-                take_out(&mut reg, &record);
+                take_out_listed(&mut reg, &record);
+                take_out_keyed(&mut reg, &record);
                 record
             })
         };
@@ -268,8 +380,38 @@ impl Server {
         parents.iter().any(|p| self.is_ancestor_of(p))
     }
 
+    /// Advertise what `child` declares (resource subscriptions, list changes) too, and tell
+    /// this server's own parents.
+    fn take_capabilities_of(&self, child: &Server) {
+        use std::sync::atomic::Ordering::Relaxed;
+        let (from, to) = (&child.inner.flags, &self.inner.flags);
+        for (f, t) in [
+            (&from.subscriptions, &to.subscriptions),
+            (&from.tools_list_changed, &to.tools_list_changed),
+            (&from.resources_list_changed, &to.resources_list_changed),
+            (&from.prompts_list_changed, &to.prompts_list_changed),
+        ] {
+            if f.load(Relaxed) {
+                t.store(true, Relaxed);
+            }
+        }
+    }
+
+    /// After this server declared a capability: the servers it is mounted in declare it too
+    /// (and theirs, up the chain).
+    pub(crate) fn capabilities_changed(&self) {
+        for (parent, _) in self.parents() {
+            parent.take_capabilities_of(self);
+            parent.capabilities_changed();
+        }
+    }
+
     /// Copy `child`'s current entries in under `ns`, replacing what the mount copied before.
+    /// An entry copied before keeps its place in the parent's lists (so a client's pagination
+    /// cursor still means what it did); new ones go at the end.
     fn sync_mount(&self, child: &Server, ns: &Namespace) {
+        self.take_capabilities_of(child);
+        let outward = Outward { ns: ns.clone(), child: Arc::downgrade(&child.inner) };
         let snapshot = {
             let reg = read(&child.inner.registry);
             Snapshot {
@@ -287,28 +429,36 @@ impl Server {
         };
         let mut record =
             MountRecord { child: Arc::downgrade(&child.inner), ns: Some(ns.clone()), ..Default::default() };
-        let mut old = None;
+        let old;
         {
             let mut reg = write(&self.inner.registry);
-            if let Some(i) = reg.mounted.iter().position(|m| m.is_of(&child.inner, ns)) {
-                let previous = reg.mounted.remove(i);
-                take_out(&mut reg, &previous);
-                old = Some(previous);
-            }
+            let previous = match reg.mounted.iter().position(|m| m.is_of(&child.inner, ns)) {
+                Some(i) => reg.mounted.remove(i),
+                None => MountRecord::default(),
+            };
+            // Keyed entries have no order: out first. Listed ones are replaced in place below,
+            // and what is left of them taken out after.
+            take_out_keyed(&mut reg, &previous);
+            // Whether the parent's entry under a key is the one this mount put there (else
+            // it is the parent's own, which wins).
+            let was_ours =
+                |now: Option<&Arc<ToolEntry>>| now.is_some_and(|n| previous.tools.iter().any(|o| same(n, o)));
             for e in snapshot.tools {
                 let name = ns.name(&e.tool.name);
-                if reg.tools.contains_key(&name) {
+                if reg.tools.contains_key(&name) && !was_ours(reg.tools.get(&name)) {
                     continue;
                 }
                 let mut entry = (*e).clone();
                 entry.tool.name = name.clone();
+                entry.handler = Arc::new(MountedTool { outward: outward.clone(), inner: e.handler.clone() });
                 let entry = Arc::new(entry);
                 reg.tools.insert(name, entry.clone());
                 record.tools.push(entry);
             }
             for e in snapshot.resources {
                 let uri = ns.uri(&e.resource.uri);
-                if reg.resources.contains_key(&uri) {
+                let ours = reg.resources.get(&uri).is_some_and(|n| previous.resources.iter().any(|o| same(n, o)));
+                if reg.resources.contains_key(&uri) && !ours {
                     continue;
                 }
                 let mut resource = e.resource.clone();
@@ -320,7 +470,8 @@ impl Server {
             }
             for e in snapshot.templates {
                 let rewritten = ns.uri(&e.template.uri_template);
-                if reg.templates.iter().any(|t| t.template.uri_template == rewritten) {
+                let at = reg.templates.iter().position(|t| t.template.uri_template == rewritten);
+                if at.is_some_and(|i| !previous.templates.iter().any(|o| same(&reg.templates[i], o))) {
                     continue;
                 }
                 let Ok(parsed) = uri_template::UriTemplate::parse(&rewritten) else { continue };
@@ -328,20 +479,28 @@ impl Server {
                 template.uri_template = rewritten.clone();
                 let handler = Arc::new(MountedReader { ns: ns.clone(), inner: e.handler.clone() });
                 let entry = Arc::new(TemplateEntry { template, parsed, handler, cache: e.cache });
-                reg.templates.push(entry.clone());
+                match at {
+                    Some(i) => reg.templates[i] = entry.clone(),
+                    None => reg.templates.push(entry.clone()),
+                }
                 record.templates.push(entry);
             }
             for e in snapshot.prompts {
                 let name = ns.name(&e.prompt.name);
-                if reg.prompts.contains_key(&name) {
+                let ours = reg.prompts.get(&name).is_some_and(|n| previous.prompts.iter().any(|o| same(n, o)));
+                if reg.prompts.contains_key(&name) && !ours {
                     continue;
                 }
                 let mut prompt = e.prompt.clone();
                 prompt.name = name.clone();
-                let entry = Arc::new(PromptEntry { prompt, handler: e.handler.clone() });
+                let handler = Arc::new(MountedPrompt { outward: outward.clone(), inner: e.handler.clone() });
+                let entry = Arc::new(PromptEntry { prompt, handler });
                 reg.prompts.insert(name, entry.clone());
                 record.prompts.push(entry);
             }
+            // What the child no longer has (entries replaced above are not the previous ones).
+            take_out_listed(&mut reg, &previous);
+            old = previous;
             for ((reference, argument), handler) in snapshot.completers {
                 let key = (ns.reference(&reference), argument);
                 if reg.completers.contains_key(&key) {
@@ -355,7 +514,8 @@ impl Server {
                 snapshot.completion.into_iter().chain(snapshot.mounted_completions).collect();
             if !globals.is_empty() {
                 let inner: Arc<dyn CompletionHandler> = Arc::new(FirstOf(globals));
-                record.completion = Some(Arc::new(MountedCompleter { ns: ns.clone(), inner }));
+                let child = Arc::downgrade(&child.inner);
+                record.completion = Some(Arc::new(MountedGlobalCompleter { ns: ns.clone(), child, inner }));
             }
             for (method, handler) in snapshot.methods {
                 if reg.methods.contains_key(&method) {
@@ -434,8 +594,9 @@ fn same<T: ?Sized>(a: &Arc<T>, b: &Arc<T>) -> bool {
     std::ptr::addr_eq(Arc::as_ptr(a), Arc::as_ptr(b))
 }
 
-/// Remove what `record` copied in; an entry the parent has since replaced with its own stays.
-fn take_out(reg: &mut super::registry::Registry, record: &MountRecord) {
+/// Remove the tools, resources, templates and prompts `record` copied in; an entry the parent
+/// has since replaced (with its own, or a re-sync's) stays.
+fn take_out_listed(reg: &mut super::registry::Registry, record: &MountRecord) {
     for e in &record.tools {
         if reg.tools.get(&e.tool.name).is_some_and(|now| same(now, e)) {
             reg.tools.shift_remove(&e.tool.name);
@@ -452,6 +613,11 @@ fn take_out(reg: &mut super::registry::Registry, record: &MountRecord) {
             reg.prompts.shift_remove(&e.prompt.name);
         }
     }
+}
+
+/// Remove the completers, methods and extensions `record` copied in (unordered), where the
+/// parent has not replaced them with its own.
+fn take_out_keyed(reg: &mut super::registry::Registry, record: &MountRecord) {
     for (k, h) in &record.completers {
         if reg.completers.get(k).is_some_and(|now| same(now, h)) {
             reg.completers.remove(k);
@@ -508,6 +674,11 @@ mod tests {
         assert_eq!(ns.unuri("data://cities/paris"), None);
         assert_eq!(ns.uri("urn:isbn:1"), "urn:weather/isbn:1");
         assert_eq!(ns.unuri("urn:weather/isbn:1").as_deref(), Some("urn:isbn:1"));
+        // The scheme is the URI's own: a `://` further on (a query, a template) is not it.
+        assert_eq!(ns.uri("api:search{?url}"), "api:weather/search{?url}");
+        assert_eq!(ns.unuri("api:weather/search?url=https://x.com").as_deref(), Some("api:search?url=https://x.com"));
+        assert_eq!(ns.uri("data://a?next=https://b"), "data://weather/a?next=https://b");
+        assert_eq!(ns.uri("{scheme}://x"), "{scheme}://weather/x");
         let none = Namespace::new("").unwrap();
         assert_eq!(none.name("x"), "x");
         assert_eq!(none.uri("test://a"), "test://a");

@@ -44,22 +44,26 @@ impl Server {
     /// stateful server, and per-URI updates on 2026-07-28 listen streams (any mode).
     pub fn enable_resource_subscriptions(&self) -> Result<(), ConfigError> {
         self.inner.flags.subscriptions.store(true, Ordering::Relaxed);
+        self.capabilities_changed();
         Ok(())
     }
 
     /// Advertise `tools.listChanged`.
     pub fn enable_tools_list_changed(&self) {
         self.inner.flags.tools_list_changed.store(true, Ordering::Relaxed);
+        self.capabilities_changed();
     }
 
     /// Advertise `resources.listChanged`.
     pub fn enable_resources_list_changed(&self) {
         self.inner.flags.resources_list_changed.store(true, Ordering::Relaxed);
+        self.capabilities_changed();
     }
 
     /// Advertise `prompts.listChanged`.
     pub fn enable_prompts_list_changed(&self) {
         self.inner.flags.prompts_list_changed.store(true, Ordering::Relaxed);
+        self.capabilities_changed();
     }
 
     /// Refuse requests other than `ping` with `-32002` until the client sent
