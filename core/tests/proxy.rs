@@ -366,3 +366,32 @@ async fn the_upstreams_request_is_refused_to_a_client_that_did_not_declare_the_c
     assert!(r.to_string().contains("sampling"), "the refusal names the capability: {r}");
     proxy.close();
 }
+
+#[tokio::test]
+async fn the_clients_trace_context_and_own_meta_reach_the_upstream_in_either_era() {
+    let up = stateful("meta-upstream");
+    up.add_tool(Tool::new("meta", json!({"type": "object"})), |_args: Value, ctx: RequestContext| async move {
+        let meta = ctx.meta().cloned().unwrap_or_default();
+        let keys =
+            ["traceparent", "tracestate", "com.example/tag"].map(|k| meta.get(k).cloned().unwrap_or(Value::Null));
+        Ok(CallToolResult::text(Value::from(keys.to_vec()).to_string()))
+    })
+    .unwrap();
+    let (target, task) = serve_upstream(&up).await;
+    let traceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+    let meta = json!({"traceparent": traceparent, "tracestate": "v=1", "com.example/tag": 7});
+    let want = json!([traceparent, "v=1", 7]).to_string();
+    for era in [UpstreamEra::Handshake, UpstreamEra::Modern] {
+        let (server, proxy) = Upstream::connect(&target, era).await.unwrap().into_server().await.unwrap();
+        let h = Harness::new(server.clone());
+        h.initialize("2025-11-25", json!({})).await;
+        let r = h.ok("tools/call", json!({"name": "meta", "arguments": {}, "_meta": meta})).await;
+        assert_eq!(text(&r), want, "{era:?}: {r}");
+        let modern = Harness::new(server);
+        let params = json!({"name": "meta", "arguments": {}, "_meta": meta});
+        let r = modern.modern_ok("tools/call", params, json!({})).await;
+        assert_eq!(text(&r), want, "{era:?}, a 2026-07-28 client: {r}");
+        proxy.close();
+    }
+    task.abort();
+}

@@ -103,6 +103,7 @@ impl Mirror {
         capabilities: Option<Value>,
         abandons: bool,
     ) -> HandlerResult<Forwarded> {
+        with_clients_meta(&mut params, ctx);
         let forward = Forward::declaring(ctx.clone(), headers, capabilities, abandons);
         let link = self.link_for(ctx);
         if link.goes_modern(Some(&forward)) {
@@ -203,7 +204,10 @@ impl CompletionHandler for CompleteForward {
     ) -> BoxFuture<'static, HandlerResult<CompleteResult>> {
         let mirror = self.0.clone();
         Box::pin(async move {
-            let params = serde_json::to_value(&request).map_err(HandlerError::invalid_result)?;
+            let mut params = serde_json::to_value(&request).map_err(HandlerError::invalid_result)?;
+            if let Value::Object(p) = &mut params {
+                with_clients_meta(p, &ctx);
+            }
             let link = mirror.link_for(&ctx).clone();
             let forward = Forward::new(ctx);
             match link.request("completion/complete", Some(params), Some(&forward)).await {
@@ -214,6 +218,30 @@ impl CompletionHandler for CompleteForward {
                 }
             }
         })
+    }
+}
+
+/// The client's own `_meta` of the request (`traceparent`/`tracestate`, its own keys) on the
+/// request going upstream, so trace context and what the client said reach the upstream; the
+/// progress token and the protocol's reserved keys (the 2026-07-28 envelope, related tasks)
+/// are the link's to set.
+fn with_clients_meta(params: &mut Map<String, Value>, ctx: &RequestContext) {
+    let Some(other) = ctx.meta_other() else { return };
+    let own: Map<String, Value> = other
+        .iter()
+        .filter(|(k, _)| !k.starts_with("io.modelcontextprotocol/"))
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    if own.is_empty() {
+        return;
+    }
+    match params.entry("_meta").or_insert_with(|| Value::Object(Map::new())) {
+        Value::Object(meta) => {
+            for (k, v) in own {
+                meta.entry(k).or_insert(v);
+            }
+        }
+        other => *other = Value::Object(own),
     }
 }
 

@@ -19,10 +19,14 @@ pub fn envelope(caps: Value) -> Value {
     json!({"io.modelcontextprotocol/protocolVersion": V2026, "io.modelcontextprotocol/clientCapabilities": caps})
 }
 
-/// `params` (an object) with a 2026-07-28 envelope declaring `caps` added.
+/// `params` (an object) with a 2026-07-28 envelope declaring `caps` added to its `_meta`.
 pub fn enveloped(params: Value, caps: Value) -> Value {
     let mut p = if params.is_null() { json!({}) } else { params };
-    p["_meta"] = envelope(caps);
+    let Value::Object(envelope) = envelope(caps) else { unreachable!("an object") };
+    match p.get_mut("_meta") {
+        Some(Value::Object(meta)) => meta.extend(envelope),
+        _ => p["_meta"] = Value::Object(envelope),
+    }
     p
 }
 
