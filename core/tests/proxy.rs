@@ -395,3 +395,72 @@ async fn the_clients_trace_context_and_own_meta_reach_the_upstream_in_either_era
     }
     task.abort();
 }
+
+#[tokio::test]
+async fn an_http_upstream_that_forgot_the_proxys_session_gets_a_new_one_and_the_call_goes_through() {
+    let up = stateful("forgetful-upstream");
+    up.add_tool_fn(Tool::new("echo", json!({"type": "object"})), |a| Ok(CallToolResult::text(a.to_string()))).unwrap();
+    up.add_text_resource(ferrite_core::Resource::new("test://r", "r"), "x");
+    up.enable_resource_subscriptions().unwrap();
+    let seen = Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
+    let record = seen.clone();
+    up.add_middleware(
+        move |req: ferrite_core::server::middleware::MiddlewareRequest,
+              next: ferrite_core::server::middleware::Next| {
+            record.lock().unwrap().push(req.method.clone());
+            next.run(req)
+        },
+    );
+    let count = |method: &str| seen.lock().unwrap().iter().filter(|m| *m == method).count();
+    let (target, task) = serve_upstream(&up).await;
+    let UpstreamTarget::Http { url, .. } = &target else { unreachable!() };
+    let addr: std::net::SocketAddr = url.trim_start_matches("http://").trim_end_matches("/mcp").parse().unwrap();
+    let (server, proxy) =
+        Upstream::connect(&target, UpstreamEra::Handshake).await.unwrap().into_server().await.unwrap();
+    let h = Harness::new(server.clone());
+    h.initialize("2025-11-25", json!({})).await;
+    h.ok("resources/subscribe", json!({"uri": "test://r"})).await;
+    let _listening = server.attach_listener(&h.conn, &h.peer);
+    assert_eq!(text(&h.ok("tools/call", json!({"name": "echo", "arguments": {"n": 1}})).await), r#"{"n":1}"#);
+    // The upstream forgets the session (as a restarted or expiring server does).
+    assert!(eventually(|| up.connected_sessions().len() == 1).await, "the proxy's GET stream upstream");
+    let session = up.connected_sessions()[0].clone();
+    let gone = common::http::request(addr, "DELETE", &[("mcp-session-id", &session)], "").await;
+    assert_eq!(gone.status, 200);
+    // (Before, the 404's answer matched no request: the call waited forever.)
+    let call = h.call("tools/call", json!({"name": "echo", "arguments": {"n": 2}}));
+    let r = tokio::time::timeout(Duration::from_secs(10), call).await.expect("an answer within 10 s");
+    assert_eq!(text(&r["result"]), r#"{"n":2}"#, "the call went through on a new session: {r}");
+    let renewed = || up.connected_sessions().first().is_some_and(|s| *s != session);
+    assert!(eventually(renewed).await, "a new session, its GET stream open: {:?}", up.connected_sessions());
+    // The new session holds the client's subscription, and its GET stream carries the update.
+    assert!(eventually(|| count("resources/subscribe") == 2).await, "{:?}", seen.lock().unwrap());
+    up.notify_resource_updated("test://r");
+    let updated = || h.recorder.methods().iter().any(|m| m == "notifications/resources/updated");
+    assert!(eventually(updated).await, "{:?}", h.recorder.methods());
+    proxy.close();
+    task.abort();
+}
+
+#[tokio::test]
+async fn an_http_upstreams_error_about_the_whole_request_answers_the_call_instead_of_hanging_it() {
+    let up = stateful("small-upstream");
+    up.add_tool_fn(Tool::new("echo", json!({"type": "object"})), |a| Ok(CallToolResult::text(a.to_string()))).unwrap();
+    let opts = http::HttpOptions { max_body_bytes: 2048, ..http::HttpOptions::default() };
+    let bound = http::bind(&up, ([127, 0, 0, 1], 0).into(), opts).await.unwrap();
+    let target = UpstreamTarget::Http { url: format!("http://{}/mcp", bound.local_addr().unwrap()), headers: vec![] };
+    let task = tokio::spawn(async move {
+        let _ = bound.run().await;
+    });
+    let (server, proxy) =
+        Upstream::connect(&target, UpstreamEra::Handshake).await.unwrap().into_server().await.unwrap();
+    let h = Harness::new(server);
+    h.initialize("2025-11-25", json!({})).await;
+    // Too large for the upstream, which answers 413 with an error naming no request id.
+    let call = h.call("tools/call", json!({"name": "echo", "arguments": {"text": "x".repeat(4096)}}));
+    let r = tokio::time::timeout(Duration::from_secs(10), call).await.expect("an answer within 10 s");
+    assert!(r.get("error").is_some() || r["result"]["isError"] == true, "{r}");
+    assert_eq!(text(&h.ok("tools/call", json!({"name": "echo", "arguments": {"n": 1}})).await), r#"{"n":1}"#);
+    proxy.close();
+    task.abort();
+}

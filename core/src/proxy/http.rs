@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex};
 
 use serde_json::Value;
 
-use super::link::{upstream_error, Link, Wire};
+use super::link::{upstream_error, Link, Wire, SESSION_GONE};
 use crate::server::BoxFuture;
 use crate::sync::lock;
 
@@ -85,6 +85,8 @@ impl Wire for HttpWire {
         headers: &[(String, String)],
     ) -> BoxFuture<'static, Result<(), String>> {
         let mut request = self.post(&frame);
+        // The session this frame goes on (a 404 for it means the upstream forgot it).
+        let on_session = if is_modern(&frame) { None } else { lock(&self.session).clone() };
         if is_modern(&frame) {
             for (k, v) in headers {
                 request = request.header(k, v);
@@ -100,6 +102,18 @@ impl Wire for HttpWire {
         Box::pin(async move {
             let response = request.send().await.map_err(|e| e.to_string())?;
             let status = response.status();
+            if status == reqwest::StatusCode::NOT_FOUND && !is_initialize {
+                if let Some(gone) = on_session {
+                    // Forget it (unless a new one came meanwhile): the link starts another.
+                    if let Some(wire) = link.http_wire() {
+                        let mut session = lock(&wire.session);
+                        if session.as_deref() == Some(gone.as_str()) {
+                            *session = None;
+                        }
+                    }
+                    return Err(SESSION_GONE.to_owned());
+                }
+            }
             if is_initialize {
                 if let Some(s) = response.headers().get("mcp-session-id").and_then(|v| v.to_str().ok()) {
                     if let Some(wire) = link.http_wire() {
@@ -121,7 +135,16 @@ impl Wire for HttpWire {
             }
             let body = response.bytes().await.map_err(|e| e.to_string())?;
             match serde_json::from_slice::<Value>(&body) {
-                Ok(msg) if msg.get("jsonrpc").is_some() => link.incoming(msg, id),
+                Ok(mut msg) if msg.get("jsonrpc").is_some() => {
+                    // A POST's JSON answer is its request's, whatever id it names: an error
+                    // about the request as a whole (too large, a bad header) names none.
+                    if let (None, Some(id)) = (msg.get("method"), id) {
+                        if msg.get("id").is_none_or(Value::is_null) {
+                            msg["id"] = Value::from(id);
+                        }
+                    }
+                    link.incoming(msg, id)
+                }
                 _ => return Err(format!("HTTP {status} without a JSON-RPC answer")),
             }
             Ok(())
@@ -147,6 +170,11 @@ impl Link {
     /// This link's HTTP wire, when it has one (for the session id).
     fn http_wire(&self) -> Option<&HttpWire> {
         self.wire()?.as_any().downcast_ref::<HttpWire>()
+    }
+
+    /// Whether this link is an HTTP one without a handshake session (the upstream forgot it).
+    pub(crate) fn lost_http_session(&self) -> bool {
+        self.http_wire().is_some_and(|w| lock(&w.session).is_none())
     }
 }
 

@@ -48,7 +48,14 @@ pub(crate) trait Wire: Send + Sync + 'static {
 /// Where the upstream's unsolicited notifications go (the proxy's mirror of it).
 pub(crate) trait Events: Send + Sync + 'static {
     fn notification(self: Arc<Self>, method: &str, params: Option<Value>);
+    /// The link started a new upstream session (the upstream forgot the last one): what the
+    /// old one held (resource subscriptions) must be asked for again, and the lists may differ.
+    fn new_session(self: Arc<Self>) {}
 }
+
+/// How an HTTP wire fails a request whose session the upstream no longer knows (HTTP 404):
+/// the link starts a new session and sends the request again once.
+pub(crate) const SESSION_GONE: &str = "the upstream no longer knows the proxy's session (HTTP 404)";
 
 /// The revision the proxy speaks upstream.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -161,6 +168,11 @@ pub(crate) struct Link {
     /// What the proxy declares upstream when no client's capabilities apply.
     pub(crate) capabilities: Value,
     client_info: Value,
+    /// Whether the upstream logs (the proxy asks it for every message at each `initialize`).
+    pub(crate) upstream_logs: AtomicBool,
+    /// Held while a new upstream session is being made, so requests that all found the old
+    /// one gone make one between them.
+    renewing: tokio::sync::Mutex<()>,
 }
 
 /// The link's error for a failure of the wire or the upstream process.
@@ -181,7 +193,47 @@ impl Link {
             events: Mutex::new(None),
             capabilities: json!({"sampling": {}, "elicitation": {"form": {}, "url": {}}, "roots": {}}),
             client_info,
+            upstream_logs: AtomicBool::new(false),
+            renewing: tokio::sync::Mutex::new(()),
         })
+    }
+
+    /// `initialize` the upstream (handshake era): its answer. Over HTTP the session it
+    /// makes goes on every later request and its GET stream opens; an upstream that logs is
+    /// asked for every message (the local server filters by each client's level).
+    pub(crate) async fn initialize(self: &Arc<Self>) -> Result<Value, ErrorObject> {
+        let params =
+            json!({"protocolVersion": "2025-11-25", "capabilities": self.capabilities, "clientInfo": self.client_info});
+        let init = match self.request_once("initialize", Some(params), None, None, false).await {
+            Ok(v) => v,
+            Err(Failure::Rpc(e)) => return Err(e),
+            Err(Failure::NeedsInput(_)) => return Err(upstream_error("initialize asked for input")),
+        };
+        let version = init.get("protocolVersion").and_then(Value::as_str).unwrap_or("2025-11-25").to_owned();
+        self.notify("notifications/initialized", None).await?;
+        super::http::initialized(self, &version);
+        if init.pointer("/capabilities/logging").is_some() {
+            self.upstream_logs.store(true, Ordering::Relaxed);
+            let level = Some(json!({"level": "debug"}));
+            let _ = self.request_once("logging/setLevel", level, None, None, false).await;
+        }
+        Ok(init)
+    }
+
+    /// The upstream forgot the proxy's HTTP session: make a new one (once, for all the
+    /// requests that found it gone) and tell the mirror.
+    async fn renew_session(self: &Arc<Self>) -> Result<(), ErrorObject> {
+        let _renewing = self.renewing.lock().await;
+        if !self.lost_http_session() {
+            return Ok(()); // another request renewed it meanwhile
+        }
+        tracing::info!(target: crate::diagnostics::target::SESSION, "the upstream forgot the proxy's session: initializing again");
+        self.initialize().await?;
+        let events = lock(&self.events).as_ref().and_then(Weak::upgrade);
+        if let Some(e) = events {
+            e.new_session();
+        }
+        Ok(())
     }
 
     pub(crate) fn set_wire(&self, wire: Box<dyn Wire>) {
@@ -317,8 +369,28 @@ impl Link {
     }
 
     /// The request: `forward` is the client request it runs for (its messages and
-    /// cancellation), `declares` whose capabilities a 2026-07-28 request declares.
+    /// cancellation), `declares` whose capabilities a 2026-07-28 request declares. A
+    /// handshake-era request over HTTP whose session the upstream forgot is sent again once,
+    /// on a new session (the Streamable HTTP transport's rule for a 404).
     async fn request_declaring(
+        self: &Arc<Self>,
+        method: &str,
+        params: Option<Value>,
+        forward: Option<&Arc<Forward>>,
+        declares: Option<&Forward>,
+        modern: bool,
+    ) -> Result<Value, Failure> {
+        let first = self.request_once(method, params.clone(), forward, declares, modern).await;
+        match first {
+            Err(Failure::Rpc(e)) if !modern && e.message.ends_with(SESSION_GONE) => {
+                self.renew_session().await?;
+                self.request_once(method, params, forward, declares, modern).await
+            }
+            other => other,
+        }
+    }
+
+    async fn request_once(
         self: &Arc<Self>,
         method: &str,
         params: Option<Value>,

@@ -76,17 +76,10 @@ impl Upstream {
         let malformed = |method: &str, detail: String| ProxyError::Malformed { method: method.to_owned(), detail };
         let (info, instructions, capabilities) = match era {
             UpstreamEra::Handshake | UpstreamEra::Auto => {
-                let init = call(
-                    &link,
-                    "initialize",
-                    json!({"protocolVersion": "2025-11-25", "capabilities": link.capabilities, "clientInfo": client_info}),
-                )
-                .await?;
-                let version = init.get("protocolVersion").and_then(Value::as_str).unwrap_or("2025-11-25").to_owned();
-                link.notify("notifications/initialized", None).await.map_err(|e| ProxyError::Connect(e.message))?;
-                if matches!(target, UpstreamTarget::Http { .. }) {
-                    http::initialized(&link, &version);
-                }
+                let init = link
+                    .initialize()
+                    .await
+                    .map_err(|error| ProxyError::Upstream { method: "initialize".to_owned(), error })?;
                 let info = serde_json::from_value(init.get("serverInfo").cloned().unwrap_or_default())
                     .map_err(|e| malformed("initialize", e.to_string()))?;
                 (
@@ -136,10 +129,6 @@ impl Upstream {
                     probe.close();
                 }
             }
-        }
-        if era != UpstreamEra::Modern && capabilities.get("logging").is_some() {
-            // Every message comes; the local server filters by each client's level.
-            let _ = call(&link, "logging/setLevel", json!({"level": "debug"})).await;
         }
         Ok(Upstream { link, modern, info, instructions, capabilities })
     }
@@ -450,6 +439,21 @@ impl Mirror {
 }
 
 impl Events for Mirror {
+    /// A new upstream session knows none of the old one's subscriptions: ask again for those
+    /// the proxy's clients hold.
+    fn new_session(self: Arc<Self>) {
+        let uris: Vec<String> = lock(&self.subscribers).keys().cloned().collect();
+        if uris.is_empty() {
+            return;
+        }
+        let link = self.link.clone();
+        tokio::spawn(async move {
+            for uri in uris {
+                let _ = link.request("resources/subscribe", Some(json!({"uri": uri})), None).await;
+            }
+        });
+    }
+
     fn notification(self: Arc<Self>, method: &str, params: Option<Value>) {
         let Some(server) = self.server.upgrade() else { return };
         match method {
