@@ -84,6 +84,7 @@ class StdioClient:
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
+            preexec_fn=default_sigint,
         )
         self.messages: "queue.Queue[Dict[str, Any]]" = queue.Queue()
         self.notifications: List[Dict[str, Any]] = []
