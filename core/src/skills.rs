@@ -64,6 +64,7 @@ pub enum SkillError {
     Io(String),
 }
 
+#[derive(Clone)]
 struct SkillFile {
     /// Relative path inside the skill (`SKILL.md`, `references/EXAMPLES.md`).
     path: String,
@@ -219,6 +220,17 @@ impl Skill {
         format!("{}/{}", self.root, f.path)
     }
 
+    /// The skill's root (`skill://add-numbers`).
+    pub(crate) fn root(&self) -> &str {
+        &self.root
+    }
+
+    /// The same skill served under another root (a mounted child's, under the parent's
+    /// prefix).
+    pub(crate) fn rerooted(&self, root: String) -> Skill {
+        Skill { root, frontmatter: self.frontmatter.clone(), files: self.files.clone() }
+    }
+
     /// The `skills/list` entry.
     fn entry(&self) -> Value {
         let resources: Vec<Value> = self
@@ -273,6 +285,29 @@ pub(crate) struct SkillSet {
     skills: RwLock<Vec<Arc<Skill>>>,
 }
 
+/// The methods a skill set serves (a mounted child's are not copied as its custom methods:
+/// the parent serves the child's skills from its own set, under their rewritten roots).
+pub(crate) const METHODS: [&str; 3] = ["skills/list", "skills/get", "resources/directory/read"];
+
+impl SkillSet {
+    /// Every skill in the set.
+    pub(crate) fn all(&self) -> Vec<Arc<Skill>> {
+        read(&self.skills).clone()
+    }
+
+    /// Put `new` (a mount's skills) in place of `old` (what the mount put here before); one
+    /// whose root the set already serves otherwise (the server's own) is left out.
+    pub(crate) fn replace(&self, old: &[Arc<Skill>], new: &[Arc<Skill>]) {
+        let mut skills = write(&self.skills);
+        skills.retain(|s| !old.iter().any(|o| Arc::ptr_eq(s, o)));
+        for skill in new {
+            if !skills.iter().any(|s| s.root == skill.root) {
+                skills.push(skill.clone());
+            }
+        }
+    }
+}
+
 fn no_cursor(params: &Map<String, Value>) -> Result<(), HandlerError> {
     match params.get("cursor") {
         None | Some(Value::Null) => Ok(()),
@@ -320,7 +355,7 @@ impl Server {
     }
 
     /// The shared skill set, created (with the extension and its methods) on first use.
-    fn skill_set(&self) -> Result<Arc<SkillSet>, ConfigError> {
+    pub(crate) fn skill_set(&self) -> Result<Arc<SkillSet>, ConfigError> {
         if let Some(s) = self.skills() {
             return Ok(s);
         }

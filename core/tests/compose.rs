@@ -320,3 +320,37 @@ async fn a_mounted_childs_completion_handler_never_answers_for_the_parents_own_p
     let theirs = h.ok("completion/complete", complete("theirs")).await;
     assert_eq!(theirs["completion"]["values"], json!(["alpha"]), "{theirs}");
 }
+
+#[tokio::test]
+async fn a_mounted_childs_skills_are_listed_got_and_read_under_the_parents_uris() {
+    let skill_md = "---\nname: add-numbers\ndescription: Add two integers\n---\n\n# Add\n";
+    let files = vec![
+        ("SKILL.md".to_owned(), skill_md.as_bytes().to_vec()),
+        ("references/EXAMPLES.md".to_owned(), b"# Examples\n".to_vec()),
+    ];
+    let child = common::stateless("skills-child");
+    child.add_skill(ferrite_core::skills::Skill::new("skill://add-numbers", files.clone()).unwrap()).unwrap();
+    let parent = common::stateless("skills-parent");
+    parent.mount("w", &child).unwrap();
+    let h = Harness::new(parent.clone());
+    let list = h.modern_ok("skills/list", json!({}), json!({})).await;
+    let uri = list["skills"][0]["uri"].as_str().expect("a skill").to_owned();
+    assert_eq!(uri, "skill://w/add-numbers/SKILL.md", "{list}");
+    assert_eq!(list["skills"][0]["resources"][1]["uri"], "skill://w/add-numbers/references/EXAMPLES.md", "{list}");
+    let read = h.modern_ok("resources/read", json!({"uri": uri}), json!({})).await;
+    assert!(read["contents"][0]["text"].as_str().unwrap().contains("# Add"), "{read}");
+    let got = h.modern_ok("skills/get", json!({"uri": uri}), json!({})).await;
+    assert_eq!(got["skill"]["uri"], uri.as_str(), "{got}");
+    let dir = h.modern_ok("resources/directory/read", json!({"uri": "skill://w/add-numbers"}), json!({})).await;
+    assert!(dir["resources"].as_array().unwrap().iter().any(|r| r["uri"] == uri.as_str()), "{dir}");
+    // The parent's own skill goes in the parent's set, not the child's.
+    parent.add_skill(ferrite_core::skills::Skill::new("skill://own/add-numbers", files.clone()).unwrap()).unwrap();
+    let theirs = Harness::new(child.clone()).modern_ok("skills/list", json!({}), json!({})).await;
+    assert_eq!(theirs["skills"].as_array().unwrap().len(), 1, "{theirs}");
+    assert_eq!(h.modern_ok("skills/list", json!({}), json!({})).await["skills"].as_array().unwrap().len(), 2);
+    // Unmounted, the child's skills go; the parent's own stay served.
+    assert!(parent.unmount("w", &child));
+    let after = h.modern_ok("skills/list", json!({}), json!({})).await;
+    let uris: Vec<&str> = after["skills"].as_array().unwrap().iter().filter_map(|k| k["uri"].as_str()).collect();
+    assert_eq!(uris, ["skill://own/add-numbers/SKILL.md"], "{after}");
+}

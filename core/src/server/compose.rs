@@ -295,6 +295,8 @@ pub(crate) struct MountRecord {
     extensions: Vec<(String, Value)>,
     /// The child's global completion handler, behind its namespace.
     pub(crate) completion: Option<Arc<dyn CompletionHandler>>,
+    /// The child's skills under their rewritten roots, in the parent's skill set.
+    skills: Vec<Arc<crate::skills::Skill>>,
 }
 
 impl MountRecord {
@@ -352,6 +354,9 @@ impl Server {
                 record
             })
         };
+        if let (Some(record), Some(set)) = (&removed, self.skills()) {
+            set.replace(&record.skills, &[]);
+        }
         let found = was || removed.is_some();
         drop(removed);
         if found {
@@ -424,12 +429,13 @@ impl Server {
                 mounted_completions: reg.mounted.iter().filter_map(|m| m.completion.clone()).collect(),
                 methods: reg.methods.iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
                 extensions: reg.extensions.iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
-                skills: reg.skills.clone(),
+                skills: reg.skills.as_ref().map(|s| s.all()),
             }
         };
         let mut record =
             MountRecord { child: Arc::downgrade(&child.inner), ns: Some(ns.clone()), ..Default::default() };
         let old;
+        let skills;
         {
             let mut reg = write(&self.inner.registry);
             let previous = match reg.mounted.iter().position(|m| m.is_of(&child.inner, ns)) {
@@ -518,23 +524,36 @@ impl Server {
                 record.completion = Some(Arc::new(MountedGlobalCompleter { ns: ns.clone(), child, inner }));
             }
             for (method, handler) in snapshot.methods {
-                if reg.methods.contains_key(&method) {
+                // The skill set's own methods: the parent serves the child's skills from its
+                // own set (below).
+                let of_skill_set = snapshot.skills.is_some() && crate::skills::METHODS.contains(&method.as_str());
+                if reg.methods.contains_key(&method) || of_skill_set {
                     continue;
                 }
                 reg.methods.insert(method.clone(), handler.clone());
                 record.methods.push((method, handler));
             }
             for (id, settings) in snapshot.extensions {
-                if reg.extensions.contains_key(&id) {
+                // (The skills extension is the parent's own skill set's to advertise.)
+                let of_skill_set = snapshot.skills.is_some() && id == crate::skills::EXTENSION_ID;
+                if reg.extensions.contains_key(&id) || of_skill_set {
                     continue;
                 }
                 reg.extensions.insert(id.clone(), settings.clone());
                 record.extensions.push((id, settings));
             }
-            if reg.skills.is_none() {
-                reg.skills = snapshot.skills;
-            }
+            record.skills =
+                snapshot.skills.unwrap_or_default().iter().map(|k| Arc::new(k.rerooted(ns.uri(k.root())))).collect();
+            skills = record.skills.clone();
             reg.mounted.push(record);
+        }
+        // The child's skills, rerooted, in the parent's own set (made now if need be: its
+        // extension and methods are registered outside the registry's lock).
+        if !skills.is_empty() || !old.skills.is_empty() {
+            match self.skill_set() {
+                Ok(set) => set.replace(&old.skills, &skills),
+                Err(e) => tracing::warn!(target: crate::diagnostics::target::HANDLER, "mounting skills: {e}"),
+            }
         }
         // Replaced handlers are dropped here, outside the lock (a host finalizer may call back).
         drop(old);
@@ -586,7 +605,7 @@ struct Snapshot {
     mounted_completions: Vec<Arc<dyn CompletionHandler>>,
     methods: Vec<(String, Arc<dyn MethodHandler>)>,
     extensions: Vec<(String, Value)>,
-    skills: Option<Arc<crate::skills::SkillSet>>,
+    skills: Option<Vec<Arc<crate::skills::Skill>>>,
 }
 
 /// Whether two shared values are the same allocation (for trait objects too).
