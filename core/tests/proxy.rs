@@ -317,9 +317,9 @@ async fn an_upstream_log_tied_to_no_call_reaches_each_client_at_its_own_level() 
     task.abort();
 }
 
-#[tokio::test]
-async fn one_clients_unsubscribe_leaves_the_others_subscribed_upstream() {
-    let up = stateful("subscriptions-upstream");
+/// An upstream serving `test://r` with subscriptions, and the methods it was asked, in order.
+fn subscribable_upstream(name: &str) -> (Server, Arc<std::sync::Mutex<Vec<String>>>) {
+    let up = stateful(name);
     up.add_text_resource(ferrite_core::Resource::new("test://r", "r"), "x");
     up.enable_resource_subscriptions().unwrap();
     let seen = Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
@@ -331,6 +331,12 @@ async fn one_clients_unsubscribe_leaves_the_others_subscribed_upstream() {
             next.run(req)
         },
     );
+    (up, seen)
+}
+
+#[tokio::test]
+async fn one_clients_unsubscribe_leaves_the_others_subscribed_upstream() {
+    let (up, seen) = subscribable_upstream("subscriptions-upstream");
     let unsubscribes = || seen.lock().unwrap().iter().filter(|m| *m == "resources/unsubscribe").count();
     let (target, task) = serve_upstream(&up).await;
     let (server, proxy) =
@@ -398,19 +404,8 @@ async fn the_clients_trace_context_and_own_meta_reach_the_upstream_in_either_era
 
 #[tokio::test]
 async fn an_http_upstream_that_forgot_the_proxys_session_gets_a_new_one_and_the_call_goes_through() {
-    let up = stateful("forgetful-upstream");
+    let (up, seen) = subscribable_upstream("forgetful-upstream");
     up.add_tool_fn(Tool::new("echo", json!({"type": "object"})), |a| Ok(CallToolResult::text(a.to_string()))).unwrap();
-    up.add_text_resource(ferrite_core::Resource::new("test://r", "r"), "x");
-    up.enable_resource_subscriptions().unwrap();
-    let seen = Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
-    let record = seen.clone();
-    up.add_middleware(
-        move |req: ferrite_core::server::middleware::MiddlewareRequest,
-              next: ferrite_core::server::middleware::Next| {
-            record.lock().unwrap().push(req.method.clone());
-            next.run(req)
-        },
-    );
     let count = |method: &str| seen.lock().unwrap().iter().filter(|m| *m == method).count();
     let (target, task) = serve_upstream(&up).await;
     let UpstreamTarget::Http { url, .. } = &target else { unreachable!() };
