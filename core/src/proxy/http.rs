@@ -172,6 +172,11 @@ impl Link {
         self.wire()?.as_any().downcast_ref::<HttpWire>()
     }
 
+    /// Whether this link's wire is HTTP.
+    pub(crate) fn over_http(&self) -> bool {
+        self.http_wire().is_some()
+    }
+
     /// Whether this link is an HTTP one without a handshake session (the upstream forgot it).
     pub(crate) fn lost_http_session(&self) -> bool {
         self.http_wire().is_some_and(|w| lock(&w.session).is_none())

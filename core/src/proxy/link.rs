@@ -380,6 +380,11 @@ impl Link {
         declares: Option<&Forward>,
         modern: bool,
     ) -> Result<Value, Failure> {
+        // Only a handshake-era request over HTTP can be sent again: no copy of the params for
+        // any other.
+        if modern || !self.over_http() {
+            return self.request_once(method, params, forward, declares, modern).await;
+        }
         let first = self.request_once(method, params.clone(), forward, declares, modern).await;
         match first {
             Err(Failure::Rpc(e)) if !modern && e.message.ends_with(SESSION_GONE) => {
