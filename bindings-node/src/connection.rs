@@ -8,7 +8,6 @@
 use std::any::Any;
 use std::sync::{Arc, Mutex};
 
-use ferrite_core::protocol::jsonrpc::request_text;
 use ferrite_core::protocol::Response;
 use ferrite_core::server::outbound::PendingRequests;
 use ferrite_core::sync::lock;
@@ -26,15 +25,20 @@ type MessageCallback = ThreadsafeFunction<String, (), String, Status, false, tru
 
 /// The peer of a JS-held connection.
 struct JsPeer {
-    on_message: Option<MessageCallback>,
-    pending: PendingRequests,
+    on_message: Option<Arc<MessageCallback>>,
+    pending: Arc<PendingRequests>,
+}
+
+/// Tell JS one message the server sends.
+fn deliver(f: &MessageCallback, frame: String) {
+    // Non-blocking: a closing environment has nobody left to tell.
+    let _ = f.call(frame, ThreadsafeFunctionCallMode::NonBlocking);
 }
 
 impl Peer for JsPeer {
     fn send(&self, frame: String) {
         if let Some(f) = &self.on_message {
-            // Non-blocking: a closing environment has nobody left to tell.
-            let _ = f.call(frame, ThreadsafeFunctionCallMode::NonBlocking);
+            deliver(f, frame);
         }
     }
 
@@ -47,18 +51,10 @@ impl Peer for JsPeer {
         method: &str,
         params: Option<Value>,
     ) -> BoxFuture<'static, std::result::Result<Value, PeerError>> {
-        let registered = if self.on_message.is_some() { self.pending.register() } else { None };
-        let Some((id, rx)) = registered else {
+        let Some(f) = self.on_message.clone() else {
             return Box::pin(async { Err(PeerError::NoChannel) });
         };
-        self.send(request_text(&id, method, params.as_ref()));
-        Box::pin(async move {
-            match rx.await {
-                Ok(Ok(v)) => Ok(v),
-                Ok(Err(e)) => Err(PeerError::Rpc(e)),
-                Err(_) => Err(PeerError::Closed),
-            }
-        })
+        self.pending.ask(method, params.as_ref(), move |frame| deliver(&f, frame))
     }
 
     fn on_response(&self, response: Response) -> bool {
@@ -129,7 +125,7 @@ impl NativeServer {
             None => None,
         };
         let listening = on_message.is_some();
-        let peer = Arc::new(JsPeer { on_message, pending: PendingRequests::new() });
+        let peer = Arc::new(JsPeer { on_message: on_message.map(Arc::new), pending: Arc::new(PendingRequests::new()) });
         let state = self.server.new_connection();
         let listener: Option<Box<dyn Any + Send + Sync>> = if listening {
             let dyn_peer: Arc<dyn Peer> = peer.clone();

@@ -328,6 +328,27 @@ async fn sampling_rides_the_post_stream_and_the_reply_comes_on_a_new_post() {
 }
 
 #[tokio::test]
+async fn a_sampling_request_given_up_by_its_cancelled_call_is_cancelled_on_the_same_stream() {
+    let t = start(true, |_| {}).await;
+    let sid = session(t.addr, json!({"sampling": {}})).await;
+    let mut r = call(t.addr, &sid, 4, "tools/call", json!({"name":"ask"})).await;
+    let req = next_message(&mut r.body, "sampling/createMessage").await;
+    let cancel = json!({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":4}}).to_string();
+    assert_eq!(request(t.addr, "POST", &[JSON, ACCEPT, ("mcp-session-id", &sid)], &cancel).await.status, 202);
+    let rest = tokio::time::timeout(Duration::from_secs(5), r.text()).await.expect("the POST's stream ends");
+    let msgs = sse_data(&rest);
+    let withdrawn: Vec<&Value> = msgs.iter().filter(|m| m["method"] == "notifications/cancelled").collect();
+    assert_eq!(withdrawn.len(), 1, "{msgs:?}");
+    assert_eq!(withdrawn[0]["params"]["requestId"], req["id"]);
+    assert!(msgs.iter().all(|m| m["id"] != 4), "no response to the cancelled call: {msgs:?}");
+    // The late answer is accepted (202) and resolves nothing; the session keeps serving.
+    let late = json!({"jsonrpc":"2.0","id":req["id"],"result":{"role":"assistant","content":{"type":"text","text":"late"},"model":"m"}});
+    let a = request(t.addr, "POST", &[JSON, ACCEPT, ("mcp-session-id", &sid)], &late.to_string()).await;
+    assert_eq!(a.status, 202);
+    still_serving(t.addr, &sid).await;
+}
+
+#[tokio::test]
 async fn a_reply_from_another_session_does_not_resolve_the_request() {
     let t = start(true, |_| {}).await;
     let a = session(t.addr, json!({"sampling": {}})).await;

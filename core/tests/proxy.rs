@@ -459,3 +459,61 @@ async fn an_http_upstreams_error_about_the_whole_request_answers_the_call_instea
     proxy.close();
     task.abort();
 }
+
+/// A client that asks its user and never hears back: it records what the server sends, and
+/// holds each server-to-client request open in the core's own table.
+struct SilentClient {
+    pending: Arc<ferrite_core::server::outbound::PendingRequests>,
+    frames: Arc<std::sync::Mutex<Vec<Value>>>,
+}
+
+impl ferrite_core::Peer for SilentClient {
+    fn send(&self, frame: String) {
+        self.frames.lock().unwrap().push(serde_json::from_str(&frame).unwrap());
+    }
+    fn can_request(&self) -> bool {
+        true
+    }
+    fn request(
+        &self,
+        method: &str,
+        params: Option<Value>,
+    ) -> ferrite_core::BoxFuture<'static, Result<Value, ferrite_core::PeerError>> {
+        let frames = self.frames.clone();
+        self.pending.ask(method, params.as_ref(), move |f| frames.lock().unwrap().push(serde_json::from_str(&f).unwrap()))
+    }
+}
+
+#[tokio::test]
+async fn an_upstream_that_gives_up_its_question_has_the_proxy_withdraw_it_from_the_client() {
+    let up = stateful("impatient-upstream");
+    up.add_tool(Tool::new("impatient", json!({"type": "object"})), |_a: Value, ctx: RequestContext| async move {
+        let asked = ctx.elicit("Your name?", json!({"type": "object", "properties": {"name": {"type": "string"}}}));
+        match tokio::time::timeout(Duration::from_millis(300), asked).await {
+            Ok(answer) => Ok(CallToolResult::text(format!("answered: {}", answer.is_ok()))),
+            Err(_) => Ok(CallToolResult::text("gave up")),
+        }
+    })
+    .unwrap();
+    let (target, task) = serve_upstream(&up).await;
+    let (server, proxy) = Upstream::connect(&target, UpstreamEra::Auto).await.unwrap().into_server().await.unwrap();
+    let mut h = Harness::new(server);
+    let frames = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let pending = Arc::new(ferrite_core::server::outbound::PendingRequests::new());
+    h.peer = Arc::new(SilentClient { pending: pending.clone(), frames: frames.clone() });
+    h.initialize("2025-11-25", json!({"elicitation": {}})).await;
+    let r = tokio::time::timeout(Duration::from_secs(10), h.ok("tools/call", json!({"name": "impatient"})))
+        .await
+        .expect("the upstream's tool answers once it gives up");
+    assert_eq!(text(&r), "gave up");
+    let sent = frames.lock().unwrap().clone();
+    let asked: Vec<&Value> = sent.iter().filter(|f| f["method"] == "elicitation/create").collect();
+    assert_eq!(asked.len(), 1, "{sent:?}");
+    let withdrawn = || {
+        frames.lock().unwrap().iter().any(|f| f["method"] == "notifications/cancelled" && f["params"]["requestId"] == asked[0]["id"])
+    };
+    assert!(eventually(withdrawn).await, "the proxy withdrew the question it asked for the upstream: {sent:?}");
+    assert!(pending.is_empty(), "nothing left awaiting the client's answer");
+    proxy.close();
+    task.abort();
+}

@@ -159,6 +159,29 @@ async fn server_to_client_requests_are_correlated_with_the_reply() {
 }
 
 #[tokio::test]
+async fn a_server_request_given_up_by_its_cancelled_handler_is_cancelled_to_the_client() {
+    let mut c = Client::start(server(), StdioOptions::default());
+    c.handshake(json!({"sampling": {}})).await;
+    c.send(json!({"jsonrpc":"2.0","id":"asking","method":"tools/call","params":{"name":"ask"}})).await;
+    let req = c.recv().await;
+    assert_eq!(req["method"], "sampling/createMessage");
+    c.send(json!({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"asking"}})).await;
+    let withdrawn = c.recv().await;
+    assert_eq!(withdrawn["method"], "notifications/cancelled", "{withdrawn}");
+    assert_eq!(withdrawn["params"]["requestId"], req["id"]);
+    assert!(withdrawn.get("id").is_none(), "a notification: {withdrawn}");
+    // A late answer to the withdrawn request is ignored; the server keeps serving.
+    c.send(
+        json!({"jsonrpc":"2.0","id":req["id"],"result":{"role":"assistant","content":{"type":"text","text":"4"},"model":"m"}}),
+    )
+    .await;
+    c.send(json!({"jsonrpc":"2.0","id":3,"method":"ping"})).await;
+    let r = c.recv().await;
+    assert_eq!(r["id"], 3, "no response to the cancelled call: {r}");
+    c.finish().await;
+}
+
+#[tokio::test]
 async fn sampling_without_the_client_capability_is_a_tool_error() {
     let mut c = Client::start(server(), StdioOptions::default());
     c.handshake(json!({})).await;

@@ -13,7 +13,6 @@ use std::any::Any;
 use std::ffi::{c_char, c_void};
 use std::sync::Arc;
 
-use ferrite_core::protocol::jsonrpc::request_text;
 use ferrite_core::protocol::Response;
 use ferrite_core::server::outbound::PendingRequests;
 use ferrite_core::server::NullPeer;
@@ -35,23 +34,28 @@ use crate::server::{ferrite_server, server_ref};
 #[allow(non_camel_case_types)]
 pub type ferrite_send_callback = Option<unsafe extern "C" fn(user_data: *mut c_void, frame: ferrite_str)>;
 
-/// The host's channel back to its client.
-struct HostPeer {
+/// The host's callback and its user data.
+struct HostChannel {
     f: unsafe extern "C" fn(*mut c_void, ferrite_str),
     data: UserData,
-    pending: PendingRequests,
 }
 
-impl HostPeer {
+impl HostChannel {
     fn deliver(&self, frame: &str) {
         // SAFETY: the host registered `f` for `data`; the frame outlives the call.
         unsafe { (self.f)(self.data.ptr(), ferrite_str::borrow(frame)) }
     }
 }
 
+/// The host's channel back to its client.
+struct HostPeer {
+    channel: Arc<HostChannel>,
+    pending: Arc<PendingRequests>,
+}
+
 impl Peer for HostPeer {
     fn send(&self, frame: String) {
-        self.deliver(&frame);
+        self.channel.deliver(&frame);
     }
 
     fn can_request(&self) -> bool {
@@ -59,17 +63,8 @@ impl Peer for HostPeer {
     }
 
     fn request(&self, method: &str, params: Option<Value>) -> BoxFuture<'static, Result<Value, PeerError>> {
-        let Some((id, rx)) = self.pending.register() else {
-            return Box::pin(async { Err(PeerError::Closed) });
-        };
-        self.deliver(&request_text(&id, method, params.as_ref()));
-        Box::pin(async move {
-            match rx.await {
-                Ok(Ok(v)) => Ok(v),
-                Ok(Err(e)) => Err(PeerError::Rpc(e)),
-                Err(_) => Err(PeerError::Closed),
-            }
-        })
+        let channel = self.channel.clone();
+        self.pending.ask(method, params.as_ref(), move |frame| channel.deliver(&frame))
     }
 
     fn on_response(&self, response: Response) -> bool {
@@ -142,7 +137,8 @@ pub unsafe extern "C" fn ferrite_connection_new(
         let state = Arc::new(ConnectionState::with_generated_id().with_closing(s.shutdown_token().child_token()));
         let (peer, host, listener): (Arc<dyn Peer>, _, Option<Box<dyn Any + Send + Sync>>) = match send {
             Some(f) => {
-                let host = Arc::new(HostPeer { f, data, pending: PendingRequests::new() });
+                let channel = Arc::new(HostChannel { f, data });
+                let host = Arc::new(HostPeer { channel, pending: Arc::new(PendingRequests::new()) });
                 let peer: Arc<dyn Peer> = host.clone();
                 let guard = core.attach_listener(&state, &peer);
                 (peer, Some(host), Some(Box::new(guard)))

@@ -170,6 +170,9 @@ pub(crate) struct Link {
     client_info: Value,
     /// Whether the upstream logs (the proxy asks it for every message at each `initialize`).
     pub(crate) upstream_logs: AtomicBool,
+    /// The upstream's requests being asked of clients, by their id's JSON text: the upstream
+    /// may cancel them.
+    asking: Mutex<HashMap<String, tokio::task::AbortHandle>>,
     /// Held while a new upstream session is being made, so requests that all found the old
     /// one gone make one between them.
     renewing: tokio::sync::Mutex<()>,
@@ -195,6 +198,7 @@ impl Link {
             client_info,
             upstream_logs: AtomicBool::new(false),
             renewing: tokio::sync::Mutex::new(()),
+            asking: Mutex::new(HashMap::new()),
         })
     }
 
@@ -479,7 +483,12 @@ impl Link {
             (Some(method), Some(id)) => {
                 let link = self.clone();
                 let params = msg.get("params").cloned();
-                tokio::spawn(async move {
+                let key = id.to_string();
+                // Held while the task is spawned and recorded, so a task that ends at once
+                // takes its entry out only after it was put in.
+                let mut asking = lock(&self.asking);
+                let task = tokio::spawn(async move {
+                    let _done = Asked { link: &link, key: id.to_string() };
                     let answer = link.server_request(&method, params, related).await;
                     let mut frame = json!({"jsonrpc": "2.0", "id": id});
                     match answer {
@@ -491,6 +500,7 @@ impl Link {
                     }
                     let _ = link.send(frame, None).await;
                 });
+                asking.insert(key, task.abort_handle());
             }
             (Some(method), None) => self.notification(&method, msg.get("params").cloned(), related),
             (None, None) => {}
@@ -540,7 +550,14 @@ impl Link {
                     self.event(method, params);
                 }
             }
-            "notifications/cancelled" => {}
+            // The upstream gave up a request it made of a client: stop asking (the client is
+            // told with its own `notifications/cancelled`) and send no answer.
+            "notifications/cancelled" => {
+                let id = params.as_ref().and_then(|p| p.get("requestId")).map(Value::to_string);
+                if let Some(task) = id.and_then(|id| lock(&self.asking).remove(&id)) {
+                    task.abort();
+                }
+            }
             _ => self.event(method, params),
         }
     }
@@ -617,6 +634,18 @@ impl Link {
         *lock(&f.needs) = Some(InputRequired::new().ask(key, request).with_state(state));
         f.needs_input.notify_one();
         Err(ErrorObject::internal("the proxy's client answers this by retrying"))
+    }
+}
+
+/// Takes an upstream request out of [`Link::asking`] when its answering ends, however it ends.
+struct Asked<'a> {
+    link: &'a Link,
+    key: String,
+}
+
+impl Drop for Asked<'_> {
+    fn drop(&mut self) {
+        lock(&self.link.asking).remove(&self.key);
     }
 }
 

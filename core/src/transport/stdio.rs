@@ -25,7 +25,7 @@ use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
 use crate::inline::poll_once;
-use crate::protocol::jsonrpc::{request_text, Payload};
+use crate::protocol::jsonrpc::Payload;
 use crate::protocol::{ErrorObject, Message, OutboundResponse, Response};
 use crate::server::outbound::PendingRequests;
 use crate::server::{BoxFuture, ConnectionState, Peer, PeerError, Server, SessionTransport};
@@ -69,7 +69,7 @@ impl Default for StdioOptions {
 /// requests awaiting the client's answer.
 struct StdioPeer {
     out: mpsc::UnboundedSender<String>,
-    pending: PendingRequests,
+    pending: Arc<PendingRequests>,
 }
 
 impl StdioPeer {
@@ -90,16 +90,10 @@ impl Peer for StdioPeer {
     }
 
     fn request(&self, method: &str, params: Option<Value>) -> BoxFuture<'static, Result<Value, PeerError>> {
-        let Some((id, rx)) = self.pending.register() else {
-            return Box::pin(async { Err(PeerError::Closed) });
-        };
-        let _ = self.out.send(request_text(&id, method, params.as_ref()));
-        Box::pin(async move {
-            match rx.await {
-                Ok(Ok(v)) => Ok(v),
-                Ok(Err(e)) => Err(PeerError::Rpc(e)),
-                Err(_) => Err(PeerError::Closed),
-            }
+        let out = self.out.clone();
+        self.pending.ask(method, params.as_ref(), move |frame| {
+            // A send error means the writer is gone (stdout closed); nothing useful to do.
+            let _ = out.send(frame);
         })
     }
 
@@ -259,7 +253,7 @@ where
     W: AsyncWrite + Unpin + Send + 'static,
 {
     let (tx, mut rx) = mpsc::unbounded_channel::<String>();
-    let stdio_peer = Arc::new(StdioPeer { out: tx.clone(), pending: PendingRequests::new() });
+    let stdio_peer = Arc::new(StdioPeer { out: tx.clone(), pending: Arc::new(PendingRequests::new()) });
     let peer: Arc<dyn Peer> = stdio_peer.clone();
     // The process speaks one era: the first request (initialize, or one with the 2026-07-28
     // envelope) fixes it.

@@ -16,6 +16,7 @@ use super::session::Session;
 use super::sse::StreamHub;
 use crate::protocol::jsonrpc::request_text;
 use crate::protocol::{RequestId, Response};
+use crate::server::outbound::Withdraw;
 use crate::server::{BoxFuture, ConnectionState, Peer, PeerError};
 
 /// Messages for the client go to `hub`; `first` is signalled on the first one (so a POST
@@ -64,8 +65,25 @@ impl Peer for StreamPeer {
             return Box::pin(async { Err(PeerError::Closed) });
         };
         self.push(request_text(&id, method, params.as_ref()));
+        // Given up before the answer, the request is withdrawn on the stream it went out on.
+        let withdraw = Withdraw {
+            id,
+            forget: {
+                let session = session.clone();
+                move |id: &RequestId| session.forget_request(id)
+            },
+            send: {
+                let (hub, first) = (self.hub.clone(), self.first.clone());
+                move |frame: String| {
+                    hub.push(frame);
+                    if let Some(f) = &first {
+                        f.notify_one();
+                    }
+                }
+            },
+        };
         Box::pin(async move {
-            let forget = ForgetOnDrop { session: session.clone(), id: Some(id) };
+            let _withdraw = withdraw;
             let outcome = tokio::select! {
                 r = rx => match r {
                     Ok(Ok(v)) => Ok(v),
@@ -74,7 +92,6 @@ impl Peer for StreamPeer {
                 },
                 _ = session.ended.cancelled() => Err(PeerError::Closed),
             };
-            drop(forget);
             outcome
         })
     }
@@ -94,20 +111,6 @@ impl Peer for StreamPeer {
         match &self.session {
             Some(s) => s.resolve(&response.id, response.outcome),
             None => false,
-        }
-    }
-}
-
-/// Removes a server-to-client request from the session's table when its waiter goes away.
-struct ForgetOnDrop {
-    session: Arc<Session>,
-    id: Option<RequestId>,
-}
-
-impl Drop for ForgetOnDrop {
-    fn drop(&mut self) {
-        if let Some(id) = self.id.take() {
-            self.session.forget_request(&id);
         }
     }
 }

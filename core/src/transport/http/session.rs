@@ -133,8 +133,9 @@ impl Session {
         self.pending.register()
     }
 
-    pub(crate) fn forget_request(&self, id: &RequestId) {
-        self.pending.forget(id);
+    /// Stop waiting for `id`; whether it was still awaited.
+    pub(crate) fn forget_request(&self, id: &RequestId) -> bool {
+        self.pending.forget(id)
     }
 
     /// Deliver a client's answer; whether a request was waiting for it.
