@@ -105,3 +105,41 @@ func TestServerNotifyElicitationCompleteReachesAListeningConnectionOnly(t *testi
 		t.Fatalf("frames after the unknown id: %d", n)
 	}
 }
+
+func TestAnElicitationOpenWhenItsCallIsCancelledIsWithdrawnFromTheClient(t *testing.T) {
+	s := newServer(t)
+	addTool(t, s, ferrite.Tool{Name: "login"}, func(req ferrite.Request, _ json.RawMessage) (any, error) {
+		err := req.ElicitURL("Sign in first", loginURL, "login-5", func(_ json.RawMessage, err error) {
+			if err != nil {
+				req.Fail(err.Error())
+				return
+			}
+			req.Complete(ferrite.TextResult("answered"))
+		})
+		if err != nil {
+			return nil, err
+		}
+		return nil, ferrite.ErrPending
+	})
+	c := newClient(t, s)
+	call(t, c.conn.HandleRaw, initializeURL)
+	answered := make(chan string, 1)
+	go func() {
+		out, _ := c.conn.HandleRaw(toolCall(2, "login", "{}"))
+		answered <- out
+	}()
+	asked := c.frame(t, 0)
+	if asked["method"] != "elicitation/create" {
+		t.Fatalf("the elicitation request: %v", asked)
+	}
+	if _, err := c.conn.HandleRaw(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2}}`); err != nil {
+		t.Fatalf("cancel: %v", err)
+	}
+	if out := <-answered; out != "" {
+		t.Fatalf("the cancelled call got a response: %s", out)
+	}
+	withdrawn := c.frame(t, 1)
+	if withdrawn["method"] != "notifications/cancelled" || field(withdrawn, "params", "requestId") != asked["id"] {
+		t.Fatalf("the elicitation %v is withdrawn: %v", asked["id"], withdrawn)
+	}
+}

@@ -142,3 +142,27 @@ test('sendLoggingMessage reaches the connections at or above their level, or the
     await mcp.close();
   }
 });
+
+test('a question whose call is cancelled is withdrawn from the client with notifications/cancelled', async () => {
+  const server = new Server({ name: 'held', version: '1' });
+  server.tool('ask', async (_args, ctx) => {
+    const r = await ctx.elicit('Name?', { type: 'object', properties: { name: { type: 'string' } } });
+    return r.action;
+  });
+  const sent = [];
+  const conn = server.connection({ onMessage: (text) => sent.push(JSON.parse(text)) }); // never answers
+  try {
+    await conn.handleRaw(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: INIT }));
+    const call = conn.handleRaw(JSON.stringify({ jsonrpc: '2.0', id: 'asking', method: 'tools/call', params: { name: 'ask', arguments: {} } }));
+    for (let i = 0; i < 500 && !sent.some((m) => m.method === 'elicitation/create'); i++) await new Promise((r) => setTimeout(r, 10));
+    const asked = sent.find((m) => m.method === 'elicitation/create');
+    assert.ok(asked, JSON.stringify(sent));
+    await conn.handleRaw(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'asking' } }));
+    assert.equal(await call, '', 'no response to the cancelled call');
+    const withdrawn = sent.filter((m) => m.method === 'notifications/cancelled');
+    assert.deepEqual(withdrawn.map((m) => m.params.requestId), [asked.id]);
+  } finally {
+    conn.close();
+    await server.close();
+  }
+});

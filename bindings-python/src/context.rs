@@ -100,6 +100,22 @@ impl Drop for CancelWatch {
     }
 }
 
+/// A server-to-client request being asked (`send_request`, `sample`, `elicit`, ...):
+/// cancelling it stops the wait, and the core withdraws the request from the client
+/// (`notifications/cancelled`) when it was still unanswered. Dropping it does not cancel.
+#[pyclass(module = "ferrite_mcp._ferrite", frozen)]
+pub struct Asking {
+    stop: CancellationToken,
+}
+
+#[pymethods]
+impl Asking {
+    /// Stop waiting for the answer (idempotent); `resolve` is then never called.
+    fn cancel(&self) {
+        self.stop.cancel();
+    }
+}
+
 /// The context of one request.
 #[pyclass(name = "RequestContext", module = "ferrite_mcp._ferrite", frozen)]
 pub struct PyRequestContext {
@@ -112,13 +128,20 @@ impl PyRequestContext {
         PyRequestContext { ctx, shared }
     }
 
-    /// Run a server-to-client request; report its outcome to `resolve(error, value)`.
-    fn spawn_request<F>(&self, resolve: Py<PyAny>, fut: F)
+    /// Run a server-to-client request; report its outcome to `resolve(error, value)`, unless
+    /// the returned [`Asking`] is cancelled first.
+    fn spawn_request<F>(&self, resolve: Py<PyAny>, fut: F) -> Asking
     where
         F: Future<Output = Result<Value, PeerError>> + Send + 'static,
     {
+        let stop = CancellationToken::new();
+        let stopped = stop.clone();
         self.shared.runtime.spawn(async move {
-            let outcome = fut.await;
+            // Dropping `fut` withdraws the request from the client (the core's doing).
+            let outcome = tokio::select! {
+                outcome = fut => outcome,
+                () = stopped.cancelled() => return,
+            };
             // `try_attach` fails only while the interpreter shuts down: nobody is waiting then.
             let _ = Python::try_attach(|py| {
                 let args = match &outcome {
@@ -133,6 +156,7 @@ impl PyRequestContext {
                 }
             });
         });
+        Asking { stop }
     }
 }
 
@@ -407,43 +431,40 @@ impl PyRequestContext {
 
     /// Send any request to the client; `resolve(error, result)` is called with the outcome.
     #[pyo3(signature = (method, params, resolve))]
-    fn send_request(&self, method: String, params: Option<&Bound<'_, PyAny>>, resolve: Py<PyAny>) -> PyResult<()> {
+    fn send_request(&self, method: String, params: Option<&Bound<'_, PyAny>>, resolve: Py<PyAny>) -> PyResult<Asking> {
         let params = params.map(convert::from_py).transpose()?;
         let ctx = self.ctx.clone();
-        self.spawn_request(resolve, async move { ctx.send_request(&method, params).await });
-        Ok(())
+        Ok(self.spawn_request(resolve, async move { ctx.send_request(&method, params).await }))
     }
 
     /// `sampling/createMessage` with the given params (camelCase JSON, as on the wire).
-    fn sample(&self, params: &Bound<'_, PyAny>, resolve: Py<PyAny>) -> PyResult<()> {
+    fn sample(&self, params: &Bound<'_, PyAny>, resolve: Py<PyAny>) -> PyResult<Asking> {
         let params: CreateMessageParams = serde_json::from_value(convert::from_py(params)?)
             .map_err(|e| PyValueError::new_err(format!("invalid sampling parameters: {e}")))?;
         let ctx = self.ctx.clone();
-        self.spawn_request(resolve, async move {
+        Ok(self.spawn_request(resolve, async move {
             let r = ctx.sample(params).await?;
             serde_json::to_value(r).map_err(|e| PeerError::Malformed(e.to_string()))
-        });
-        Ok(())
+        }))
     }
 
     /// `elicitation/create` in form mode.
-    fn elicit(&self, message: String, requested_schema: &Bound<'_, PyAny>, resolve: Py<PyAny>) -> PyResult<()> {
+    fn elicit(&self, message: String, requested_schema: &Bound<'_, PyAny>, resolve: Py<PyAny>) -> PyResult<Asking> {
         let schema = convert::from_py(requested_schema)?;
         let ctx = self.ctx.clone();
-        self.spawn_request(resolve, async move {
+        Ok(self.spawn_request(resolve, async move {
             let r = ctx.elicit(&message, schema).await?;
             serde_json::to_value(r).map_err(|e| PeerError::Malformed(e.to_string()))
-        });
-        Ok(())
+        }))
     }
 
     /// `elicitation/create` in URL mode.
-    fn elicit_url(&self, message: String, url: String, elicitation_id: String, resolve: Py<PyAny>) {
+    fn elicit_url(&self, message: String, url: String, elicitation_id: String, resolve: Py<PyAny>) -> Asking {
         let ctx = self.ctx.clone();
         self.spawn_request(resolve, async move {
             let r = ctx.elicit_url(&message, &url, &elicitation_id).await?;
             serde_json::to_value(r).map_err(|e| PeerError::Malformed(e.to_string()))
-        });
+        })
     }
 
     /// `notifications/elicitation/complete`: the URL elicitation `elicitation_id` is done.
@@ -452,12 +473,12 @@ impl PyRequestContext {
     }
 
     /// `roots/list`.
-    fn list_roots(&self, resolve: Py<PyAny>) {
+    fn list_roots(&self, resolve: Py<PyAny>) -> Asking {
         let ctx = self.ctx.clone();
         self.spawn_request(resolve, async move {
             let r = ctx.list_roots().await?;
             serde_json::to_value(r).map_err(|e| PeerError::Malformed(e.to_string()))
-        });
+        })
     }
 
     /// The dict of this request's session (the stdio process, the HTTP session; a stateless

@@ -64,6 +64,7 @@ fn _ferrite(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<server::Core>()?;
     m.add_class::<context::PyRequestContext>()?;
     m.add_class::<context::CancelWatch>()?;
+    m.add_class::<context::Asking>()?;
     m.add_class::<bridge::Completion>()?;
     m.add_class::<stdio_loop::StdioLoop>()?;
     m.add_class::<middleware::CallNext>()?;

@@ -75,6 +75,15 @@ async def ask(ctx: Context) -> str:
     return answer.content["name"]
 
 @server.tool()
+async def impatient(ctx: Context) -> str:
+    import asyncio
+    try:
+        await asyncio.wait_for(ctx.elicit("Name?", {"type": "object", "properties": {"name": {"type": "string"}}}), 0.3)
+    except asyncio.TimeoutError:
+        return "gave up"
+    return "answered"
+
+@server.tool()
 def ping_me(ctx: Context) -> str:
     server.ping_client(ctx.connection_id, timeout=5)
     return "pong"
@@ -249,3 +258,32 @@ def test_send_log_message_reaches_the_level_and_the_session_named(server: Server
             server.send_log_message("loud", "x")
     finally:
         conn.close()
+
+
+def test_a_question_whose_call_is_cancelled_is_withdrawn_from_the_client(stdio: Any) -> None:
+    c = stdio(STDIO_SERVER, capabilities={"elicitation": {}})
+    rid = c.start("tools/call", {"name": "ask", "arguments": {}})
+    asked = c.messages.get(timeout=10)
+    while asked.get("method") != "elicitation/create":
+        asked = c.messages.get(timeout=10)
+    c.send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": rid}})
+    withdrawn = c.messages.get(timeout=10)
+    assert withdrawn["method"] == "notifications/cancelled", withdrawn
+    assert withdrawn["params"]["requestId"] == asked["id"]
+    # No answer to the cancelled call; the server keeps serving.
+    assert c.request("ping") == {"jsonrpc": "2.0", "id": c.responses[-1]["id"], "result": {}}
+    assert all(r.get("id") != rid for r in c.responses)
+
+
+def test_a_question_the_handler_gives_up_is_withdrawn_from_the_client(stdio: Any) -> None:
+    c = stdio(STDIO_SERVER, capabilities={"elicitation": {}})
+    rid = c.start("tools/call", {"name": "impatient", "arguments": {}})
+    seen: List[Dict[str, Any]] = []
+    while not any(m.get("id") == rid and "result" in m for m in seen):
+        seen.append(c.messages.get(timeout=10))
+    asked = [m for m in seen if m.get("method") == "elicitation/create"]
+    assert len(asked) == 1, seen
+    withdrawn = [m for m in seen if m.get("method") == "notifications/cancelled"]
+    assert [w["params"]["requestId"] for w in withdrawn] == [asked[0]["id"]], seen
+    answer = next(m for m in seen if m.get("id") == rid)
+    assert answer["result"]["content"][0]["text"] == "gave up"

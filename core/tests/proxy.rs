@@ -480,7 +480,8 @@ impl ferrite_core::Peer for SilentClient {
         params: Option<Value>,
     ) -> ferrite_core::BoxFuture<'static, Result<Value, ferrite_core::PeerError>> {
         let frames = self.frames.clone();
-        self.pending.ask(method, params.as_ref(), move |f| frames.lock().unwrap().push(serde_json::from_str(&f).unwrap()))
+        self.pending
+            .ask(method, params.as_ref(), move |f| frames.lock().unwrap().push(serde_json::from_str(&f).unwrap()))
     }
 }
 
@@ -510,7 +511,11 @@ async fn an_upstream_that_gives_up_its_question_has_the_proxy_withdraw_it_from_t
     let asked: Vec<&Value> = sent.iter().filter(|f| f["method"] == "elicitation/create").collect();
     assert_eq!(asked.len(), 1, "{sent:?}");
     let withdrawn = || {
-        frames.lock().unwrap().iter().any(|f| f["method"] == "notifications/cancelled" && f["params"]["requestId"] == asked[0]["id"])
+        frames
+            .lock()
+            .unwrap()
+            .iter()
+            .any(|f| f["method"] == "notifications/cancelled" && f["params"]["requestId"] == asked[0]["id"])
     };
     assert!(eventually(withdrawn).await, "the proxy withdrew the question it asked for the upstream: {sent:?}");
     assert!(pending.is_empty(), "nothing left awaiting the client's answer");

@@ -9,8 +9,8 @@
  * ferrite_request_notify_elicitation_complete, the -32042 error of
  * ferrite_request_fail_url_elicitation_required (code, message, data), elicitations JSON that
  * does not parse or has the wrong shape giving an error code (the request still settled),
- * and ferrite_server_notify_elicitation_complete sent to a listening connection and not to an
- * unknown id.
+ * ferrite_server_notify_elicitation_complete sent to a listening connection and not to an
+ * unknown id, and an open elicitation withdrawn (notifications/cancelled) when its call is cancelled.
  */
 #include "abi_frames.h"
 #include "abi_test.h"
@@ -170,6 +170,24 @@ static void check_url_elicitation(ferrite_server *server) {
               is(done, "/params/elicitationId", "\"login-1\""),
           "url elicitation: ferrite_request_notify_elicitation_complete sends notifications/elicitation/complete "
           "with the elicitationId");
+
+    /* The call cancelled while its question is open: the question is withdrawn from the client. */
+    int asked_at = outbox_count(&box);
+    pending_call again = {server, conn, CALL(20, "login", "{}", ""), NULL, 0};
+    pthread_create(&again.thread, NULL, pending_run, &again);
+    const char *ask2 = outbox_wait(&box, asked_at);
+    char *ask2_id = ask2 ? at(ask2, "/id") : NULL;
+    ferrite_string_free(
+        raw_on(server, conn, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":20}}"));
+    pthread_join(again.thread, NULL);
+    const char *withdrawn = outbox_wait(&box, asked_at + 1);
+    CHECK(is(ask2, "/method", "\"elicitation/create\"") && is(withdrawn, "/method", "\"notifications/cancelled\"") &&
+              ask2_id != NULL && is(withdrawn, "/params/requestId", ask2_id),
+          "url elicitation: a call cancelled while its elicitation is open has the elicitation withdrawn "
+          "(notifications/cancelled with its id)");
+    CHECK(again.out == NULL || again.out[0] == '\0', "url elicitation: the cancelled call gets no response");
+    ferrite_string_free(ask2_id);
+    ferrite_string_free(again.out);
 
     /* -32042. */
     char *r = raw_on(server, conn, CALL(11, "export", "{}", ""));

@@ -71,7 +71,7 @@ def _settle(fut: "asyncio.Future[Any]", error: Optional[BaseException], value: A
         fut.set_result(value)
 
 
-def _awaitable(start: Callable[[Callable[[Optional[BaseException], Any], None]], None]) -> "asyncio.Future[Any]":
+def _awaitable(start: Callable[[Callable[[Optional[BaseException], Any], None]], Any]) -> "asyncio.Future[Any]":
     import asyncio  # imported on first use: a server with only `def` handlers never needs it
 
     loop = asyncio.get_running_loop()
@@ -83,7 +83,11 @@ def _awaitable(start: Callable[[Callable[[Optional[BaseException], Any], None]],
         except RuntimeError:  # the loop is closed: nobody is waiting
             pass
 
-    start(resolve)
+    asking = start(resolve)
+    if asking is not None:
+        # Given up (``asyncio.wait_for``, a cancelled task): stop the wait, and the core
+        # withdraws the request from the client.
+        fut.add_done_callback(lambda f: asking.cancel() if f.cancelled() else None)
     return fut
 
 
