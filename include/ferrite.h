@@ -694,7 +694,10 @@ ferrite_result ferrite_server_unmount(const struct ferrite_server *parent,
 // `{"command": "prog", "args": [...], "env": {...}}` (a child speaking MCP on stdio) or
 // `{"url": "http://host/mcp", "headers": {...}}` (Streamable HTTP), with `"era"`: `"auto"`
 // (the default: each client's request upstream in the client's era, when the upstream serves
-// both), `"handshake"` or `"modern"`. Connects and initializes the upstream now (blocking),
+// both), `"handshake"` or `"modern"`, and `"timeout_ms"`: how long a request to the upstream
+// may go without an answer, a progress notification or a question open with the client (a
+// positive whole number; 60000 when absent), past which it is cancelled upstream and the
+// client gets `-32001`. Connects and initializes the upstream now (blocking),
 // then mirrors its tools, resources, templates and prompts into `server` as registrations
 // that forward each call (progress, logs, server-to-client requests and cancellation go
 // between the upstream and the client of the call), follows its list changes, and forwards

@@ -5,7 +5,10 @@ package ferrite
 */
 import "C"
 
-import "runtime"
+import (
+	"runtime"
+	"time"
+)
 
 // Mount serves child's tools, prompts, resources, resource templates and completions from s
 // under prefix (ferrite_server_mount): tools and prompts become prefix_name, URIs
@@ -38,7 +41,10 @@ func (s *Server) Unmount(prefix string, child *Server) error {
 // Upstream describes the MCP server a proxy fronts: Command (with Args and Env) starts a child
 // speaking MCP on stdio; URL (with Headers) reaches a Streamable HTTP endpoint. Era is "auto"
 // (the default: each client's request upstream in the client's era, when the upstream serves
-// both), "handshake" or "modern".
+// both), "handshake" or "modern". Timeout is how long a request to the upstream may go
+// without an answer, a progress notification or a question open with the client (0: the
+// default, 60 s; under a millisecond otherwise: CodeInvalidArgument); past it the request is
+// cancelled upstream and the client gets -32001.
 type Upstream struct {
 	Command string            `json:"command,omitempty"`
 	Args    []string          `json:"args,omitempty"`
@@ -46,6 +52,13 @@ type Upstream struct {
 	URL     string            `json:"url,omitempty"`
 	Headers map[string]string `json:"headers,omitempty"`
 	Era     string            `json:"era,omitempty"`
+	Timeout time.Duration     `json:"-"`
+}
+
+// upstreamJSON is Upstream as ferrite_server_proxy reads it: the timeout in whole milliseconds.
+type upstreamJSON struct {
+	Upstream
+	TimeoutMS *int64 `json:"timeout_ms,omitempty"`
 }
 
 // Proxy serves what another MCP server serves (ferrite_server_proxy): it connects and
@@ -56,7 +69,12 @@ type Upstream struct {
 // server closes. An upstream that cannot be started or reached is an *Error with CodeUpstream;
 // a description with neither Command nor URL, CodeInvalidArgument.
 func (s *Server) Proxy(upstream Upstream) error {
-	p, n, err := jsonArg(upstream)
+	spec := upstreamJSON{Upstream: upstream}
+	if upstream.Timeout != 0 {
+		ms := upstream.Timeout.Milliseconds() // under 1 ms (or negative): refused by the core
+		spec.TimeoutMS = &ms
+	}
+	p, n, err := jsonArg(spec)
 	if err != nil {
 		return err
 	}

@@ -131,4 +131,12 @@ func TestProxyServesAStdioUpstreamInBothErasAndReportsBadUpstreams(t *testing.T)
 	if err := proxy.Proxy(ferrite.Upstream{}); !errors.As(err, &fe) || fe.Code != ferrite.CodeInvalidArgument {
 		t.Errorf("no command or url: %v, want CodeInvalidArgument", err)
 	}
+	err = proxy.Proxy(ferrite.Upstream{URL: "http://127.0.0.1:9/mcp", Timeout: time.Microsecond})
+	if !errors.As(err, &fe) || fe.Code != ferrite.CodeInvalidArgument || !strings.Contains(err.Error(), "timeout_ms must be a positive whole number") {
+		t.Errorf("a timeout under a millisecond: %v, want CodeInvalidArgument naming timeout_ms", err)
+	}
+	second := newServer(t)
+	if err := second.Proxy(ferrite.Upstream{Command: exe, Env: map[string]string{"FERRITE_GO_TEST_STDIO": "1"}, Timeout: 5 * time.Second}); err != nil {
+		t.Errorf("Proxy with a timeout: %v", err)
+	}
 }

@@ -36,6 +36,12 @@ export type ProxyUpstream = (
 ) & {
   /** The revision spoken upstream (default `'auto'`). */
   era?: 'auto' | 'handshake' | 'modern';
+  /**
+   * Milliseconds (as the TypeScript SDK's request `timeout`) a request to the upstream may go
+   * without an answer, a progress notification or a question open with the client (default
+   * 60000); past it the request is cancelled upstream and the client gets `-32001`.
+   */
+  timeout?: number;
 };
 
 export interface ServerOptions {

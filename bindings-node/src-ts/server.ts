@@ -298,7 +298,9 @@ export class Server implements AsyncDisposable {
    * TypeError for a description of no upstream. Resolves to the server, for chaining.
    */
   async proxy(upstream: ProxyUpstream): Promise<this> {
-    const envelope = JSON.parse(await this.#native.proxy(JSON.stringify(upstream ?? {}))) as {
+    const { timeout, ...rest } = upstream ?? ({} as ProxyUpstream);
+    const spec = timeout === undefined ? rest : { ...rest, timeout_ms: timeout };
+    const envelope = JSON.parse(await this.#native.proxy(JSON.stringify(spec))) as {
       error?: { kind: string; message: string };
     };
     if (envelope.error?.kind === 'invalid') throw new TypeError(envelope.error.message);

@@ -95,6 +95,28 @@ test('a proxy serves a stdio upstream in both eras; bad upstreams reject clearly
   assert.equal(textOf(await modernOk(proxy, 'tools/call', { name: 'add', arguments: { a: 1, b: 2 } })), '3');
   await assert.rejects(proxy.proxy({ command: '/nonexistent/mcp-server' }), { name: 'UpstreamError', message: /upstream server/ });
   await assert.rejects(proxy.proxy({ port: 1 }), { name: 'TypeError', message: /command/ });
+  await assert.rejects(proxy.proxy({ url: 'http://127.0.0.1:9/mcp', timeout: 0 }), {
+    name: 'TypeError',
+    message: /timeout_ms must be a positive whole number/,
+  });
   assert.ok(UpstreamError.prototype instanceof Error);
   await proxy.close();
+});
+
+test('a proxied call past the timeout fails with -32001 and is cancelled upstream', async () => {
+  const proxy = new Server({ name: 'proxy', version: '1.0.0' });
+  await proxy.proxy({ command: process.execPath, args: [everything], era: 'handshake', timeout: 300 });
+  try {
+    const r = await rpc(proxy, 'tools/call', { name: 'test_slow', arguments: { ms: 5000 } });
+    assert.equal(r.error?.code, -32001, JSON.stringify(r));
+    assert.match(r.error.message, /within 300 ms/);
+    let counted = '';
+    for (let i = 0; i < 100 && counted !== '1'; i++) {
+      counted = textOf((await rpc(proxy, 'tools/call', { name: 'test_cancellation_count', arguments: {} })).result);
+      if (counted !== '1') await new Promise((r) => setTimeout(r, 20));
+    }
+    assert.equal(counted, '1', 'the upstream handler saw the cancellation');
+  } finally {
+    await proxy.close();
+  }
 });

@@ -149,3 +149,25 @@ def test_bad_upstreams_raise_clear_errors() -> None:
         proxy.proxy()
     with pytest.raises(ConfigError, match="era"):
         proxy.proxy(url="http://127.0.0.1:9/mcp", era="sideways")  # type: ignore[arg-type]
+    with pytest.raises(ConfigError, match="timeout_ms must be a positive whole number"):
+        proxy.proxy(url="http://127.0.0.1:9/mcp", timeout=0)
+
+
+def test_a_proxied_call_past_the_timeout_fails_with_32001_and_is_cancelled_upstream() -> None:
+    proxy = Server("proxy", "1.0.0")
+    proxy.proxy([sys.executable, EVERYTHING], era="handshake", timeout=0.3)
+
+    async def go() -> None:
+        async with Client(proxy) as c:
+            with pytest.raises(McpError) as e:
+                await c.call_tool("test_slow", {"ms": 5000})
+            assert e.value.code == -32001
+            assert "within 300 ms" in e.value.message
+            for _ in range(100):  # the upstream's handler saw the cancellation
+                if (await c.call_tool("test_cancellation_count", {})).text == "1":
+                    break
+                await asyncio.sleep(0.02)
+            assert (await c.call_tool("test_cancellation_count", {})).text == "1"
+
+    asyncio.run(go())
+    proxy.close()

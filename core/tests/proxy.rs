@@ -522,3 +522,94 @@ async fn an_upstream_that_gives_up_its_question_has_the_proxy_withdraw_it_from_t
     proxy.close();
     task.abort();
 }
+
+/// A client that answers each server-to-client request after `delay`.
+struct SlowClient {
+    delay: Duration,
+    reply: Value,
+}
+
+impl ferrite_core::Peer for SlowClient {
+    fn send(&self, _frame: String) {}
+    fn can_request(&self) -> bool {
+        true
+    }
+    fn request(
+        &self,
+        _m: &str,
+        _p: Option<Value>,
+    ) -> ferrite_core::BoxFuture<'static, Result<Value, ferrite_core::PeerError>> {
+        let (delay, reply) = (self.delay, self.reply.clone());
+        Box::pin(async move {
+            tokio::time::sleep(delay).await;
+            Ok(reply)
+        })
+    }
+}
+
+#[tokio::test]
+async fn an_upstream_silent_past_the_timeout_is_cancelled_and_the_client_gets_32001_but_progress_and_questions_keep_it_alive(
+) {
+    let up = stateful("slow-upstream");
+    let cancelled = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let seen = cancelled.clone();
+    up.add_tool(Tool::new("stall", json!({"type": "object"})), move |_a: Value, ctx: RequestContext| {
+        let seen = seen.clone();
+        async move {
+            tokio::select! {
+                _ = ctx.cancelled() => { seen.fetch_add(1, std::sync::atomic::Ordering::SeqCst); }
+                _ = tokio::time::sleep(Duration::from_secs(20)) => {}
+            }
+            Ok(CallToolResult::text("late"))
+        }
+    })
+    .unwrap();
+    up.add_tool(Tool::new("busy", json!({"type": "object"})), |_a: Value, ctx: RequestContext| async move {
+        for i in 0..8 {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            ctx.report_progress(f64::from(i), Some(8.0), None);
+        }
+        Ok(CallToolResult::text("done"))
+    })
+    .unwrap();
+    up.add_tool(Tool::new("ask", json!({"type": "object"})), |_a: Value, ctx: RequestContext| async move {
+        let r = ctx.elicit("Name?", json!({"type": "object", "properties": {"name": {"type": "string"}}})).await?;
+        Ok(CallToolResult::text(format!("{:?}", r.action)))
+    })
+    .unwrap();
+    let (target, task) = serve_upstream(&up).await;
+    let spec = match &target {
+        UpstreamTarget::Http { url, .. } => json!({"url": url, "era": "handshake", "timeout_ms": 300}),
+        _ => unreachable!(),
+    };
+    let server = stateful("proxy");
+    let proxy = server.proxy_upstream(&spec).await.unwrap();
+    let mut h = Harness::new(server);
+    h.peer = Arc::new(SlowClient { delay: Duration::from_millis(800), reply: json!({"action": "decline"}) });
+    h.initialize("2025-11-25", json!({"elicitation": {}})).await;
+    let started = std::time::Instant::now();
+    let r = h.call("tools/call", json!({"name": "stall"})).await;
+    assert_eq!(r["error"]["code"], -32001, "{r}");
+    assert!(r["error"]["message"].as_str().unwrap().contains("within 300 ms"), "{r}");
+    assert!(started.elapsed() < Duration::from_secs(3), "{:?}", started.elapsed());
+    let told = || cancelled.load(std::sync::atomic::Ordering::SeqCst) == 1;
+    assert!(eventually(told).await, "the upstream's handler saw the cancellation");
+    // 800 ms of progress every 100 ms, and an 800 ms wait on the client, both past 300 ms.
+    let r = h.ok("tools/call", json!({"name": "busy", "_meta": {"progressToken": "p"}})).await;
+    assert_eq!(text(&r), "done");
+    let r = h.ok("tools/call", json!({"name": "ask"})).await;
+    assert_eq!(text(&r), "Decline");
+    proxy.close();
+    task.abort();
+}
+
+#[tokio::test]
+async fn a_timeout_that_is_not_a_positive_whole_number_of_milliseconds_is_refused() {
+    for bad in [json!(0), json!(-5), json!(1.5), json!("60")] {
+        let e = ferrite_core::proxy::parse_upstream(&json!({"url": "http://127.0.0.1:1/mcp", "timeout_ms": bad}))
+            .unwrap_err();
+        assert!(e.to_string().contains("timeout_ms must be a positive whole number"), "{bad}: {e}");
+    }
+    let (_, options) = ferrite_core::proxy::parse_upstream(&json!({"command": "x"})).unwrap();
+    assert_eq!(options.timeout, ferrite_core::proxy::DEFAULT_UPSTREAM_TIMEOUT);
+}

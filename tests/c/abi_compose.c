@@ -71,6 +71,10 @@ static void check_proxy(void) {
     CHECK(ferrite_server_proxy(proxy, S("{\"port\":1}")) == FERRITE_RESULT_INVALID_ARGUMENT &&
               strstr(ferrite_last_error(), "command") != NULL,
           "proxy: a description with neither command nor url is INVALID_ARGUMENT");
+    CHECK(ferrite_server_proxy(proxy, S("{\"url\":\"http://127.0.0.1:9/mcp\",\"timeout_ms\":0}")) ==
+                  FERRITE_RESULT_INVALID_ARGUMENT &&
+              strstr(ferrite_last_error(), "timeout_ms must be a positive whole number") != NULL,
+          "proxy: a timeout_ms of 0 is INVALID_ARGUMENT naming it");
     CHECK(ferrite_server_proxy(proxy, S("{\"command\":")) == FERRITE_RESULT_INVALID_JSON,
           "proxy: a description that does not parse is INVALID_JSON");
     ferrite_server_free(proxy);

@@ -239,6 +239,7 @@ class _Registration(_ServerBase):
         env: Optional[Dict[str, str]] = None,
         headers: Optional[Dict[str, str]] = None,
         era: Literal["auto", "handshake", "modern"] = "auto",
+        timeout: Optional[float] = None,
     ) -> None:
         """Serve what another MCP server serves: ``command`` (a program and its arguments,
         with ``env`` added) started as a child speaking MCP on stdio, or the Streamable HTTP
@@ -247,10 +248,17 @@ class _Registration(_ServerBase):
         sampling, elicitation and cancellation go between the upstream and the client of the
         call), its list changes followed, its completions, subscriptions and custom methods
         forwarded. ``era``: ``"auto"`` (each client's request upstream in the client's era,
-        when the upstream serves both), ``"handshake"`` or ``"modern"``. An upstream that
-        cannot be started, reached or initialized raises :class:`~ferrite_mcp.UpstreamError`;
-        neither ``command`` nor ``url`` (or both) raises :class:`~ferrite_mcp.ConfigError`."""
+        when the upstream serves both), ``"handshake"`` or ``"modern"``. ``timeout``: seconds a
+        request to the upstream may go without an answer, a progress notification or a
+        question open with the client (default 60); past it the request is cancelled upstream
+        and the client gets ``-32001``. An upstream that cannot be started, reached or
+        initialized raises :class:`~ferrite_mcp.UpstreamError`; neither ``command`` nor
+        ``url`` (or both), or a timeout under a millisecond, raises
+        :class:`~ferrite_mcp.ConfigError`."""
         spec: Dict[str, Any] = {"era": era}
+        if timeout is not None:
+            # The core takes whole milliseconds and refuses 0 (as it does a non-number).
+            spec["timeout_ms"] = round(timeout * 1000) if isinstance(timeout, (int, float)) else timeout
         if command is not None:
             words = [command] if isinstance(command, str) else list(command)
             if not words:

@@ -27,6 +27,9 @@ pub mod code {
     pub const UNSUPPORTED_PROTOCOL_VERSION: i32 = -32022;
     /// 2025-11-25: URL-mode elicitation required.
     pub const URL_ELICITATION_REQUIRED: i32 = -32042;
+    /// A request went unanswered past its timeout (the spec names no code; this is the
+    /// official TypeScript SDK's `RequestTimeout`). A proxy answers it for a silent upstream.
+    pub const REQUEST_TIMEOUT: i32 = -32001;
 }
 
 /// A JSON-RPC error object.

@@ -8,8 +8,9 @@
 //! server's clients when none or several are.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, AtomicI64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, Weak};
+use std::time::Duration;
 
 use serde_json::{json, Map, Value};
 use tokio::sync::{oneshot, Notify};
@@ -95,6 +96,11 @@ pub(crate) struct Forward {
     /// Whether cancelling the client's request abandons the upstream request at once (else
     /// its answer is awaited: see `Mirror::call_creating_task`).
     abandons: bool,
+    /// Signs of life of the upstream request (its progress notifications), so far.
+    progressed: AtomicU64,
+    /// The upstream's questions open with the client: the wait is the client's, not the
+    /// upstream's, and does not count against the timeout.
+    asking: AtomicUsize,
 }
 
 impl Forward {
@@ -131,6 +137,8 @@ impl Forward {
             capabilities,
             upstream_task: Mutex::new(None),
             abandons,
+            progressed: AtomicU64::new(0),
+            asking: AtomicUsize::new(0),
         })
     }
 }
@@ -173,6 +181,9 @@ pub(crate) struct Link {
     /// The upstream's requests being asked of clients, by their id's JSON text: the upstream
     /// may cancel them.
     asking: Mutex<HashMap<String, tokio::task::AbortHandle>>,
+    /// How long a request may go without an answer or a sign of life (see
+    /// [`super::UpstreamOptions::timeout`]).
+    timeout: Duration,
     /// Held while a new upstream session is being made, so requests that all found the old
     /// one gone make one between them.
     renewing: tokio::sync::Mutex<()>,
@@ -184,8 +195,9 @@ pub(crate) fn upstream_error(detail: impl std::fmt::Display) -> ErrorObject {
 }
 
 impl Link {
-    pub(crate) fn new(era: UpstreamEra, client_info: Value) -> Arc<Link> {
+    pub(crate) fn new(era: UpstreamEra, client_info: Value, timeout: Duration) -> Arc<Link> {
         Arc::new(Link {
+            timeout,
             wire: OnceLock::new(),
             era,
             modern_ok: AtomicBool::new(era == UpstreamEra::Modern),
@@ -447,6 +459,7 @@ impl Link {
             self.send_with(frame, Some(id), headers).await?;
             rx.await.unwrap_or_else(|_| Err(upstream_error("the connection closed")))
         };
+        let answer = self.within_timeout(method, id, answer, forward.map(|f| &**f));
         match forward {
             None => Ok(answer.await?),
             Some(f) => tokio::select! {
@@ -461,6 +474,42 @@ impl Link {
                     Err(Failure::NeedsInput(needs))
                 }
             },
+        }
+    }
+
+    /// `answer`, unless request `id` goes [`Link::timeout`] without it, a progress notification
+    /// for it, or a question open with the client (checked each period, so a sign of life
+    /// gives it at least another whole period): then it is cancelled upstream and fails with
+    /// `-32001`. `tasks/result` is not timed.
+    async fn within_timeout(
+        self: &Arc<Self>,
+        method: &str,
+        id: i64,
+        answer: impl std::future::Future<Output = Result<Value, ErrorObject>>,
+        forward: Option<&Forward>,
+    ) -> Result<Value, ErrorObject> {
+        if method == "tasks/result" {
+            // It waits, by design, for the upstream's task to end, however long it runs.
+            return answer.await;
+        }
+        tokio::pin!(answer);
+        loop {
+            let progressed = forward.map(|f| f.progressed.load(Ordering::Relaxed));
+            if let Ok(answer) = tokio::time::timeout(self.timeout, &mut answer).await {
+                return answer;
+            }
+            let alive = forward.is_some_and(|f| {
+                f.asking.load(Ordering::Relaxed) > 0 || Some(f.progressed.load(Ordering::Relaxed)) != progressed
+            });
+            if !alive {
+                let ms = self.timeout.as_millis();
+                let reason = format!("no answer within {ms} ms");
+                let _ = self.notify("notifications/cancelled", Some(json!({"requestId": id, "reason": reason}))).await;
+                return Err(ErrorObject::new(
+                    crate::code::REQUEST_TIMEOUT,
+                    format!("upstream server: no answer to {method} within {ms} ms"),
+                ));
+            }
         }
     }
 
@@ -529,6 +578,7 @@ impl Link {
                     forwards.iter().find(|(_, f)| lock(&f.token).as_deref() == token.as_deref()).map(|(_, f)| f.clone())
                 };
                 if let (Some(f), Some(progress)) = (forward, p.get("progress").and_then(Value::as_f64)) {
+                    f.progressed.fetch_add(1, Ordering::Relaxed);
                     f.ctx.report_progress(
                         progress,
                         p.get("total").and_then(Value::as_f64),
@@ -619,6 +669,8 @@ impl Link {
         // A handshake-era client, or a task of the proxy's (whose input waits in the task), is
         // asked now; a 2026-07-28 client's plain request answers by retrying.
         if !f.ctx.is_modern() || f.ctx.is_task() {
+            f.asking.fetch_add(1, Ordering::Relaxed);
+            let _answered = Answered(&f.asking);
             return f.ctx.send_request(method, params).await.map_err(|e| match e {
                 PeerError::Rpc(e) => e,
                 other => ErrorObject::internal(other.to_string()),
@@ -634,6 +686,15 @@ impl Link {
         *lock(&f.needs) = Some(InputRequired::new().ask(key, request).with_state(state));
         f.needs_input.notify_one();
         Err(ErrorObject::internal("the proxy's client answers this by retrying"))
+    }
+}
+
+/// Counts a question of the upstream's off the forward's open ones when its wait ends.
+struct Answered<'a>(&'a AtomicUsize);
+
+impl Drop for Answered<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::Relaxed);
     }
 }
 

@@ -28,7 +28,7 @@ use serde_json::{json, Value};
 use forward::{CompleteForward, Methods, PromptForward, ReadForward, ToolForward};
 pub use link::UpstreamEra;
 use link::{Events, Failure, Link};
-pub use target::{parse_upstream, ProxyError, UpstreamTarget};
+pub use target::{parse_upstream, ProxyError, UpstreamOptions, UpstreamTarget, DEFAULT_UPSTREAM_TIMEOUT};
 
 use crate::protocol::headers::param_headers;
 use crate::protocol::model::{Implementation, Prompt, Resource, ResourceTemplate, TaskSupport, Tool, TASKS_EXTENSION};
@@ -64,10 +64,17 @@ async fn call(link: &Arc<Link>, method: &str, params: Value) -> Result<Value, Pr
 
 impl Upstream {
     /// Start or reach the upstream and initialize it: `initialize` (handshake era), or
-    /// `server/discover` (2026-07-28). Must run inside a Tokio runtime.
+    /// `server/discover` (2026-07-28), with the default options in `era`. Must run inside a
+    /// Tokio runtime.
     pub async fn connect(target: &UpstreamTarget, era: UpstreamEra) -> Result<Upstream, ProxyError> {
+        Self::connect_with(target, UpstreamOptions::era(era)).await
+    }
+
+    /// As [`Upstream::connect`], with `options`.
+    pub async fn connect_with(target: &UpstreamTarget, options: UpstreamOptions) -> Result<Upstream, ProxyError> {
+        let era = options.era;
         let client_info = json!({"name": "ferrite-proxy", "version": env!("CARGO_PKG_VERSION")});
-        let link = Link::new(era, client_info.clone());
+        let link = Link::new(era, client_info.clone(), options.timeout);
         match target {
             UpstreamTarget::Stdio { program, args, env } => stdio::spawn(&link, program, args, env),
             UpstreamTarget::Http { url, headers } => http::connect(&link, url, headers),
@@ -113,7 +120,7 @@ impl Upstream {
             let probe = match target {
                 UpstreamTarget::Http { .. } => Some(link.clone()),
                 UpstreamTarget::Stdio { program, args, env } => {
-                    let second = Link::new(UpstreamEra::Modern, client_info.clone());
+                    let second = Link::new(UpstreamEra::Modern, client_info.clone(), options.timeout);
                     stdio::spawn(&second, program, args, env).ok().map(|()| second)
                 }
             };
@@ -273,8 +280,8 @@ impl Server {
     /// Connect to the upstream `spec` describes (see [`parse_upstream`]) and serve what it
     /// serves (see [`Server::proxy`]): the one call every binding makes.
     pub async fn proxy_upstream(&self, spec: &Value) -> Result<Proxy, ProxyError> {
-        let (target, era) = parse_upstream(spec)?;
-        self.proxy(Upstream::connect(&target, era).await?).await
+        let (target, options) = parse_upstream(spec)?;
+        self.proxy(Upstream::connect_with(&target, options).await?).await
     }
 }
 

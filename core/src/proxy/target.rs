@@ -1,6 +1,8 @@
 //! Where a proxy's upstream is, as every binding describes it (a JSON object), and why a
 //! proxy could not be set up.
 
+use std::time::Duration;
+
 use serde_json::Value;
 
 use super::link::UpstreamEra;
@@ -66,10 +68,44 @@ impl UpstreamTarget {
     }
 }
 
+/// How the proxy talks to its upstream.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct UpstreamOptions {
+    /// The revision spoken upstream.
+    pub era: UpstreamEra,
+    /// How long a request to the upstream may go without an answer, a progress notification
+    /// for it, or a question of the upstream's open with the client. Past it the request is
+    /// cancelled upstream and fails with `-32001` (the official TypeScript SDK client's code).
+    pub timeout: Duration,
+}
+
+/// The upstream request timeout when none is given: the official TypeScript SDK's client's.
+pub const DEFAULT_UPSTREAM_TIMEOUT: Duration = Duration::from_secs(60);
+
+impl Default for UpstreamOptions {
+    fn default() -> Self {
+        UpstreamOptions { era: UpstreamEra::Auto, timeout: DEFAULT_UPSTREAM_TIMEOUT }
+    }
+}
+
+impl UpstreamOptions {
+    /// The default options in `era`.
+    pub fn era(era: UpstreamEra) -> Self {
+        UpstreamOptions { era, ..Self::default() }
+    }
+
+    /// These options with `timeout`.
+    pub fn with_timeout(self, timeout: Duration) -> Self {
+        UpstreamOptions { timeout, ..self }
+    }
+}
+
 /// Parse the JSON every binding passes for an upstream: the target's keys (see
-/// [`UpstreamTarget::from_value`]) and `"era"`: `"auto"` (the default), `"handshake"` or
-/// `"modern"`.
-pub fn parse_upstream(v: &Value) -> Result<(UpstreamTarget, UpstreamEra), ProxyError> {
+/// [`UpstreamTarget::from_value`]), `"era"`: `"auto"` (the default), `"handshake"` or
+/// `"modern"`, and `"timeout_ms"`: a positive whole number of milliseconds (see
+/// [`UpstreamOptions::timeout`]; [`DEFAULT_UPSTREAM_TIMEOUT`] when absent or null).
+pub fn parse_upstream(v: &Value) -> Result<(UpstreamTarget, UpstreamOptions), ProxyError> {
     let era = match v.get("era") {
         None | Some(Value::Null) => UpstreamEra::Auto,
         Some(Value::String(e)) if e == "auto" => UpstreamEra::Auto,
@@ -79,7 +115,14 @@ pub fn parse_upstream(v: &Value) -> Result<(UpstreamTarget, UpstreamEra), ProxyE
             return Err(ProxyError::Target(format!("era must be \"auto\", \"handshake\" or \"modern\", not {other}")))
         }
     };
-    Ok((UpstreamTarget::from_value(v)?, era))
+    let timeout = match v.get("timeout_ms") {
+        None | Some(Value::Null) => DEFAULT_UPSTREAM_TIMEOUT,
+        Some(t) => match t.as_u64() {
+            Some(ms) if ms > 0 => Duration::from_millis(ms),
+            _ => return Err(ProxyError::Target(format!("timeout_ms must be a positive whole number, not {t}"))),
+        },
+    };
+    Ok((UpstreamTarget::from_value(v)?, UpstreamOptions { era, timeout }))
 }
 
 /// Why a proxy could not be set up.
