@@ -613,3 +613,53 @@ async fn a_timeout_that_is_not_a_positive_whole_number_of_milliseconds_is_refuse
     let (_, options) = ferrite_core::proxy::parse_upstream(&json!({"command": "x"})).unwrap();
     assert_eq!(options.timeout, ferrite_core::proxy::DEFAULT_UPSTREAM_TIMEOUT);
 }
+
+#[tokio::test]
+async fn a_2026_upstreams_list_changes_and_resource_updates_reach_the_proxys_clients_through_its_listen_stream() {
+    let (up, seen) = subscribable_upstream("modern-upstream");
+    up.enable_tools_list_changed();
+    let count = |method: &str| seen.lock().unwrap().iter().filter(|m| *m == method).count();
+    let (target, task) = serve_upstream(&up).await;
+    let (server, proxy) = Upstream::connect(&target, UpstreamEra::Modern).await.unwrap().into_server().await.unwrap();
+    let h = Harness::new(server.clone());
+    h.initialize("2025-11-25", json!({})).await;
+    let _listening = server.attach_listener(&h.conn, &h.peer);
+    // From the start the proxy listens upstream for what the upstream announces.
+    assert!(eventually(|| count("subscriptions/listen") == 1).await, "{:?}", seen.lock().unwrap());
+    up.add_tool_fn(Tool::new("later", json!({"type": "object"})), |_a| Ok(CallToolResult::text("later"))).unwrap();
+    up.notify_tools_list_changed();
+    let announced = || h.recorder.methods().iter().any(|m| m == "notifications/tools/list_changed");
+    assert!(eventually(announced).await, "the list change reached the proxy's client: {:?}", h.recorder.methods());
+    let tools = h.ok("tools/list", json!({})).await;
+    assert!(tools["tools"].as_array().unwrap().iter().any(|t| t["name"] == "later"), "re-listed: {tools}");
+    // A client's subscription: a listen stream naming the URI replaces the first.
+    h.ok("resources/subscribe", json!({"uri": "test://r"})).await;
+    assert!(eventually(|| count("subscriptions/listen") == 2).await, "{:?}", seen.lock().unwrap());
+    assert!(eventually(|| up.notify_resource_updated("test://r") > 0).await, "the new stream watches test://r");
+    let updated = || {
+        h.recorder
+            .frames()
+            .iter()
+            .any(|f| f["method"] == "notifications/resources/updated" && f["params"]["uri"] == "test://r")
+    };
+    assert!(eventually(updated).await, "{:?}", h.recorder.methods());
+    // The stream it replaced was closed: a list change reaches the client once.
+    let before = h.recorder.methods().iter().filter(|m| *m == "notifications/tools/list_changed").count();
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    up.notify_tools_list_changed();
+    let once =
+        || h.recorder.methods().iter().filter(|m| *m == "notifications/tools/list_changed").count() == before + 1;
+    assert!(eventually(once).await);
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let after = h.recorder.methods().iter().filter(|m| *m == "notifications/tools/list_changed").count();
+    assert_eq!(after, before + 1, "one stream left upstream");
+    // The last subscriber leaves: the stream goes back to list changes alone.
+    h.ok("resources/unsubscribe", json!({"uri": "test://r"})).await;
+    assert!(eventually(|| count("subscriptions/listen") == 3).await, "{:?}", seen.lock().unwrap());
+    assert!(
+        h.recorder.methods().iter().all(|m| m != "notifications/subscriptions/acknowledged"),
+        "the upstream's acknowledgements stay in the proxy"
+    );
+    proxy.close();
+    task.abort();
+}

@@ -255,6 +255,16 @@ fn uri_of(params: &Option<Value>) -> Option<&str> {
     params.as_ref()?.get("uri")?.as_str()
 }
 
+/// The resource URIs a `subscriptions/listen` request asks updates of.
+fn listened_uris(params: &Option<Value>) -> Vec<String> {
+    params
+        .as_ref()
+        .and_then(|p| p.pointer("/notifications/resourceSubscriptions"))
+        .and_then(Value::as_array)
+        .map(|a| a.iter().filter_map(Value::as_str).map(str::to_owned).collect())
+        .unwrap_or_default()
+}
+
 fn without_envelope(params: Option<Value>) -> Option<Value> {
     let mut p = params?;
     if let Some(Value::Object(meta)) = p.get_mut("_meta") {
@@ -299,18 +309,37 @@ impl Middleware for Methods {
                     answer
                 }
                 "subscriptions/listen" if handshake => {
-                    let uris: Vec<String> = request
-                        .params
-                        .as_ref()
-                        .and_then(|p| p.pointer("/notifications/resourceSubscriptions"))
-                        .and_then(Value::as_array)
-                        .map(|a| a.iter().filter_map(Value::as_str).map(str::to_owned).collect())
-                        .unwrap_or_default();
                     let holder = format!("listen {} {}", request.ctx.connection_id(), request.ctx.request_id());
-                    for uri in uris {
+                    for uri in listened_uris(&request.params) {
                         let _ = mirror.link.request("resources/subscribe", Some(json!({"uri": uri})), None).await;
                         mirror.subscribed(&uri, &holder);
                     }
+                    next.run(request).await
+                }
+                // A 2026-07-28 upstream learns of subscriptions through the proxy's listen
+                // stream, opened again when the set of URIs changes.
+                "resources/subscribe" => {
+                    if let Some(uri) = uri_of(&request.params) {
+                        mirror.subscribed(uri, request.ctx.connection_id());
+                        mirror.relisten();
+                    }
+                    next.run(request).await
+                }
+                "resources/unsubscribe" => {
+                    let uri = uri_of(&request.params).map(str::to_owned);
+                    let connection = request.ctx.connection_id().to_owned();
+                    let answer = next.run(request).await;
+                    if uri.is_some_and(|uri| mirror.unsubscribed(&uri, &connection)) {
+                        mirror.relisten();
+                    }
+                    answer
+                }
+                "subscriptions/listen" => {
+                    let holder = format!("listen {} {}", request.ctx.connection_id(), request.ctx.request_id());
+                    for uri in listened_uris(&request.params) {
+                        mirror.subscribed(&uri, &holder);
+                    }
+                    mirror.relisten();
                     next.run(request).await
                 }
                 m if !crate::server::is_core_method(m)

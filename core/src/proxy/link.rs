@@ -252,6 +252,11 @@ impl Link {
         Ok(())
     }
 
+    /// Whether the link is closed (or the upstream went away).
+    pub(crate) fn is_closed(&self) -> bool {
+        self.closed.load(Ordering::SeqCst)
+    }
+
     pub(crate) fn set_wire(&self, wire: Box<dyn Wire>) {
         let _ = self.wire.set(wire);
     }
@@ -456,7 +461,11 @@ impl Link {
         // Sending is part of the wait: an HTTP wire's POST answered with JSON returns only
         // with the answer, and the client may cancel before that.
         let answer = async {
-            self.send_with(frame, Some(id), headers).await?;
+            if let Err(e) = self.send_with(frame, Some(id), headers).await {
+                // Never delivered: nothing to withdraw.
+                lock(&self.pending).remove(&id);
+                return Err(e);
+            }
             rx.await.unwrap_or_else(|_| Err(upstream_error("the connection closed")))
         };
         let answer = self.within_timeout(method, id, answer, forward.map(|f| &**f));
@@ -465,11 +474,11 @@ impl Link {
             Some(f) => tokio::select! {
                 a = answer => Ok(a?),
                 _ = f.ctx.cancelled(), if f.abandons => {
-                    let _ = self.notify("notifications/cancelled", Some(json!({"requestId": id, "reason": "cancelled downstream"}))).await;
+                    self.withdraw(id, "cancelled downstream");
                     Err(ErrorObject::new(-32800, "Request cancelled").into())
                 }
                 _ = f.needs_input.notified() => {
-                    let _ = self.notify("notifications/cancelled", Some(json!({"requestId": id, "reason": "input required downstream"}))).await;
+                    self.withdraw(id, "input required downstream");
                     let needs = lock(&f.needs).take().unwrap_or_default();
                     Err(Failure::NeedsInput(needs))
                 }
@@ -480,7 +489,7 @@ impl Link {
     /// `answer`, unless request `id` goes [`Link::timeout`] without it, a progress notification
     /// for it, or a question open with the client (checked each period, so a sign of life
     /// gives it at least another whole period): then it is cancelled upstream and fails with
-    /// `-32001`. `tasks/result` is not timed.
+    /// `-32001`. `tasks/result` and `subscriptions/listen` are not timed.
     async fn within_timeout(
         self: &Arc<Self>,
         method: &str,
@@ -488,8 +497,8 @@ impl Link {
         answer: impl std::future::Future<Output = Result<Value, ErrorObject>>,
         forward: Option<&Forward>,
     ) -> Result<Value, ErrorObject> {
-        if method == "tasks/result" {
-            // It waits, by design, for the upstream's task to end, however long it runs.
+        if matches!(method, "tasks/result" | "subscriptions/listen") {
+            // They wait, by design, for the upstream's task to end, or for good.
             return answer.await;
         }
         tokio::pin!(answer);
@@ -503,14 +512,28 @@ impl Link {
             });
             if !alive {
                 let ms = self.timeout.as_millis();
-                let reason = format!("no answer within {ms} ms");
-                let _ = self.notify("notifications/cancelled", Some(json!({"requestId": id, "reason": reason}))).await;
+                self.withdraw(id, &format!("no answer within {ms} ms"));
                 return Err(ErrorObject::new(
                     crate::code::REQUEST_TIMEOUT,
                     format!("upstream server: no answer to {method} within {ms} ms"),
                 ));
             }
         }
+    }
+
+    /// Stop waiting for request `id`; when it was still unanswered (and the upstream is still
+    /// there), tell the upstream with `notifications/cancelled`, so it stops working on it.
+    /// Sent from a task of its own: this runs in drops too.
+    fn withdraw(self: &Arc<Self>, id: i64, reason: &str) {
+        if lock(&self.pending).remove(&id).is_none() || self.closed.load(Ordering::SeqCst) {
+            return;
+        }
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else { return };
+        let frame = json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": id, "reason": reason}});
+        let link = self.clone();
+        runtime.spawn(async move {
+            let _ = link.send(frame, None).await;
+        });
     }
 
     /// A message from the upstream; `related` is the request the wire read it for, if any.
@@ -710,15 +733,17 @@ impl Drop for Asked<'_> {
     }
 }
 
-/// Takes a request's bookkeeping out when it ends, however it ends.
+/// Takes a request's bookkeeping out when it ends, however it ends: a request dropped before
+/// its answer (the handler forwarding it went away, a listen stream replaced) is withdrawn
+/// upstream.
 struct Cleanup<'a> {
-    link: &'a Link,
+    link: &'a Arc<Link>,
     id: i64,
 }
 
 impl Drop for Cleanup<'_> {
     fn drop(&mut self) {
-        lock(&self.link.pending).remove(&self.id);
+        self.link.withdraw(self.id, "the proxy no longer needs the answer");
         lock(&self.link.forwards).retain(|(i, _)| *i != self.id);
         if let Some(wire) = self.link.wire() {
             wire.done(self.id);

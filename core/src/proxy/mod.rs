@@ -5,9 +5,10 @@
 //! The upstream's tools, resources, templates and prompts are mirrored into the local server
 //! as registrations whose handlers forward the call (so the local core does what it does for
 //! any server: both eras, sessions, validation, middleware, telemetry), and kept in step with
-//! its list-changed notifications. While a forwarded request runs, the upstream's progress,
+//! its list-changed notifications (from a 2026-07-28 upstream, on a `subscriptions/listen`
+//! stream the proxy holds open). While a forwarded request runs, the upstream's progress,
 //! log messages and server-to-client requests go to the client that made it; cancelling it
-//! cancels the upstream request. A 2026-07-28 client answers the upstream's questions by
+//! cancels the upstream request, as a timeout does (see [`UpstreamOptions`]). A 2026-07-28 client answers the upstream's questions by
 //! retrying (input required), as it would any Ferrite server's. Completions, resource
 //! subscriptions and the upstream's custom methods are forwarded too. Tools keep their
 //! `execution.taskSupport`: the proxy's own engine serves its clients' tasks, and a tool the
@@ -186,6 +187,9 @@ impl Proxy {
     /// Stop the upstream (kill the child process, close the HTTP streams); forwarded calls
     /// then fail with `-32603`.
     pub fn close(&self) {
+        if let Some((_, task)) = lock(&self.mirror.listening).take() {
+            task.abort();
+        }
         self.mirror.link.close();
         if let Some(m) = &self.mirror.modern {
             m.close();
@@ -207,6 +211,13 @@ struct Mirror {
     /// A 2026-07-28 upstream offering the tasks extension: its tools list no task support
     /// (the server decides per call), so every tool is mirrored as one that may run as a task.
     tasks_by_policy: bool,
+    /// The capabilities the upstream declared.
+    capabilities: Value,
+    /// A 2026-07-28 upstream's `subscriptions/listen` stream: the filter it was opened with,
+    /// and the task holding it open.
+    listening: Mutex<Option<(Value, tokio::task::JoinHandle<()>)>>,
+    /// Signalled when the upstream acknowledges a listen stream.
+    acknowledged: tokio::sync::Notify,
 }
 
 #[derive(Default)]
@@ -232,6 +243,9 @@ impl Server {
             subscribers: Mutex::default(),
             tasks_by_policy: upstream.link.era == UpstreamEra::Modern
                 && caps.pointer("/extensions").and_then(|e| e.get(TASKS_EXTENSION)).is_some(),
+            capabilities: caps.clone(),
+            listening: Mutex::default(),
+            acknowledged: tokio::sync::Notify::new(),
         });
         // The sink lives as long as the mirror, which the mirrored handlers hold.
         let events: Arc<dyn Events> = mirror.clone();
@@ -272,6 +286,7 @@ impl Server {
             }
         }
         self.add_middleware(Methods(mirror.clone()));
+        mirror.relisten();
         Ok(Proxy { mirror })
     }
 }
@@ -301,6 +316,52 @@ impl Mirror {
             return true;
         }
         false
+    }
+
+    /// What a 2026-07-28 upstream's listen stream asks for: the list changes it announces,
+    /// and updates of the resources the proxy's clients are subscribed to; `None` for nothing.
+    fn listen_filter(&self) -> Option<Value> {
+        let caps = &self.capabilities;
+        let mut filter = serde_json::Map::new();
+        for (kind, key) in
+            [("tools", "toolsListChanged"), ("prompts", "promptsListChanged"), ("resources", "resourcesListChanged")]
+        {
+            if caps.pointer(&format!("/{kind}/listChanged")) == Some(&Value::Bool(true)) {
+                filter.insert(key.to_owned(), Value::Bool(true));
+            }
+        }
+        if caps.pointer("/resources/subscribe") == Some(&Value::Bool(true)) {
+            let mut uris: Vec<String> = lock(&self.subscribers).keys().cloned().collect();
+            if !uris.is_empty() {
+                uris.sort();
+                filter.insert("resourceSubscriptions".to_owned(), json!(uris));
+            }
+        }
+        (!filter.is_empty()).then_some(Value::Object(filter))
+    }
+
+    /// A 2026-07-28 upstream sends list changes and resource updates only on a
+    /// `subscriptions/listen` stream, whose filter cannot change: open one for what the
+    /// proxy needs now, unless the open one already asks for exactly that; the one it
+    /// replaces is closed once the new one is acknowledged (or after 2 s).
+    fn relisten(self: &Arc<Self>) {
+        if self.link.era != UpstreamEra::Modern {
+            return; // the session carries them
+        }
+        let filter = self.listen_filter();
+        let mut listening = lock(&self.listening);
+        if listening.as_ref().map(|(f, _)| f) == filter.as_ref() {
+            return;
+        }
+        let replaced = listening.take().map(|(_, task)| task);
+        let Some(filter) = filter else {
+            if let Some(task) = replaced {
+                task.abort();
+            }
+            return;
+        };
+        let task = tokio::spawn(listen_upstream(Arc::downgrade(self), self.link.clone(), filter.clone(), replaced));
+        *listening = Some((filter, task));
     }
 
     /// The connection a request of `ctx`'s client goes on.
@@ -445,6 +506,48 @@ impl Mirror {
     }
 }
 
+/// Hold a listen stream open on a 2026-07-28 upstream with `filter`, opening it again a second
+/// after it ends (the upstream closed it, or the connection failed), until the link closes or
+/// the upstream refuses it. `replaced` (the stream this one replaces) is stopped once this one
+/// is acknowledged.
+async fn listen_upstream(
+    mirror: std::sync::Weak<Mirror>,
+    link: Arc<Link>,
+    filter: Value,
+    mut replaced: Option<tokio::task::JoinHandle<()>>,
+) {
+    loop {
+        let Some(acknowledged) = mirror.upgrade().map(|m| async move { m.acknowledged.notified().await }) else {
+            return;
+        };
+        let mut listen =
+            Box::pin(link.request_in("subscriptions/listen", Some(json!({"notifications": filter})), None, true));
+        let mut ended = None;
+        if let Some(old) = replaced.take() {
+            tokio::select! {
+                r = &mut listen => ended = Some(r),
+                () = acknowledged => {}
+                () = tokio::time::sleep(std::time::Duration::from_secs(2)) => {}
+            }
+            old.abort();
+        }
+        let outcome = match ended {
+            Some(r) => r,
+            None => listen.await,
+        };
+        match outcome {
+            Err(Failure::Rpc(e))
+                if e.code == crate::code::METHOD_NOT_FOUND || e.code == crate::code::INVALID_PARAMS =>
+            {
+                tracing::warn!(target: crate::diagnostics::target::HANDLER, "proxy: the upstream refused subscriptions/listen: {}", e.message);
+                return;
+            }
+            _ if link.is_closed() => return,
+            _ => tokio::time::sleep(std::time::Duration::from_secs(1)).await,
+        }
+    }
+}
+
 impl Events for Mirror {
     /// A new upstream session knows none of the old one's subscriptions: ask again for those
     /// the proxy's clients hold.
@@ -470,6 +573,8 @@ impl Events for Mirror {
             // The upstream's tasks are the proxy's own business: its clients see the
             // proxy's tasks, and their notifications come from the proxy's engine.
             "notifications/tasks/status" | "notifications/tasks" => {}
+            // The proxy's own listen stream is open: the one it replaces may close.
+            "notifications/subscriptions/acknowledged" => self.acknowledged.notify_waiters(),
             "notifications/resources/updated" => {
                 if let Some(uri) = params.as_ref().and_then(|p| p.get("uri")).and_then(Value::as_str) {
                     server.notify_resource_updated(uri);
@@ -485,6 +590,13 @@ impl Events for Mirror {
                 server.send_log_message(level.unwrap_or(crate::LoggingLevel::Info), data, logger, None);
             }
             _ => {
+                // The upstream's subscription id is the proxy's business.
+                let params = params.map(|mut p| {
+                    if let Some(Value::Object(meta)) = p.get_mut("_meta") {
+                        meta.remove(crate::protocol::model::SUBSCRIPTION_ID_KEY);
+                    }
+                    p
+                });
                 server.notify(method, params);
             }
         }
