@@ -279,7 +279,12 @@ def test_a_question_the_handler_gives_up_is_withdrawn_from_the_client(stdio: Any
     c = stdio(STDIO_SERVER, capabilities={"elicitation": {}})
     rid = c.start("tools/call", {"name": "impatient", "arguments": {}})
     seen: List[Dict[str, Any]] = []
-    while not any(m.get("id") == rid and "result" in m for m in seen):
+
+    def done() -> bool:  # the withdrawal may come after the handler's answer: it is sent as the wait stops
+        answered = any(m.get("id") == rid and "result" in m for m in seen)
+        return answered and any(m.get("method") == "notifications/cancelled" for m in seen)
+
+    while not done():
         seen.append(c.messages.get(timeout=10))
     asked = [m for m in seen if m.get("method") == "elicitation/create"]
     assert len(asked) == 1, seen

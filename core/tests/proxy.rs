@@ -577,6 +577,14 @@ async fn an_upstream_silent_past_the_timeout_is_cancelled_and_the_client_gets_32
         Ok(CallToolResult::text(format!("{:?}", r.action)))
     })
     .unwrap();
+    // Answered 250 ms in (just before the 300 ms check), then 200 ms of work: the answer is a
+    // sign of life.
+    up.add_tool(Tool::new("ask_then_work", json!({"type": "object"})), |_a: Value, ctx: RequestContext| async move {
+        let r = ctx.elicit("Name?", json!({"type": "object", "properties": {"name": {"type": "string"}}})).await?;
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        Ok(CallToolResult::text(format!("{:?} then worked", r.action)))
+    })
+    .unwrap();
     let (target, task) = serve_upstream(&up).await;
     let spec = match &target {
         UpstreamTarget::Http { url, .. } => json!({"url": url, "era": "handshake", "timeout_ms": 300}),
@@ -597,8 +605,16 @@ async fn an_upstream_silent_past_the_timeout_is_cancelled_and_the_client_gets_32
     // 800 ms of progress every 100 ms, and an 800 ms wait on the client, both past 300 ms.
     let r = h.ok("tools/call", json!({"name": "busy", "_meta": {"progressToken": "p"}})).await;
     assert_eq!(text(&r), "done");
+    // The client asked for no progress: the proxy asks the upstream anyway, and passes none on.
+    let shown = h.recorder.frames().len();
+    let r = h.ok("tools/call", json!({"name": "busy"})).await;
+    assert_eq!(text(&r), "done");
+    assert!(h.recorder.frames()[shown..].iter().all(|f| f["method"] != "notifications/progress"));
     let r = h.ok("tools/call", json!({"name": "ask"})).await;
     assert_eq!(text(&r), "Decline");
+    h.peer = Arc::new(SlowClient { delay: Duration::from_millis(250), reply: json!({"action": "decline"}) });
+    let r = h.ok("tools/call", json!({"name": "ask_then_work"})).await;
+    assert_eq!(text(&r), "Decline then worked");
     proxy.close();
     task.abort();
 }
@@ -661,5 +677,55 @@ async fn a_2026_upstreams_list_changes_and_resource_updates_reach_the_proxys_cli
         "the upstream's acknowledgements stay in the proxy"
     );
     proxy.close();
+    task.abort();
+}
+
+#[tokio::test]
+async fn replacing_the_upstream_listen_stream_leaves_one_open_and_a_refused_replacement_keeps_the_old() {
+    let (up, seen) = subscribable_upstream("modern-upstream");
+    up.enable_tools_list_changed();
+    // The upstream refuses a listen stream naming test://bad.
+    up.add_middleware(
+        |req: ferrite_core::server::middleware::MiddlewareRequest, next: ferrite_core::server::middleware::Next| {
+            let bad = req.method == "subscriptions/listen"
+                && req.params.as_ref().is_some_and(|p| p.to_string().contains("test://bad"));
+            Box::pin(async move {
+                if bad {
+                    return Err(ferrite_core::ErrorObject::invalid_params("no such resource: test://bad"));
+                }
+                next.run(req).await
+            }) as ferrite_core::BoxFuture<'static, ferrite_core::server::middleware::Answer>
+        },
+    );
+    let listens = || seen.lock().unwrap().iter().filter(|m| *m == "subscriptions/listen").count();
+    // A stream its client closed is noticed at the next write: a keep-alive every 50 ms.
+    let opts = http::HttpOptions { sse_keep_alive: Some(Duration::from_millis(50)), ..http::HttpOptions::default() };
+    let bound = http::bind(&up, ([127, 0, 0, 1], 0).into(), opts).await.unwrap();
+    let target = UpstreamTarget::Http { url: format!("http://{}/mcp", bound.local_addr().unwrap()), headers: vec![] };
+    let task = tokio::spawn(async move {
+        let _ = bound.run().await;
+    });
+    let (server, proxy) = Upstream::connect(&target, UpstreamEra::Modern).await.unwrap().into_server().await.unwrap();
+    let h = Harness::new(server.clone());
+    h.initialize("2025-11-25", json!({})).await;
+    assert!(eventually(|| listens() == 1).await);
+    // Three changes of the filter in a row: in the end one stream is open upstream.
+    h.ok("resources/subscribe", json!({"uri": "test://r"})).await;
+    h.ok("resources/subscribe", json!({"uri": "test://s"})).await;
+    h.ok("resources/unsubscribe", json!({"uri": "test://s"})).await;
+    assert!(eventually(|| listens() >= 3).await, "{:?}", seen.lock().unwrap());
+    tokio::time::sleep(Duration::from_millis(2500)).await; // past any replacement's wait
+    assert_eq!(up.notify_tools_list_changed(), 1, "one listen stream left upstream");
+    assert_eq!(up.notify_resource_updated("test://r"), 1, "and it watches test://r");
+    // A replacement the upstream refuses leaves the stream it would have replaced.
+    let before = listens();
+    h.ok("resources/subscribe", json!({"uri": "test://bad"})).await;
+    assert!(eventually(|| listens() == before + 1).await);
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(up.notify_tools_list_changed(), 1, "the old stream is still open");
+    assert_eq!(up.notify_resource_updated("test://r"), 1);
+    proxy.close();
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(up.notify_tools_list_changed(), 0, "closing the proxy closes its stream upstream");
     task.abort();
 }

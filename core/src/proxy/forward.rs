@@ -310,11 +310,19 @@ impl Middleware for Methods {
                 }
                 "subscriptions/listen" if handshake => {
                     let holder = format!("listen {} {}", request.ctx.connection_id(), request.ctx.request_id());
-                    for uri in listened_uris(&request.params) {
+                    let uris = listened_uris(&request.params);
+                    for uri in &uris {
                         let _ = mirror.link.request("resources/subscribe", Some(json!({"uri": uri})), None).await;
-                        mirror.subscribed(&uri, &holder);
+                        mirror.subscribed(uri, &holder);
                     }
-                    next.run(request).await
+                    // The client's stream is open until this returns: then its subscriptions go.
+                    let answer = next.run(request).await;
+                    for uri in &uris {
+                        if mirror.unsubscribed(uri, &holder) {
+                            let _ = mirror.link.request("resources/unsubscribe", Some(json!({"uri": uri})), None).await;
+                        }
+                    }
+                    answer
                 }
                 // A 2026-07-28 upstream learns of subscriptions through the proxy's listen
                 // stream, opened again when the set of URIs changes.
@@ -336,11 +344,21 @@ impl Middleware for Methods {
                 }
                 "subscriptions/listen" => {
                     let holder = format!("listen {} {}", request.ctx.connection_id(), request.ctx.request_id());
-                    for uri in listened_uris(&request.params) {
-                        mirror.subscribed(&uri, &holder);
+                    let uris = listened_uris(&request.params);
+                    for uri in &uris {
+                        mirror.subscribed(uri, &holder);
                     }
                     mirror.relisten();
-                    next.run(request).await
+                    // The client's stream is open until this returns: then its URIs go.
+                    let answer = next.run(request).await;
+                    let mut gone = false;
+                    for uri in &uris {
+                        gone |= mirror.unsubscribed(uri, &holder);
+                    }
+                    if gone {
+                        mirror.relisten();
+                    }
+                    answer
                 }
                 m if !crate::server::is_core_method(m)
                     && mirror.server.upgrade().is_some_and(|s| !s.serves_method(m)) =>

@@ -96,7 +96,8 @@ pub(crate) struct Forward {
     /// Whether cancelling the client's request abandons the upstream request at once (else
     /// its answer is awaited: see `Mirror::call_creating_task`).
     abandons: bool,
-    /// Signs of life of the upstream request (its progress notifications), so far.
+    /// Signs of life of the upstream request (its progress notifications, answers to its
+    /// questions), so far.
     progressed: AtomicU64,
     /// The upstream's questions open with the client: the wait is the client's, not the
     /// upstream's, and does not count against the timeout.
@@ -434,22 +435,22 @@ impl Link {
                 )
             }
         };
+        // A token whether or not the client asked for progress: the upstream's progress keeps the
+        // request alive (see `within_timeout`), and reaches the client only if it asked.
         if let Some(f) = forward {
-            if f.ctx.progress_token().is_some() {
-                let token = format!("ferrite-proxy-{id}");
-                let meta = params.entry("_meta").or_insert_with(|| json!({}));
-                if let Value::Object(m) = meta {
-                    m.insert("progressToken".to_owned(), json!(token));
-                }
-                *lock(&f.token) = Some(token);
+            let token = format!("ferrite-proxy-{id}");
+            let meta = params.entry("_meta").or_insert_with(|| json!({}));
+            if let Value::Object(m) = meta {
+                m.insert("progressToken".to_owned(), json!(token));
             }
+            *lock(&f.token) = Some(token);
         }
         if modern {
             self.enveloped(&mut params, declares);
         }
         let (tx, rx) = oneshot::channel();
         lock(&self.pending).insert(id, tx);
-        let _cleanup = Cleanup { link: self, id };
+        let _cleanup = Cleanup { link: self, id, modern };
         if self.closed.load(Ordering::SeqCst) {
             return Err(upstream_error("the upstream connection closed").into());
         }
@@ -468,17 +469,17 @@ impl Link {
             }
             rx.await.unwrap_or_else(|_| Err(upstream_error("the connection closed")))
         };
-        let answer = self.within_timeout(method, id, answer, forward.map(|f| &**f));
+        let answer = self.within_timeout(method, id, modern, answer, forward.map(|f| &**f));
         match forward {
             None => Ok(answer.await?),
             Some(f) => tokio::select! {
                 a = answer => Ok(a?),
                 _ = f.ctx.cancelled(), if f.abandons => {
-                    self.withdraw(id, "cancelled downstream");
+                    self.withdraw(id, "cancelled downstream", modern);
                     Err(ErrorObject::new(-32800, "Request cancelled").into())
                 }
                 _ = f.needs_input.notified() => {
-                    self.withdraw(id, "input required downstream");
+                    self.withdraw(id, "input required downstream", modern);
                     let needs = lock(&f.needs).take().unwrap_or_default();
                     Err(Failure::NeedsInput(needs))
                 }
@@ -494,6 +495,7 @@ impl Link {
         self: &Arc<Self>,
         method: &str,
         id: i64,
+        modern: bool,
         answer: impl std::future::Future<Output = Result<Value, ErrorObject>>,
         forward: Option<&Forward>,
     ) -> Result<Value, ErrorObject> {
@@ -507,12 +509,15 @@ impl Link {
             if let Ok(answer) = tokio::time::timeout(self.timeout, &mut answer).await {
                 return answer;
             }
+            if !lock(&self.pending).contains_key(&id) {
+                return answer.await; // answered (or failed) just now: it is ready
+            }
             let alive = forward.is_some_and(|f| {
                 f.asking.load(Ordering::Relaxed) > 0 || Some(f.progressed.load(Ordering::Relaxed)) != progressed
             });
             if !alive {
                 let ms = self.timeout.as_millis();
-                self.withdraw(id, &format!("no answer within {ms} ms"));
+                self.withdraw(id, &format!("no answer within {ms} ms"), modern);
                 return Err(ErrorObject::new(
                     crate::code::REQUEST_TIMEOUT,
                     format!("upstream server: no answer to {method} within {ms} ms"),
@@ -524,8 +529,13 @@ impl Link {
     /// Stop waiting for request `id`; when it was still unanswered (and the upstream is still
     /// there), tell the upstream with `notifications/cancelled`, so it stops working on it.
     /// Sent from a task of its own: this runs in drops too.
-    fn withdraw(self: &Arc<Self>, id: i64, reason: &str) {
+    /// A 2026-07-28 request over HTTP (`modern`) is cancelled by closing its stream, which the
+    /// wire does when the request's bookkeeping goes (see [`Wire::done`]): no notification.
+    fn withdraw(self: &Arc<Self>, id: i64, reason: &str, modern: bool) {
         if lock(&self.pending).remove(&id).is_none() || self.closed.load(Ordering::SeqCst) {
+            return;
+        }
+        if modern && self.over_http() {
             return;
         }
         let Ok(runtime) = tokio::runtime::Handle::try_current() else { return };
@@ -693,7 +703,7 @@ impl Link {
         // asked now; a 2026-07-28 client's plain request answers by retrying.
         if !f.ctx.is_modern() || f.ctx.is_task() {
             f.asking.fetch_add(1, Ordering::Relaxed);
-            let _answered = Answered(&f.asking);
+            let _answered = Answered(&f);
             return f.ctx.send_request(method, params).await.map_err(|e| match e {
                 PeerError::Rpc(e) => e,
                 other => ErrorObject::internal(other.to_string()),
@@ -712,12 +722,14 @@ impl Link {
     }
 }
 
-/// Counts a question of the upstream's off the forward's open ones when its wait ends.
-struct Answered<'a>(&'a AtomicUsize);
+/// Counts a question of the upstream's off the forward's open ones when its wait ends, which
+/// counts as a sign of life for the timeout (the upstream has its answer to work on).
+struct Answered<'a>(&'a Forward);
 
 impl Drop for Answered<'_> {
     fn drop(&mut self) {
-        self.0.fetch_sub(1, Ordering::Relaxed);
+        self.0.progressed.fetch_add(1, Ordering::Relaxed);
+        self.0.asking.fetch_sub(1, Ordering::Relaxed);
     }
 }
 
@@ -739,11 +751,13 @@ impl Drop for Asked<'_> {
 struct Cleanup<'a> {
     link: &'a Arc<Link>,
     id: i64,
+    /// Whether the request went in the 2026-07-28 era.
+    modern: bool,
 }
 
 impl Drop for Cleanup<'_> {
     fn drop(&mut self) {
-        self.link.withdraw(self.id, "the proxy no longer needs the answer");
+        self.link.withdraw(self.id, "the proxy no longer needs the answer", self.modern);
         lock(&self.link.forwards).retain(|(i, _)| *i != self.id);
         if let Some(wire) = self.link.wire() {
             wire.done(self.id);

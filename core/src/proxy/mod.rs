@@ -187,9 +187,7 @@ impl Proxy {
     /// Stop the upstream (kill the child process, close the HTTP streams); forwarded calls
     /// then fail with `-32603`.
     pub fn close(&self) {
-        if let Some((_, task)) = lock(&self.mirror.listening).take() {
-            task.abort();
-        }
+        lock(&self.mirror.listening).take();
         self.mirror.link.close();
         if let Some(m) = &self.mirror.modern {
             m.close();
@@ -204,9 +202,9 @@ struct Mirror {
     modern: Option<Arc<Link>>,
     server: WeakServer,
     have: Mutex<Have>,
-    /// Who is subscribed to each upstream resource (connection ids; a listen stream's
-    /// subscription is held for good): the upstream is told to unsubscribe only when the last
-    /// one goes, since all clients share its one session.
+    /// Who is subscribed to each upstream resource (connection ids, and listen streams while
+    /// they are open): the upstream is told to unsubscribe only when the last one goes, since
+    /// all clients share its one session (a 2026-07-28 upstream: its listen stream's filter).
     subscribers: Mutex<std::collections::HashMap<String, std::collections::HashSet<String>>>,
     /// A 2026-07-28 upstream offering the tasks extension: its tools list no task support
     /// (the server decides per call), so every tool is mirrored as one that may run as a task.
@@ -214,10 +212,20 @@ struct Mirror {
     /// The capabilities the upstream declared.
     capabilities: Value,
     /// A 2026-07-28 upstream's `subscriptions/listen` stream: the filter it was opened with,
-    /// and the task holding it open.
-    listening: Mutex<Option<(Value, tokio::task::JoinHandle<()>)>>,
-    /// Signalled when the upstream acknowledges a listen stream.
-    acknowledged: tokio::sync::Notify,
+    /// and the task holding it open (stopped when replaced, or with the mirror).
+    listening: Mutex<Option<(Value, AbortOnDrop)>>,
+    /// Signalled when the upstream acknowledges a listen stream (shared with the listen
+    /// tasks, which do not keep the mirror alive).
+    acknowledged: Arc<tokio::sync::Notify>,
+}
+
+/// A task stopped when its handle is dropped (a listen stream replaced, or the mirror gone).
+struct AbortOnDrop(tokio::task::JoinHandle<()>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
 }
 
 #[derive(Default)]
@@ -245,7 +253,7 @@ impl Server {
                 && caps.pointer("/extensions").and_then(|e| e.get(TASKS_EXTENSION)).is_some(),
             capabilities: caps.clone(),
             listening: Mutex::default(),
-            acknowledged: tokio::sync::Notify::new(),
+            acknowledged: Arc::default(),
         });
         // The sink lives as long as the mirror, which the mirrored handlers hold.
         let events: Arc<dyn Events> = mirror.clone();
@@ -344,24 +352,21 @@ impl Mirror {
     /// `subscriptions/listen` stream, whose filter cannot change: open one for what the
     /// proxy needs now, unless the open one already asks for exactly that; the one it
     /// replaces is closed once the new one is acknowledged (or after 2 s).
-    fn relisten(self: &Arc<Self>) {
+    fn relisten(&self) {
         if self.link.era != UpstreamEra::Modern {
             return; // the session carries them
         }
-        let filter = self.listen_filter();
+        // Decided under the lock, so two changes at once cannot install the older filter last.
         let mut listening = lock(&self.listening);
+        let filter = self.listen_filter();
         if listening.as_ref().map(|(f, _)| f) == filter.as_ref() {
             return;
         }
         let replaced = listening.take().map(|(_, task)| task);
-        let Some(filter) = filter else {
-            if let Some(task) = replaced {
-                task.abort();
-            }
-            return;
-        };
-        let task = tokio::spawn(listen_upstream(Arc::downgrade(self), self.link.clone(), filter.clone(), replaced));
-        *listening = Some((filter, task));
+        let Some(filter) = filter else { return }; // `replaced` stops as it drops
+        let task =
+            tokio::spawn(listen_upstream(self.link.clone(), self.acknowledged.clone(), filter.clone(), replaced));
+        *listening = Some((filter, AbortOnDrop(task)));
     }
 
     /// The connection a request of `ctx`'s client goes on.
@@ -506,44 +511,53 @@ impl Mirror {
     }
 }
 
-/// Hold a listen stream open on a 2026-07-28 upstream with `filter`, opening it again a second
-/// after it ends (the upstream closed it, or the connection failed), until the link closes or
-/// the upstream refuses it. `replaced` (the stream this one replaces) is stopped once this one
-/// is acknowledged.
+/// Hold a listen stream open on a 2026-07-28 upstream with `filter`, opening it again after it
+/// ends (the upstream closed it, or the connection failed: a second later, doubling to 30 s
+/// while it keeps ending unacknowledged), until the link closes or the upstream refuses it.
+/// `replaced` (the stream this one replaces) is stopped once this one is acknowledged (or after
+/// 2 s); a replacement the upstream refuses keeps the stream it would have replaced.
 async fn listen_upstream(
-    mirror: std::sync::Weak<Mirror>,
     link: Arc<Link>,
+    acknowledged: Arc<tokio::sync::Notify>,
     filter: Value,
-    mut replaced: Option<tokio::task::JoinHandle<()>>,
+    mut replaced: Option<AbortOnDrop>,
 ) {
+    let mut pause = std::time::Duration::from_secs(1);
     loop {
-        let Some(acknowledged) = mirror.upgrade().map(|m| async move { m.acknowledged.notified().await }) else {
-            return;
-        };
+        // Enabled before the request goes, so an acknowledgement cannot slip past.
+        let acked = acknowledged.notified();
+        tokio::pin!(acked);
+        acked.as_mut().enable();
         let mut listen =
             Box::pin(link.request_in("subscriptions/listen", Some(json!({"notifications": filter})), None, true));
         let mut ended = None;
-        if let Some(old) = replaced.take() {
-            tokio::select! {
-                r = &mut listen => ended = Some(r),
-                () = acknowledged => {}
-                () = tokio::time::sleep(std::time::Duration::from_secs(2)) => {}
-            }
-            old.abort();
+        tokio::select! {
+            r = &mut listen => ended = Some(r),
+            () = &mut acked => pause = std::time::Duration::from_secs(1),
+            () = tokio::time::sleep(std::time::Duration::from_secs(2)), if replaced.is_some() => {}
         }
         let outcome = match ended {
             Some(r) => r,
-            None => listen.await,
+            None => {
+                replaced = None; // this one is open: the one it replaces stops
+                listen.await
+            }
         };
         match outcome {
             Err(Failure::Rpc(e))
                 if e.code == crate::code::METHOD_NOT_FOUND || e.code == crate::code::INVALID_PARAMS =>
             {
                 tracing::warn!(target: crate::diagnostics::target::HANDLER, "proxy: the upstream refused subscriptions/listen: {}", e.message);
+                if let Some(AbortOnDrop(kept)) = replaced.as_mut() {
+                    let _ = kept.await; // the stream it would have replaced stays, until this task stops
+                }
                 return;
             }
             _ if link.is_closed() => return,
-            _ => tokio::time::sleep(std::time::Duration::from_secs(1)).await,
+            _ => {
+                tokio::time::sleep(pause).await;
+                pause = (pause * 2).min(std::time::Duration::from_secs(30));
+            }
         }
     }
 }
