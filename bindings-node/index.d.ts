@@ -151,8 +151,12 @@ export declare class NativeServer {
    * `CreateMessageParams::DEFAULT_MAX_TOKENS`), "elicit" (`argsJson` = the core's
    * `ElicitRequestParams`: `{message, requestedSchema}`, or `{mode: "url", message, url,
    * elicitationId}`), "listRoots", or "request" (`{method, params?}`).
+   * With `ask`, `ctxRequestCancel(ask)` gives it up: the core withdraws the request from
+   * the client (`notifications/cancelled`) and the promise resolves to a "cancelled" error.
    */
-  ctxRequest(slot: number, kind: string, argsJson: string): Promise<string>
+  ctxRequest(slot: number, kind: string, argsJson: string, ask?: number | undefined | null): Promise<string>
+  /** Give up the server-to-client request `ask` (see `ctxRequest`); nothing if it ended. */
+  ctxRequestCancel(ask: number): void
   /**
    * Keep the fleet's shared state in Redis at `url`, under keys starting with `keyPrefix`.
    * Connects lazily. A bad URL throws a `TypeError` with the core's message; a task that

@@ -37,6 +37,18 @@ import { describeIssues, elicitationForm, isStandardSchema, parseWith } from './
 
 const RESPONSE_KINDS = new Set(['elicit', 'sample', 'roots']);
 
+/** The ids the native side knows a request to the client by, while it may be given up. */
+let nextAsk = 1;
+
+/**
+ * Options of a request to the client, as the TypeScript SDK's `RequestOptions` has them:
+ * `signal` gives the request up when it aborts (the promise rejects with the signal's reason,
+ * and the client is told with `notifications/cancelled`).
+ */
+export interface RequestOptions {
+  signal?: AbortSignal;
+}
+
 /** @internal What a context needs of its server: where it registers its `AbortController`. */
 export interface CancelWatcher {
   _watch(slot: number, controller: AbortController): void;
@@ -445,8 +457,22 @@ export class Context {
   // ----- server-to-client requests (handshake era; a 2026-07-28 request rejects them
   // with kind "useInputRequired": return an InputRequired instead) -----
 
-  async #request<T>(kind: string, args: JsonObject): Promise<T> {
-    return clientRequestResult<T>(await this.#native.ctxRequest(this.#slot, kind, JSON.stringify(args)));
+  async #request<T>(kind: string, args: JsonObject, options?: RequestOptions): Promise<T> {
+    const signal = options?.signal;
+    if (signal === undefined) return clientRequestResult<T>(await this.#native.ctxRequest(this.#slot, kind, JSON.stringify(args)));
+    signal.throwIfAborted();
+    const ask = nextAsk++;
+    const asked = this.#native.ctxRequest(this.#slot, kind, JSON.stringify(args), ask);
+    // Given up: the core withdraws the request from the client (notifications/cancelled).
+    const giveUp = () => this.#native.ctxRequestCancel(ask);
+    signal.addEventListener('abort', giveUp, { once: true });
+    try {
+      const text = await asked;
+      signal.throwIfAborted();
+      return clientRequestResult<T>(text);
+    } finally {
+      signal.removeEventListener('abort', giveUp);
+    }
   }
 
   /**
@@ -454,9 +480,13 @@ export class Context {
    * message) or a list of messages with `{ maxTokens, ...params }` (`maxTokens` defaults to
    * `DEFAULT_MAX_TOKENS`, the core's 1000).
    */
-  sample(params: CreateMessageParams | string | SamplingMessage[], options?: SamplingOptions): Promise<CreateMessageResult> {
-    const p = typeof params === 'string' || Array.isArray(params) ? samplingParams(params, options) : params;
-    return this.#request<CreateMessageResult>('sample', p as unknown as JsonObject);
+  sample(
+    params: CreateMessageParams | string | SamplingMessage[],
+    options?: SamplingOptions & RequestOptions,
+  ): Promise<CreateMessageResult> {
+    const { signal, ...sampling } = options ?? {};
+    const p = typeof params === 'string' || Array.isArray(params) ? samplingParams(params, sampling) : params;
+    return this.#request<CreateMessageResult>('sample', p as unknown as JsonObject, { signal });
   }
 
   /**
@@ -474,12 +504,16 @@ export class Context {
    * "x": ...`); nothing is sent.
    */
   elicit(message: string): Promise<ElicitResult>;
-  elicit<S extends SchemaLike | RawShape>(message: string, requestedSchema: S): Promise<ElicitResult<InferArgs<S>>>;
-  elicit(message: string, requestedSchema: ArgsSchema): Promise<ElicitResult>;
-  async elicit(message: string, requestedSchema?: ArgsSchema): Promise<ElicitResult<unknown>> {
+  elicit<S extends SchemaLike | RawShape>(
+    message: string,
+    requestedSchema: S,
+    options?: RequestOptions,
+  ): Promise<ElicitResult<InferArgs<S>>>;
+  elicit(message: string, requestedSchema: ArgsSchema, options?: RequestOptions): Promise<ElicitResult>;
+  async elicit(message: string, requestedSchema?: ArgsSchema, options?: RequestOptions): Promise<ElicitResult<unknown>> {
     if (typeof message !== 'string') throw new TypeError('elicit(message, requestedSchema): message must be a string');
     const form = elicitationForm(requestedSchema);
-    const result = await this.#request<ElicitResult<unknown>>('elicit', { message, requestedSchema: form.json as JsonObject });
+    const result = await this.#request<ElicitResult<unknown>>('elicit', { message, requestedSchema: form.json as JsonObject }, options);
     if (form.parse === undefined || result.action !== 'accept') return result;
     const parsed = await form.parse(result.content ?? {});
     if (!parsed.ok) {
@@ -492,11 +526,11 @@ export class Context {
   }
 
   /** `elicitation/create` in URL mode (2025-11-25; the client needs `elicitation.url`). */
-  elicitUrl(message: string, url: string, elicitationId: string): Promise<ElicitResult> {
+  elicitUrl(message: string, url: string, elicitationId: string, options?: RequestOptions): Promise<ElicitResult> {
     for (const [name, v] of [['message', message], ['url', url], ['elicitationId', elicitationId]] as const) {
       if (typeof v !== 'string') throw new TypeError(`elicitUrl(message, url, elicitationId): ${name} must be a string`);
     }
-    return this.#request<ElicitResult>('elicit', { mode: 'url', message, url, elicitationId });
+    return this.#request<ElicitResult>('elicit', { mode: 'url', message, url, elicitationId }, options);
   }
 
   /**
@@ -511,13 +545,13 @@ export class Context {
   }
 
   /** `roots/list`. */
-  listRoots(): Promise<ListRootsResult> {
-    return this.#request<ListRootsResult>('listRoots', {});
+  listRoots(options?: RequestOptions): Promise<ListRootsResult> {
+    return this.#request<ListRootsResult>('listRoots', {}, options);
   }
 
   /** Any request to the client; resolves to its raw result. */
-  request(method: string, params?: JsonObject): Promise<JsonValue> {
-    return this.#request<JsonValue>('request', params === undefined ? { method } : { method, params });
+  request(method: string, params?: JsonObject, options?: RequestOptions): Promise<JsonValue> {
+    return this.#request<JsonValue>('request', params === undefined ? { method } : { method, params }, options);
   }
 
   /**
@@ -529,11 +563,12 @@ export class Context {
   async sendRequest<S extends SchemaLike | undefined = undefined>(
     request: RequestLike,
     resultSchema?: S,
+    options?: RequestOptions,
   ): Promise<S extends SchemaLike ? InferSchema<S> : JsonValue> {
     if (request === null || typeof request !== 'object' || typeof request.method !== 'string') {
       throw new TypeError('sendRequest(request, resultSchema?): request must be { method, params? }');
     }
-    const result = await this.request(request.method, request.params);
+    const result = await this.request(request.method, request.params, options);
     if (resultSchema === undefined) return result as S extends SchemaLike ? InferSchema<S> : JsonValue;
     if (!isStandardSchema(resultSchema)) throw new TypeError('sendRequest: resultSchema must be a Standard Schema (zod, valibot, ...)');
     const r = await (resultSchema as StandardSchemaV1)['~standard'].validate(result);

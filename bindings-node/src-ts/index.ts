@@ -41,7 +41,7 @@ export {
 } from './errors.js';
 export type { ClientRequestErrorKind, UrlElicitation } from './errors.js';
 export { Context } from './context.js';
-export type { NotificationLike, RequestInfo, RequestLike } from './context.js';
+export type { NotificationLike, RequestInfo, RequestLike, RequestOptions } from './context.js';
 export { InvalidTokenError, VerifierUnavailableError } from './auth.js';
 export type {
   AuthInfo,

@@ -6,6 +6,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use ferrite_core::sync::lock;
 use ferrite_core::{
     CreateMessageParams, CreateMessageResult, ElicitRequestParams, ElicitResult, ErrorObject, ListRootsResult,
     LoggingLevel, PeerError,
@@ -15,6 +16,7 @@ use napi::{Env, Error, Result};
 use napi_derive::napi;
 use serde::de::DeserializeOwned;
 use serde_json::{json, Value};
+use tokio_util::sync::CancellationToken;
 
 use crate::calls::{Call, Calls};
 use crate::envelope;
@@ -207,6 +209,8 @@ impl NativeServer {
     /// `CreateMessageParams::DEFAULT_MAX_TOKENS`), "elicit" (`argsJson` = the core's
     /// `ElicitRequestParams`: `{message, requestedSchema}`, or `{mode: "url", message, url,
     /// elicitationId}`), "listRoots", or "request" (`{method, params?}`).
+    /// With `ask`, `ctxRequestCancel(ask)` gives it up: the core withdraws the request from
+    /// the client (`notifications/cancelled`) and the promise resolves to a "cancelled" error.
     #[napi(ts_return_type = "Promise<string>")]
     pub fn ctx_request<'env>(
         &self,
@@ -214,10 +218,44 @@ impl NativeServer {
         slot: i64,
         kind: String,
         args_json: String,
+        ask: Option<i64>,
     ) -> Result<Object<'env>> {
         let call = live(&self.calls, slot)?;
         let args: Value = parse(&args_json, "request arguments")?;
+        let given_up = ask.map(|id| {
+            let token = CancellationToken::new();
+            lock(&self.asks).insert(id, token.clone());
+            (id, token, self.asks.clone())
+        });
+        let asked = Self::asking(call, kind, args);
         self.spawn_string(env, async move {
+            let Some((id, token, asks)) = given_up else { return asked.await };
+            let out = tokio::select! {
+                out = asked => out,
+                () = token.cancelled() => envelope::error("cancelled", "the request to the client was given up"),
+            };
+            lock(&asks).remove(&id);
+            out
+        })
+    }
+
+    /// Give up the server-to-client request `ask` (see `ctxRequest`); nothing if it ended.
+    #[napi]
+    pub fn ctx_request_cancel(&self, ask: i64) {
+        if let Some(token) = lock(&self.asks).remove(&ask) {
+            token.cancel();
+        }
+    }
+}
+
+impl NativeServer {
+    /// The request of `ctx_request`, as an envelope.
+    fn asking(
+        call: Arc<Call>,
+        kind: String,
+        args: Value,
+    ) -> impl std::future::Future<Output = String> + Send + 'static {
+        async move {
             let ctx = &call.ctx;
             let answer = |r: std::result::Result<Value, PeerError>| match r {
                 Ok(v) => envelope::ok(&v),
@@ -253,7 +291,7 @@ impl NativeServer {
                 },
                 other => envelope::error("invalidArguments", format!("unknown request kind {other:?}")),
             }
-        })
+        }
     }
 }
 

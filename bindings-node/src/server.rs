@@ -143,6 +143,8 @@ pub struct NativeServer {
     pub(crate) mounted: crate::mount::Mounted,
     /// The Redis store of `useRedis` (see `fleet.rs`), for its round-trip count.
     pub(crate) redis: Mutex<Option<ferrite_core::stores::redis::RedisStore>>,
+    /// The server-to-client requests JS may give up (an `AbortSignal`), by the id JS chose.
+    pub(crate) asks: Arc<Mutex<std::collections::HashMap<i64, CancellationToken>>>,
 }
 
 #[napi]
@@ -205,6 +207,7 @@ impl NativeServer {
             listening: Mutex::new(Vec::new()),
             mounted: Mutex::new(None),
             redis: Mutex::new(None),
+            asks: Arc::default(),
         })
     }
 

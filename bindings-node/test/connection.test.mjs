@@ -166,3 +166,42 @@ test('a question whose call is cancelled is withdrawn from the client with notif
     await server.close();
   }
 });
+
+test('a question the handler gives up with an AbortSignal is withdrawn from the client', async () => {
+  const server = new Server({ name: 'held', version: '1' });
+  server.tool('impatient', async (_args, ctx) => {
+    try {
+      await ctx.elicit('Name?', { type: 'object', properties: { name: { type: 'string' } } }, { signal: AbortSignal.timeout(300) });
+      return 'answered';
+    } catch (e) {
+      return `gave up: ${e.name}`;
+    }
+  });
+  const sent = [];
+  const conn = server.connection({ onMessage: (text) => sent.push(JSON.parse(text)) }); // never answers
+  try {
+    await conn.handleRaw(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: INIT }));
+    const r = JSON.parse(await conn.handleRaw(JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'impatient', arguments: {} } })));
+    assert.equal(r.result.content[0].text, 'gave up: TimeoutError');
+    const asked = sent.find((m) => m.method === 'elicitation/create');
+    assert.ok(asked, JSON.stringify(sent));
+    for (let i = 0; i < 200 && !sent.some((m) => m.method === 'notifications/cancelled'); i++) await new Promise((r) => setTimeout(r, 10));
+    assert.deepEqual(sent.filter((m) => m.method === 'notifications/cancelled').map((m) => m.params.requestId), [asked.id]);
+    // An already aborted signal sends nothing.
+    const before = sent.length;
+    server.tool('never', async (_args, ctx) => {
+      try {
+        await ctx.listRoots({ signal: AbortSignal.abort() });
+        return 'asked';
+      } catch (e) {
+        return `not asked: ${e.name}`;
+      }
+    });
+    const n = JSON.parse(await conn.handleRaw(JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'never', arguments: {} } })));
+    assert.equal(n.result.content[0].text, 'not asked: AbortError');
+    assert.ok(sent.slice(before).every((m) => m.method !== 'roots/list'));
+  } finally {
+    conn.close();
+    await server.close();
+  }
+});
