@@ -68,13 +68,56 @@ async fn cache_answers_from_memory_while_the_hint_allows_and_not_without_a_hint(
     let first = h.modern_ok("tools/list", json!({}), json!({})).await;
     assert_eq!(first["tools"].as_array().unwrap().len(), 2);
     s.add_tool_fn(Tool::new("later", json!({"type":"object"})), |_| Ok(CallToolResult::text(""))).unwrap();
-    // Within the hint's minute the list is the one cached, without the tool added since.
-    let second = h.modern_ok("tools/list", json!({}), json!({})).await;
+    // Within the hint's minute the list is the one cached, without the tool added since, and
+    // says how much of the minute is left.
+    let mut second = h.modern_ok("tools/list", json!({}), json!({})).await;
+    let left = second["ttlMs"].as_u64().unwrap();
+    assert!(left > 0 && left <= 60_000, "{left}");
+    second["ttlMs"] = json!(60_000);
     assert_eq!(second, first);
+    // A handshake-era client is never answered from the cache (hints are 2026-07-28's).
+    let old = Harness::new(s.clone());
+    old.initialize("2025-11-25", json!({})).await;
+    assert_eq!(old.ok("tools/list", json!({})).await["tools"].as_array().unwrap().len(), 3);
+    // The server announcing a list change makes what was cached stale.
+    s.notify_tools_list_changed();
+    let third = h.modern_ok("tools/list", json!({}), json!({})).await;
+    assert_eq!(third["tools"].as_array().unwrap().len(), 3, "{third}");
+    assert_eq!(third["ttlMs"], 60_000);
     // tools/call results carry no hint: never cached.
     let a = h.modern_ok("tools/call", json!({"name": "count", "arguments": {}}), json!({})).await;
     let b = h.modern_ok("tools/call", json!({"name": "count", "arguments": {}}), json!({})).await;
     assert_eq!((a["content"][0]["text"].clone(), b["content"][0]["text"].clone()), (json!("0"), json!("1")));
+}
+
+#[tokio::test]
+async fn a_private_hint_is_cached_per_identified_caller_and_not_for_anonymous_ones() {
+    let s = server();
+    s.set_cache_hints(CacheHints { tools_list: CacheHint::new(60_000, CacheScope::Private), ..Default::default() });
+    s.add_builtin_middleware("cache", Value::Null).unwrap();
+    let h = Harness::new(s.clone());
+    let alice = RequestInfo::default().with_identity(ferrite_core::auth::Identity::new("alice").with_scopes(["read"]));
+    let narrower = RequestInfo::default().with_identity(ferrite_core::auth::Identity::new("alice"));
+    let count = |v: &Value| v["result"]["tools"].as_array().map_or(0, Vec::len);
+    assert_eq!(count(&h.modern_with("tools/list", json!({}), json!({}), &alice).await), 1);
+    assert_eq!(count(&h.modern("tools/list", json!({}), json!({})).await), 1);
+    s.add_tool_fn(Tool::new("later", json!({"type":"object"})), |_| Ok(CallToolResult::text(""))).unwrap();
+    // Alice's answer was kept for her token alone; an anonymous caller's was not kept.
+    assert_eq!(count(&h.modern_with("tools/list", json!({}), json!({}), &alice).await), 1);
+    assert_eq!(count(&h.modern_with("tools/list", json!({}), json!({}), &narrower).await), 2);
+    assert_eq!(count(&h.modern("tools/list", json!({}), json!({})).await), 2);
+}
+
+#[tokio::test]
+async fn a_session_keyed_limit_still_limits_requests_that_have_no_session() {
+    let s = server();
+    s.add_builtin_middleware("rate_limit", json!({"perSecond": 0.01, "burst": 1, "key": "session"})).unwrap();
+    // Each 2026-07-28 request over HTTP has a connection of its own (here: a harness each);
+    // with no subject or address they share one bucket.
+    let first = Harness::new(s.clone());
+    let second = Harness::new(s);
+    assert_eq!(first.modern("tools/call", add(), json!({})).await["result"]["content"][0]["text"], "3");
+    assert_eq!(second.modern("tools/call", add(), json!({})).await["error"]["code"], -32000);
 }
 
 #[tokio::test]
@@ -100,6 +143,7 @@ fn an_unknown_builtin_or_a_bad_configuration_is_a_config_error() {
         ("nope", json!({}), "no such built-in middleware \"nope\""),
         ("rate_limit", json!({}), "missing field `perSecond`"),
         ("rate_limit", json!({"perSecond": -1}), "perSecond must be a positive number"),
+        ("rate_limit", json!({"perSecond": 1e-30}), "perSecond is too small"),
         ("rate_limit", json!({"perSecond": 1, "key": "ip"}), "key must be \"client\", \"session\" or \"global\""),
         ("timing", json!({"extra": 1}), "unknown field `extra`"),
         ("logging", json!({"level": "loud"}), "level must be \"debug\", \"info\" or \"warn\", not \"loud\""),
@@ -150,4 +194,47 @@ async fn logging_and_timing_emit_one_request_event_each_without_arguments() {
         let keys: Vec<_> = m.split(' ').skip(1).map(|kv| kv.split('=').next().unwrap_or("")).collect();
         assert!(keys.iter().all(|k| ["method", "name", "outcome", "micros"].contains(k)), "{m}");
     }
+}
+
+#[tokio::test]
+async fn a_panic_in_a_later_middleware_or_a_handler_comes_back_through_the_earlier_ones() {
+    let s = server();
+    s.add_method("com.example/explode", |_p: serde_json::Map<String, Value>, _c: ferrite_core::RequestContext| async {
+        if true {
+            panic!("secret detail in a panic");
+        }
+        Ok(json!({}))
+    })
+    .unwrap();
+    let seen = Arc::new(std::sync::Mutex::new(Vec::<i64>::new()));
+    let record = seen.clone();
+    // Outermost: records the code of each answer it sees.
+    s.add_middleware(
+        move |req: ferrite_core::server::middleware::MiddlewareRequest,
+              next: ferrite_core::server::middleware::Next| {
+            let record = record.clone();
+            async move {
+                let answer = next.run(req).await;
+                record.lock().unwrap().push(answer.as_ref().err().map_or(0, |e| i64::from(e.code)));
+                answer
+            }
+        },
+    );
+    s.add_builtin_middleware("error_masking", Value::Null).unwrap();
+    // Innermost: panics on one method, while building its answer.
+    s.add_middleware(
+        |req: ferrite_core::server::middleware::MiddlewareRequest, next: ferrite_core::server::middleware::Next| {
+            if req.method == "com.example/panics-here" {
+                panic!("secret detail in a middleware");
+            }
+            next.run(req)
+        },
+    );
+    let h = Harness::new(s);
+    for method in ["com.example/explode", "com.example/panics-here"] {
+        let r = h.modern(method, json!({}), json!({})).await;
+        assert_eq!(r["error"], json!({"code": -32603, "message": "Internal error"}), "{method}: {r}");
+    }
+    assert_eq!(*seen.lock().unwrap(), vec![-32603, -32603], "the outer middleware saw both");
+    assert_eq!(h.modern("tools/call", add(), json!({})).await["result"]["content"][0]["text"], "3");
 }

@@ -86,6 +86,15 @@ impl Server {
     /// Deliver `event` (from another instance) to this instance's listeners; how many were
     /// reached.
     pub fn deliver(&self, event: &FanoutEvent) -> usize {
+        if matches!(
+            event,
+            FanoutEvent::ToolsListChanged
+                | FanoutEvent::ResourcesListChanged
+                | FanoutEvent::PromptsListChanged
+                | FanoutEvent::ResourceUpdated { .. }
+        ) {
+            self.inner.changes.fetch_add(1, std::sync::atomic::Ordering::Release);
+        }
         match event {
             FanoutEvent::Notification { method, params } => self.broadcast(method, params.clone(), |_| true, |_| false),
             FanoutEvent::ToolsListChanged => {
@@ -125,6 +134,11 @@ impl Server {
     }
 
     /// Deliver `event` here and hand it to the fleet; how many listeners here were reached.
+    /// How many list changes and resource updates were delivered here so far.
+    pub(crate) fn changes(&self) -> u64 {
+        self.inner.changes.load(std::sync::atomic::Ordering::Acquire)
+    }
+
     pub(crate) fn deliver_everywhere(&self, event: FanoutEvent) -> usize {
         let reached = self.deliver(&event) + self.deliver_to_parents(&event);
         if let Some(f) = read(&self.inner.fanout).clone() {

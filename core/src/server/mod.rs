@@ -205,6 +205,9 @@ pub(crate) struct ServerInner {
     parents: Mutex<Vec<compose::ParentLink>>,
     /// SSE streams, tasks and store round trips, counted (see [`Server::stats`]).
     counters: stats::Counters,
+    /// Bumped by every list change and resource update delivered here (this instance's or
+    /// another's): what a cached answer was made under (see the `cache` middleware).
+    changes: AtomicU64,
 }
 
 /// The core methods a custom method may not replace.
@@ -342,6 +345,7 @@ impl ServerBuilder {
                 shared: RwLock::new(None),
                 parents: Mutex::new(Vec::new()),
                 counters: Default::default(),
+                changes: AtomicU64::new(0),
             }),
         }
     }

@@ -8,11 +8,15 @@
 //!   or who asked (the diagnostics rule: any event can go to any log).
 //! - `rate_limit`: a token bucket per key (`governor`, GCRA): `perSecond` requests a second
 //!   with bursts of `burst`, keyed by `client` (the verified subject, else the remote address,
-//!   else the connection), `session` (the connection) or `global`; over it, `-32000` with
-//!   `data: {limit: "rate", retryAfterMs}`. `methods` limits it to some methods.
-//! - `cache`: answers results whose caching hints allow it (a positive `ttlMs`) from memory
-//!   until the hint's time is up, keyed by method and params (`_meta` aside), per caller unless
-//!   the hint's `cacheScope` is `public`; at most `maxEntries` (default 1,000) answers.
+//!   else the connection; a sessionless request with neither shares one bucket), `session`
+//!   (the connection; for a sessionless request, as `client`) or `global`; over it, `-32000`
+//!   with `data: {limit: "rate", retryAfterMs}`. `methods` limits it to some methods.
+//! - `cache`: answers the 2026-07-28 results whose caching hints allow it (a complete result
+//!   of discovery, a list or a read with a positive `ttlMs`) from memory until the hint's time
+//!   is up or the server announces a list change or resource update, keyed by method, revision,
+//!   the client's capabilities and params (`_meta` aside), per caller (subject, client and
+//!   scopes; not kept for an anonymous caller) unless the hint's `cacheScope` is `public`; a
+//!   hit carries the time left as its `ttlMs`; at most `maxEntries` (default 1,000) answers.
 //! - `error_masking`: `-32603` errors reach the client as `message` (default "Internal
 //!   error"), without data; the original goes to the `ferrite::handler` log at warn.
 
@@ -181,7 +185,9 @@ impl RateLimit {
         }
         let burst = c.burst.unwrap_or_else(|| (c.per_second.ceil() as u32).max(1));
         let burst_nz = NonZeroU32::new(burst).ok_or("burst must be at least 1")?;
-        let period = Duration::from_secs_f64(1.0 / c.per_second);
+        let period = Duration::try_from_secs_f64(1.0 / c.per_second).map_err(|_| {
+            format!("perSecond is too small: {} (one request in more than 584 billion years)", c.per_second)
+        })?;
         let quota = Quota::with_period(period).ok_or("perSecond is too large")?.allow_burst(burst_nz);
         let key = match c.key.as_deref() {
             None | Some("client") => RateKey::Client,
@@ -201,12 +207,17 @@ impl RateLimit {
 
     fn key_of(&self, request: &MiddlewareRequest) -> String {
         let ctx = &request.ctx;
+        // A request with no session (2026-07-28, a stateless server) has a connection of its
+        // own: keyed by it, it would never be limited.
+        let sessionless = ctx.is_stateless();
         match self.key {
             RateKey::Global => String::new(),
-            RateKey::Session => format!("c:{}", ctx.connection_id()),
-            RateKey::Client => match (ctx.subject(), ctx.request_info().remote_addr()) {
+            RateKey::Session if !sessionless => format!("c:{}", ctx.connection_id()),
+            RateKey::Session | RateKey::Client => match (ctx.subject(), ctx.request_info().remote_addr()) {
                 (Some(subject), _) => format!("s:{subject}"),
                 (None, Some(addr)) => format!("a:{}", addr.ip()),
+                // Nothing tells these callers apart: they share one bucket.
+                (None, None) if sessionless => "anonymous".to_owned(),
                 (None, None) => format!("c:{}", ctx.connection_id()),
             },
         }
@@ -255,6 +266,9 @@ struct CacheConfig {
 struct Cached {
     answer: RawJson,
     until: Instant,
+    /// The server's change count when it was made: a list change or resource update since
+    /// makes it stale.
+    changes: u64,
 }
 
 struct Cache {
@@ -262,31 +276,49 @@ struct Cache {
     max_entries: usize,
 }
 
+/// The methods whose results carry caching hints (2026-07-28): discovery, the lists, reads.
+const HINTED: [&str; 8] = [
+    "server/discover",
+    "tools/list",
+    "prompts/list",
+    "resources/list",
+    "resources/templates/list",
+    "resources/read",
+    "skills/list",
+    "skills/get",
+];
+
 impl Cache {
     fn new(c: CacheConfig) -> Self {
         Cache { entries: Arc::new(Mutex::new(HashMap::new())), max_entries: c.max_entries.unwrap_or(1000).max(1) }
     }
 
-    /// The key of a request for a given scope: the method, the params without `_meta`, and
-    /// (unless public) who asks.
-    fn key(method: &str, params: &Option<Value>, caller: Option<&str>) -> String {
-        let mut params = params.clone().unwrap_or(Value::Null);
+    /// The key of a request for a given scope: the method, the revision and the client's
+    /// declared capabilities (the answer's shape depends on both), the params without
+    /// `_meta`, and (unless public) who asks.
+    fn key(request: &MiddlewareRequest, caller: Option<&str>) -> String {
+        let mut params = request.params.clone().unwrap_or(Value::Null);
         if let Some(p) = params.as_object_mut() {
             p.remove("_meta");
         }
-        format!("{method}\u{0}{}\u{0}{}", caller.unwrap_or(""), params)
+        let capabilities = serde_json::to_string(&request.ctx.client_capabilities()).unwrap_or_default();
+        let version = request.ctx.protocol_version().as_str();
+        format!("{}\u{0}{version}\u{0}{capabilities}\u{0}{}\u{0}{params}", request.method, caller.unwrap_or(""))
     }
 
-    fn caller(request: &MiddlewareRequest) -> String {
-        let ctx = &request.ctx;
-        match ctx.subject() {
-            Some(s) => format!("s:{s}"),
-            None => format!("c:{}", ctx.connection_id()),
-        }
+    /// Who asks, for answers that are theirs alone: the verified subject, with the client
+    /// and the scopes the token grants (lists hide what a token may not use). `None` when
+    /// nothing identifies the caller beyond this request.
+    fn caller(request: &MiddlewareRequest) -> Option<String> {
+        let identity = request.ctx.identity()?;
+        let mut scopes: Vec<&str> = identity.scopes().iter().map(String::as_str).collect();
+        scopes.sort_unstable();
+        Some(format!("s:{}\u{0}{}\u{0}{}", identity.subject(), identity.client_id().unwrap_or(""), scopes.join(" ")))
     }
 }
 
-/// The hint a result carries: its `ttlMs` and whether its `cacheScope` is `public`.
+/// The hint a complete result carries: its `ttlMs` and whether its `cacheScope` is `public`.
+/// (A task's result carries its own `ttlMs`, the task's lifetime: no caching hint.)
 fn hint_of(answer: &RawJson) -> Option<(u64, bool)> {
     // Most results carry no hint: skip parsing them.
     if !answer.get().contains("\"ttlMs\"") {
@@ -296,27 +328,49 @@ fn hint_of(answer: &RawJson) -> Option<(u64, bool)> {
     #[serde(rename_all = "camelCase")]
     struct Hint {
         #[serde(default)]
+        result_type: Option<String>,
+        #[serde(default)]
         ttl_ms: Option<u64>,
         #[serde(default)]
         cache_scope: Option<String>,
     }
     let hint: Hint = serde_json::from_str(answer.get()).ok()?;
+    if hint.result_type.as_deref() != Some("complete") {
+        return None;
+    }
     let ttl = hint.ttl_ms.filter(|t| *t > 0)?;
     Some((ttl, hint.cache_scope.as_deref() == Some("public")))
 }
 
+/// `answer` with its top-level `ttlMs` (the first, written in the result's opening) set to
+/// `left`: a client caching a cached answer keeps it no longer than the server said.
+fn with_ttl_left(answer: &RawJson, left: u64) -> RawJson {
+    let text = answer.get();
+    let Some(at) = text.find("\"ttlMs\":") else { return answer.clone() };
+    let digits = at + "\"ttlMs\":".len();
+    let end = text[digits..].find(|c: char| !c.is_ascii_digit()).map_or(text.len(), |n| digits + n);
+    RawJson::trusted(format!("{}{left}{}", &text[..digits], &text[end..]))
+}
+
 impl Middleware for Cache {
     fn call(&self, request: MiddlewareRequest, next: Next) -> BoxFuture<'static, Answer> {
+        // Only 2026-07-28 results carry hints; a handshake-era request is never answered from
+        // here (nor is anything else the core would refuse or shape differently).
+        if !request.ctx.is_modern() || !HINTED.contains(&request.method.as_str()) {
+            return next.run(request);
+        }
+        let changes = next.server.changes();
         let caller = Cache::caller(&request);
-        let public_key = Cache::key(&request.method, &request.params, None);
-        let private_key = Cache::key(&request.method, &request.params, Some(&caller));
+        let public_key = Cache::key(&request, None);
+        let private_key = caller.as_deref().map(|c| Cache::key(&request, Some(c)));
         {
             let mut entries = crate::sync::lock(&self.entries);
             let now = Instant::now();
-            for key in [&public_key, &private_key] {
+            for key in std::iter::once(&public_key).chain(private_key.as_ref()) {
                 match entries.get(key) {
-                    Some(hit) if hit.until > now => {
-                        let answer = hit.answer.clone();
+                    Some(hit) if hit.until > now && hit.changes == changes => {
+                        let left = hit.until.saturating_duration_since(now).as_millis().max(1) as u64;
+                        let answer = with_ttl_left(&hit.answer, left);
                         return Box::pin(async move { Ok(answer) });
                     }
                     Some(_) => {
@@ -331,21 +385,22 @@ impl Middleware for Cache {
             let answer = next.run(request).await;
             if let Ok(raw) = &answer {
                 if let Some((ttl, public)) = hint_of(raw) {
-                    let key = if public { public_key } else { private_key };
-                    let mut entries = crate::sync::lock(&entries);
-                    if entries.len() >= max {
-                        // Full: drop what is stale, and if nothing was, the whole table
-                        // (simple, and bounded; hints are short-lived anyway).
-                        let now = Instant::now();
-                        entries.retain(|_, c| c.until > now);
+                    // A private answer is kept only for a caller known beyond this request.
+                    let key = if public { Some(public_key) } else { private_key };
+                    if let Some(key) = key {
+                        let mut entries = crate::sync::lock(&entries);
                         if entries.len() >= max {
-                            entries.clear();
+                            // Full: drop what is stale, and if nothing was, the whole table
+                            // (simple, and bounded; hints are short-lived anyway).
+                            let now = Instant::now();
+                            entries.retain(|_, c| c.until > now);
+                            if entries.len() >= max {
+                                entries.clear();
+                            }
                         }
+                        let until = Instant::now() + Duration::from_millis(ttl);
+                        entries.insert(key, Cached { answer: raw.clone(), until, changes });
                     }
-                    entries.insert(
-                        key,
-                        Cached { answer: raw.clone(), until: Instant::now() + Duration::from_millis(ttl) },
-                    );
                 }
             }
             answer
@@ -378,5 +433,32 @@ impl Middleware for ErrorMasking {
                 other => other,
             }
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn raw(v: Value) -> RawJson {
+        RawJson::serialize(&v).unwrap()
+    }
+
+    #[test]
+    fn only_a_complete_results_ttl_is_a_caching_hint() {
+        let complete = raw(json!({"resultType": "complete", "ttlMs": 5000, "cacheScope": "public", "tools": []}));
+        assert_eq!(hint_of(&complete), Some((5000, true)));
+        // A task's lifetime is no caching hint, nor is a handshake-era result's stray field.
+        let task = raw(json!({"resultType": "task", "ttlMs": 300000, "taskId": "t", "status": "working"}));
+        assert_eq!(hint_of(&task), None);
+        assert_eq!(hint_of(&raw(json!({"ttlMs": 5000}))), None);
+        assert_eq!(hint_of(&raw(json!({"resultType": "complete", "ttlMs": 0}))), None);
+    }
+
+    #[test]
+    fn a_hit_says_the_time_left() {
+        let cached = raw(json!({"resultType": "complete", "ttlMs": 60000, "x": {"ttlMs": 7}}));
+        let hit: Value = serde_json::from_str(with_ttl_left(&cached, 1234).get()).unwrap();
+        assert_eq!(hit, json!({"resultType": "complete", "ttlMs": 1234, "x": {"ttlMs": 7}}));
     }
 }

@@ -37,7 +37,10 @@ pub type Answer = Result<RawJson, ErrorObject>;
 /// One request as the chain sees it.
 #[derive(Debug, Clone)]
 pub struct MiddlewareRequest {
-    /// The JSON-RPC method (`tools/call`, ...).
+    /// The JSON-RPC method (`tools/call`, ...). A middleware that changes it routes the
+    /// request elsewhere (the core checks the new method as it would any), but what was
+    /// decided from the method before the chain stays: the HTTP response mode, a
+    /// `requestState`'s binding, the telemetry span's name.
     pub method: String,
     /// Its params, as the client sent them (the 2026-07-28 envelope already read).
     pub params: Option<Value>,
@@ -97,7 +100,7 @@ impl NextOnce {
     }
 
     /// Run the rest of the chain on the request, with `params` in place of its params when
-    /// given (the method stays: a middleware changes what is asked, not which route answers).
+    /// given (a foreign middleware changes what is asked, not which route answers).
     /// `None` when it already ran.
     pub fn run(&self, params: Option<Option<Value>>) -> Option<BoxFuture<'static, Answer>> {
         let (next, mut request) = crate::sync::lock(&self.next).take()?;
@@ -208,19 +211,40 @@ pub struct Next {
 }
 
 impl Next {
-    /// Run the rest of the chain, then the core's routing, on `request`.
+    /// Run the rest of the chain, then the core's routing, on `request`. A panic in a later
+    /// middleware or in the handler comes back as a `-32603` answer, through the middlewares
+    /// before it (so `error_masking`, `logging` and the caller's own see it).
     pub fn run(self, request: MiddlewareRequest) -> BoxFuture<'static, Answer> {
         match self.chain.get(self.at).cloned() {
             Some(m) => {
                 let next = Next { server: self.server, chain: self.chain, at: self.at + 1 };
-                m.call(request, next)
+                let method = request.method.clone();
+                let called = std::panic::catch_unwind(AssertUnwindSafe(|| m.call(request, next)));
+                Box::pin(async move {
+                    let outcome = match called {
+                        Ok(answer) => AssertUnwindSafe(answer).catch_unwind().await,
+                        Err(p) => Err(p),
+                    };
+                    outcome.unwrap_or_else(|p| Err(panicked(&method, &*p)))
+                })
             }
             None => {
                 let server = self.server;
-                Box::pin(async move { server.route(&request.method, request.params, request.ctx).await })
+                Box::pin(async move {
+                    let MiddlewareRequest { method, params, ctx } = request;
+                    match AssertUnwindSafe(server.route(&method, params, ctx)).catch_unwind().await {
+                        Ok(answer) => answer,
+                        Err(p) => Err(panicked(&method, &*p)),
+                    }
+                })
             }
         }
     }
+}
+
+/// The answer to a request whose middleware or handler panicked (the panic is caught here).
+fn panicked(method: &str, panic: &(dyn std::any::Any + Send)) -> ErrorObject {
+    ErrorObject::internal(format!("handler for {method} panicked: {}", super::dispatch::panic_message(panic)))
 }
 
 /// A middleware: `call(request, next)` answers the request, usually through `next`;
