@@ -250,47 +250,38 @@ impl NativeServer {
 
 impl NativeServer {
     /// The request of `ctx_request`, as an envelope.
-    fn asking(
-        call: Arc<Call>,
-        kind: String,
-        args: Value,
-    ) -> impl std::future::Future<Output = String> + Send + 'static {
-        async move {
-            let ctx = &call.ctx;
-            let answer = |r: std::result::Result<Value, PeerError>| match r {
-                Ok(v) => envelope::ok(&v),
-                Err(e) => envelope::peer_error(&e),
-            };
-            fn value<T: serde::Serialize>(
-                r: std::result::Result<T, PeerError>,
-            ) -> std::result::Result<Value, PeerError> {
-                r.and_then(|v| serde_json::to_value(v).map_err(|e| PeerError::Malformed(e.to_string())))
-            }
-            match kind.as_str() {
-                "sample" => match sampling_params(args) {
-                    Ok(p) => answer(value(ctx.sample(p).await)),
-                    Err(e) => envelope::error("invalidArguments", format!("invalid sampling request: {e}")),
-                },
-                "elicit" => match serde_json::from_value::<ElicitRequestParams>(args) {
-                    Ok(ElicitRequestParams::Form { message, requested_schema }) => {
-                        answer(value(ctx.elicit(&message, requested_schema).await))
-                    }
-                    Ok(ElicitRequestParams::Url { message, url, elicitation_id: Some(id) }) => {
-                        answer(value(ctx.elicit_url(&message, &url, &id).await))
-                    }
-                    Ok(ElicitRequestParams::Url { elicitation_id: None, .. }) => envelope::error(
-                        "invalidArguments",
-                        "invalid elicitation request: missing field `elicitationId`",
-                    ),
-                    Err(e) => envelope::error("invalidArguments", format!("invalid elicitation request: {e}")),
-                },
-                "listRoots" => answer(value(ctx.list_roots().await)),
-                "request" => match serde_json::from_value::<ClientRequest>(args) {
-                    Ok(r) => answer(ctx.send_request(&r.method, r.params).await),
-                    Err(e) => envelope::error("invalidArguments", format!("invalid request: {e}")),
-                },
-                other => envelope::error("invalidArguments", format!("unknown request kind {other:?}")),
-            }
+    async fn asking(call: Arc<Call>, kind: String, args: Value) -> String {
+        let ctx = &call.ctx;
+        let answer = |r: std::result::Result<Value, PeerError>| match r {
+            Ok(v) => envelope::ok(&v),
+            Err(e) => envelope::peer_error(&e),
+        };
+        fn value<T: serde::Serialize>(r: std::result::Result<T, PeerError>) -> std::result::Result<Value, PeerError> {
+            r.and_then(|v| serde_json::to_value(v).map_err(|e| PeerError::Malformed(e.to_string())))
+        }
+        match kind.as_str() {
+            "sample" => match sampling_params(args) {
+                Ok(p) => answer(value(ctx.sample(p).await)),
+                Err(e) => envelope::error("invalidArguments", format!("invalid sampling request: {e}")),
+            },
+            "elicit" => match serde_json::from_value::<ElicitRequestParams>(args) {
+                Ok(ElicitRequestParams::Form { message, requested_schema }) => {
+                    answer(value(ctx.elicit(&message, requested_schema).await))
+                }
+                Ok(ElicitRequestParams::Url { message, url, elicitation_id: Some(id) }) => {
+                    answer(value(ctx.elicit_url(&message, &url, &id).await))
+                }
+                Ok(ElicitRequestParams::Url { elicitation_id: None, .. }) => {
+                    envelope::error("invalidArguments", "invalid elicitation request: missing field `elicitationId`")
+                }
+                Err(e) => envelope::error("invalidArguments", format!("invalid elicitation request: {e}")),
+            },
+            "listRoots" => answer(value(ctx.list_roots().await)),
+            "request" => match serde_json::from_value::<ClientRequest>(args) {
+                Ok(r) => answer(ctx.send_request(&r.method, r.params).await),
+                Err(e) => envelope::error("invalidArguments", format!("invalid request: {e}")),
+            },
+            other => envelope::error("invalidArguments", format!("unknown request kind {other:?}")),
         }
     }
 }
