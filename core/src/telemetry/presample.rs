@@ -127,13 +127,12 @@ impl Presampler {
 
     /// The decision for a SERVER span named `name` under `parent` (the standard samplers read
     /// neither the name nor attributes, and none are passed).
-    pub fn decide(&self, parent: &Context, name: &str) -> Decision {
-        let parent_span = parent.span();
-        let parent_trace = parent_span.span_context();
+    pub fn decide(&self, parent: Option<&Context>, name: &str) -> Decision {
+        let parent_trace = parent.map(|p| p.span().span_context().clone()).filter(|t| t.is_valid());
         // A root is asked with no parent context: what the standard samplers do for an invalid
         // parent, without their reading the empty context's span twice over.
-        let (trace_id, parent, root) = if parent_trace.is_valid() {
-            (parent_trace.trace_id(), Some(parent), false)
+        let (trace_id, parent, root) = if let Some(parent_trace) = parent_trace {
+            (parent_trace.trace_id(), parent, false)
         } else {
             let trace_id = self.ids.new_trace_id();
             match self.roots.decide(trace_id) {
@@ -270,11 +269,12 @@ mod tests {
     #[test]
     fn a_parent_based_ratio_follows_the_parent_and_draws_for_roots() {
         let p = Presampler::new(Box::new(Sampler::ParentBased(Box::new(Sampler::TraceIdRatioBased(0.0)))));
-        assert_eq!(p.decide(&remote(true), "tools/call"), Decision::Record(None));
-        assert_eq!(p.decide(&remote(false), "tools/call"), Decision::Drop);
-        assert_eq!(p.decide(&Context::new(), "tools/call"), Decision::Drop);
+        assert_eq!(p.decide(Some(&remote(true)), "tools/call"), Decision::Record(None));
+        assert_eq!(p.decide(Some(&remote(false)), "tools/call"), Decision::Drop);
+        assert_eq!(p.decide(Some(&Context::new()), "tools/call"), Decision::Drop);
+        assert_eq!(p.decide(None, "tools/call"), Decision::Drop);
         let all = Presampler::new(Box::new(Sampler::ParentBased(Box::new(Sampler::TraceIdRatioBased(1.0)))));
-        assert!(matches!(all.decide(&Context::new(), "tools/call"), Decision::Record(Some(_))));
+        assert!(matches!(all.decide(None, "tools/call"), Decision::Record(Some(_))));
     }
 
     #[test]

@@ -119,16 +119,17 @@ impl RequestTelemetry {
 
     /// A request enters the chain.
     pub(crate) fn start(&self, method: &str, params: Option<&Value>, ctx: &RequestContext) -> Watch {
-        let parent = parent_of(ctx.meta_other());
+        // Most requests name no trace: no context is made for them unless a span is.
+        let parent = remote_parent(ctx.meta_other());
         let transport = transport_of(ctx.request_info());
         let version = ctx.protocol_version();
         let target = target_of(method, params);
-        let span = match self.presampler.as_ref().map(|p| p.decide(&parent, method)) {
+        let span = match self.presampler.as_ref().map(|p| p.decide(parent.as_ref(), method)) {
             Some(Decision::Drop) => None,
-            Some(Decision::Record(trace_id)) => {
-                Some(presample::starting_with(trace_id, || self.open(method, target, transport, ctx, &parent)))
-            }
-            None => Some(self.open(method, target, transport, ctx, &parent)),
+            Some(Decision::Record(trace_id)) => Some(presample::starting_with(trace_id, || {
+                self.open(method, target, transport, ctx, &parent.unwrap_or_default())
+            })),
+            None => Some(self.open(method, target, transport, ctx, &parent.unwrap_or_default())),
         };
         // A resource's URI is opt-in on the metric (one series per URI): not in its key.
         let series_target = target.filter(|(kind, _)| *kind != Target::Resource);
@@ -253,7 +254,7 @@ impl RequestTelemetry {
             .span_builder(method.to_owned())
             .with_kind(SpanKind::Server)
             .with_attributes(attrs)
-            .start_with_context(&self.tracer, &parent_of(meta));
+            .start_with_context(&self.tracer, &remote_parent(meta).unwrap_or_default());
         NotificationWatch { span, started: self.clock.raw(), version, transport }
     }
 
@@ -324,12 +325,12 @@ fn transport_of(info: &RequestInfo) -> Transport {
 }
 
 /// The trace a request's `_meta` names (most requests name none: the propagator is skipped).
-fn parent_of(meta: Option<&Map<String, Value>>) -> Context {
+fn remote_parent(meta: Option<&Map<String, Value>>) -> Option<Context> {
     match meta {
         Some(meta) if meta.contains_key("traceparent") => {
-            TraceContextPropagator::new().extract_with_context(&Context::new(), &MetaCarrier(meta))
+            Some(TraceContextPropagator::new().extract_with_context(&Context::new(), &MetaCarrier(meta)))
         }
-        _ => Context::new(),
+        _ => None,
     }
 }
 
@@ -349,9 +350,10 @@ impl Extractor for MetaCarrier<'_> {
 /// What the request is about, for the span name and attributes.
 fn target_of<'a>(method: &str, params: Option<&'a Value>) -> Option<(Target, &'a str)> {
     // A scan of the few keys of a request's params: a B-tree lookup compares each key it
-    // passes with `memcmp` (about twice the instructions).
+    // passes with `memcmp` (about twice the instructions). From the end: `name` and `uri` sort
+    // after `_meta` and `arguments`, so the scan usually stops at its first key.
     let params = params?.as_object()?;
-    let text = |key: &str| params.iter().find(|(k, _)| *k == key).and_then(|(_, v)| v.as_str());
+    let text = |key: &str| params.iter().rev().find(|(k, _)| *k == key).and_then(|(_, v)| v.as_str());
     match method {
         "tools/call" => text("name").map(|n| (Target::Tool, n)),
         "prompts/get" => text("name").map(|n| (Target::Prompt, n)),
