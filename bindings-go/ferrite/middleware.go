@@ -64,7 +64,10 @@ type MiddlewareRequest struct {
 
 // middlewareCall is what the copies of one request's MiddlewareRequest share.
 type middlewareCall struct {
-	next     *C.ferrite_middleware_next
+	next *C.ferrite_middleware_next
+	// mu is held across the returned check and ferrite_middleware_next_run, and while
+	// returned is set: settling the request frees next, so no next_run may be under way then.
+	mu       sync.Mutex
 	returned atomic.Bool
 	ctxOnce  sync.Once
 	ctx      context.Context
@@ -177,12 +180,12 @@ func runMiddleware(mw Middleware, req *MiddlewareRequest) {
 	r := Request{ptr: req.Request.ptr} // the one place that settles a middleware's request
 	defer func() {
 		if p := recover(); p != nil {
-			req.call.returned.Store(true)
+			req.call.finish()
 			r.Fail(fmt.Sprint(p))
 		}
 	}()
 	result, err := mw(req, req.runNext)
-	req.call.returned.Store(true)
+	req.call.finish()
 	var rpc *RPCError
 	switch {
 	case errors.As(err, &rpc):
@@ -219,8 +222,17 @@ func (w *nextWait) finalize() {
 	}
 }
 
+// finish marks the middleware returned, once no next_run is under way (see mu).
+func (c *middlewareCall) finish() {
+	c.mu.Lock()
+	c.returned.Store(true)
+	c.mu.Unlock()
+}
+
 func (req *MiddlewareRequest) runNext(params json.RawMessage) (json.RawMessage, error) {
+	req.call.mu.Lock()
 	if req.call.returned.Load() {
+		req.call.mu.Unlock()
 		return nil, &Error{Code: CodeAlreadyCompleted, Detail: "next called after the middleware returned"}
 	}
 	var p *C.char
@@ -230,7 +242,9 @@ func (req *MiddlewareRequest) runNext(params json.RawMessage) (json.RawMessage, 
 	}
 	w := &nextWait{ch: make(chan nextAnswer, 1)}
 	cb := C.ferrite_middleware_answer_callback(C.goMiddlewareAnswer)
-	if err := check(C.ferrite_middleware_next_run(req.call.next, p, n, cb, userData(w), finalizer)); err != nil {
+	err := check(C.ferrite_middleware_next_run(req.call.next, p, n, cb, userData(w), finalizer))
+	req.call.mu.Unlock()
+	if err != nil {
 		return nil, err
 	}
 	a := <-w.ch
