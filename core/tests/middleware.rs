@@ -89,6 +89,11 @@ async fn middleware_can_answer_without_the_handler_with_an_error_or_a_result() {
     let refused = h.call("tools/call", add(13, 1)).await;
     assert_eq!(refused["error"], json!({"code": -32001, "message": "thirteen is refused here"}));
     assert_eq!(h.ok("tools/list", json!({})).await, json!({"tools": []}));
+    // On 2026-07-28 the middleware's own result gets what every result there has.
+    let modern = Harness::new(h.server.clone()).modern_ok("tools/list", json!({}), json!({})).await;
+    assert_eq!(modern["resultType"], "complete", "{modern}");
+    assert_eq!(modern["tools"], json!([]));
+    assert!(modern["_meta"]["io.modelcontextprotocol/serverInfo"]["name"].is_string(), "{modern}");
     assert_eq!(calls.load(Ordering::SeqCst), 0, "the handler never ran");
     assert_eq!(h.ok("tools/call", add(1, 1)).await["content"][0]["text"], "2");
     assert_eq!(calls.load(Ordering::SeqCst), 1);

@@ -338,7 +338,18 @@ impl Server {
         }
         let chain = read(&self.inner.middleware).clone();
         let next = Next { server: self.clone(), chain, at: 0 };
-        next.run(MiddlewareRequest { method: method.to_owned(), params, ctx }).await
+        let modern = ctx.is_modern();
+        let answer = next.run(MiddlewareRequest { method: method.to_owned(), params, ctx }).await;
+        match answer {
+            // A 2026-07-28 result a middleware made itself (the core's start with it) gets
+            // what every result of the revision has: `resultType`, and the server info.
+            Ok(raw) if modern && !raw.get().starts_with("{\"resultType\"") => {
+                let value: Value = serde_json::from_str(raw.get())
+                    .map_err(|e| ErrorObject::internal(format!("a middleware's result is not JSON: {e}")))?;
+                self.decorate_value(value)
+            }
+            other => other,
+        }
     }
 
     /// Act on a client's notification, through the middleware chain when there is one. A
