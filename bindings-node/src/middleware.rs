@@ -178,11 +178,11 @@ impl NativeServer {
             Some(text) => Some(parse::<Value>(&text, "middleware params")?).filter(|v| !v.is_null()),
             None => None,
         };
-        let run = next.run(Some(params));
+        let run = next.run(Some(params)).ok_or_else(|| next.refusal());
         self.spawn_string(env, async move {
             match run {
-                Some(run) => answer_envelope(&run.await),
-                None => answer_envelope(&Err(NextOnce::already_called())),
+                Ok(run) => answer_envelope(&run.await),
+                Err(refused) => answer_envelope(&Err(refused)),
             }
         })
     }

@@ -35,15 +35,15 @@ impl Middleware for PyMiddleware {
     fn call(&self, request: MiddlewareRequest, next: Next) -> BoxFuture<'static, Answer> {
         let (handler, exec) = (self.handler.clone(), self.exec.clone());
         let ctx = request.ctx.clone();
-        let call = MiddlewareCall {
-            method: request.method.clone(),
-            params: request.params.clone(),
-            hook: request.hook(),
-            next: Rest::Request(Arc::new(NextOnce::new(next, request))),
-            runtime: self.runtime.clone(),
-        };
+        let (method, params, hook) = (request.method.clone(), request.params.clone(), request.hook());
+        let next = Arc::new(NextOnce::new(next, request));
+        let call =
+            MiddlewareCall { method, params, hook, next: Rest::Request(next.clone()), runtime: self.runtime.clone() };
         Box::pin(async move {
-            match exec.run(handler, Input::Middleware(call), Some(ctx)).await {
+            let ran = exec.run(handler, Input::Middleware(call), Some(ctx)).await;
+            // A `call_next` the middleware kept is refused from now on.
+            next.close();
+            match ran {
                 Ok(Returned::Json(v)) => answer_from(Ok(v)),
                 Ok(Returned::Input(_)) => Err(ErrorObject::internal(
                     "a middleware cannot return InputRequired (return what call_next returned)",
@@ -159,7 +159,7 @@ impl CallNext {
         };
         let answer = next.run(Some(params));
         let Some(answer) = answer else {
-            let err = errors::rpc_err(py, "McpError", &NextOnce::already_called());
+            let err = errors::rpc_err(py, "McpError", &next.refusal());
             resolve.bind(py).call1((err.into_value(py), py.None()))?;
             return Ok(());
         };

@@ -203,6 +203,33 @@ def test_a_middleware_that_breaks_is_minus_32603_and_the_server_keeps_serving() 
     s.close()
 
 
+def test_a_call_next_kept_past_the_middlewares_answer_is_refused_and_runs_nothing() -> None:
+    calls: List[int] = []
+    s = add_server(calls)
+    kept: List[Any] = []
+
+    @s.middleware
+    async def keeps(ctx: MiddlewareContext, call_next: Any) -> Any:
+        if ctx.name == "add" and ctx.params["arguments"].get("a") == 9:
+            kept.append((ctx, call_next))
+            return {"content": [{"type": "text", "text": "answered early"}]}
+        return await call_next(ctx)
+
+    assert text(modern_ok(s, "tools/call", {"name": "add", "arguments": {"a": 9, "b": 0}})) == "answered early"
+    ctx, call_next = kept[0]
+
+    async def late() -> None:
+        with pytest.raises(McpError) as e:
+            await call_next(ctx)
+        assert e.value.code == -32603
+        assert e.value.message == "a middleware called next after it answered"
+
+    asyncio.run(late())
+    assert calls == [], "the tool never ran"
+    assert text(modern_ok(s, "tools/call", {"name": "add", "arguments": {"a": 3, "b": 4}})) == "7"
+    s.close()
+
+
 def test_a_def_middleware_is_refused_at_registration() -> None:
     s = Server("mw", "1.0.0")
 

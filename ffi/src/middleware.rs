@@ -193,11 +193,11 @@ pub unsafe extern "C" fn ferrite_middleware_next_run(
         // SAFETY: forwarded from this function's contract.
         let params: Option<Value> = unsafe { opt_json_arg(params_json, params_json_len, "params_json") }?;
         let params = params.map(|p| Some(p).filter(|p| !p.is_null()));
-        let answer = next.once.run(params);
+        let answer = next.once.run(params).ok_or_else(|| next.once.refusal());
         next.runtime.spawn(async move {
             let answer = match answer {
-                Some(rest) => rest.await,
-                None => Err(NextOnce::already_called()),
+                Ok(rest) => rest.await,
+                Err(refused) => Err(refused),
             };
             deliver(callback, &data, &answer);
         });

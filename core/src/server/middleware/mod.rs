@@ -91,12 +91,31 @@ pub fn answer_from(outcome: Result<Value, super::HandlerError>) -> Answer {
 /// time, at most once: later calls get `None`.
 pub struct NextOnce {
     next: std::sync::Mutex<Option<(Next, MiddlewareRequest)>>,
+    /// Set by [`NextOnce::close`]: the middleware answered, and a later call is refused.
+    closed: std::sync::atomic::AtomicBool,
 }
 
 impl NextOnce {
     /// Hold `next` and the request it was given with.
     pub fn new(next: Next, request: MiddlewareRequest) -> Self {
-        NextOnce { next: std::sync::Mutex::new(Some((next, request))) }
+        NextOnce { next: std::sync::Mutex::new(Some((next, request))), closed: Default::default() }
+    }
+
+    /// The middleware answered: a `next` it kept is refused from now on (and what it held,
+    /// the server and the request's context, is let go).
+    pub fn close(&self) {
+        self.closed.store(true, Ordering::Release);
+        crate::sync::lock(&self.next).take();
+    }
+
+    /// The error a call that [`NextOnce::run`] refused answers: a second call, or one after
+    /// the middleware answered.
+    pub fn refusal(&self) -> ErrorObject {
+        if self.closed.load(Ordering::Acquire) {
+            ErrorObject::internal("a middleware called next after it answered")
+        } else {
+            Self::already_called()
+        }
     }
 
     /// Run the rest of the chain on the request, with `params` in place of its params when
