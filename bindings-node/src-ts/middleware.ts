@@ -200,11 +200,17 @@ export function use(host: Host, middleware: Middleware): void {
         name: typeof name === 'string' ? name : undefined,
         ctx,
       };
-      const next: Next = async (c?: MiddlewareContext) => {
+      const next: Next = (c?: MiddlewareContext) => {
         const params = (c ?? context).params;
-        const answer = JSON.parse(await native.middlewareNext(slot, params === undefined ? null : JSON.stringify(params))) as AnswerEnvelope;
-        if (answer.error !== undefined) throw new McpError(answer.error.code, answer.error.message, answer.error.data);
-        return answer.ok as JsonObject;
+        const answered = (async () => {
+          const answer = JSON.parse(await native.middlewareNext(slot, params === undefined ? null : JSON.stringify(params))) as AnswerEnvelope;
+          if (answer.error !== undefined) throw new McpError(answer.error.code, answer.error.message, answer.error.data);
+          return answer.ok as JsonObject;
+        })();
+        // A `next()` nobody awaits (called and left, or called after the middleware answered)
+        // must not end the process with an unhandled rejection; who awaits it still sees it.
+        answered.catch(() => {});
+        return answered;
       };
       out = fn(context, next);
     } catch (e) {

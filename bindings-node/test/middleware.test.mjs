@@ -66,6 +66,33 @@ test('middleware can answer without the handler with a result or an error', asyn
   assert.equal(calls.length, 1);
 });
 
+test('a next kept past the answer rejects when awaited, and left unawaited ends nothing', async () => {
+  const calls = [];
+  const s = server(calls);
+  const kept = [];
+  s.use((c, next) => {
+    if (c.name === 'add' && c.params.arguments.a === 9) {
+      kept.push(next);
+      return { content: [{ type: 'text', text: 'answered early' }] };
+    }
+    return next();
+  });
+  assert.equal(textOf(await modernOk(s, 'tools/call', add(9, 0))), 'answered early');
+  let unhandled = 0;
+  const count = () => unhandled++;
+  process.on('unhandledRejection', count);
+  try {
+    kept[0](); // called and left: must not become an unhandled rejection
+    await new Promise((r) => setTimeout(r, 100));
+    assert.equal(unhandled, 0);
+    await assert.rejects(kept[0](), (e) => e instanceof Error && /already completed|after it answered/.test(e.message));
+  } finally {
+    process.off('unhandledRejection', count);
+  }
+  assert.equal(calls.length, 0, 'the tool never ran');
+  assert.equal(textOf(await modernOk(s, 'tools/call', add(3, 4))), '7');
+});
+
 test('an error from the chain rejects next with an McpError carrying its code', async () => {
   const s = server();
   const seen = [];
