@@ -55,8 +55,12 @@ export function setDiagnostics(
 export function diagnosticsFromEnvironment(env: NodeJS.ProcessEnv = process.env): string | undefined {
   const explicit = env.FERRITE_DIAGNOSTICS?.trim();
   if (explicit) return explicit;
-  const debug = (env.DEBUG ?? '').split(/[\s,]+/);
-  return debug.some((n) => n === '*' || n === 'ferrite' || n.startsWith('ferrite:')) ? 'debug' : undefined;
+  // The `debug` package's patterns: `*` a wildcard, a leading `-` excludes.
+  const patterns = (env.DEBUG ?? '').split(/[\s,]+/).filter((n) => n !== '');
+  const matches = (p: string) => new RegExp(`^${p.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*?')}$`).test('ferrite');
+  const excluded = patterns.some((p) => p.startsWith('-') && matches(p.slice(1)));
+  const included = patterns.some((p) => !p.startsWith('-') && (matches(p) || p.startsWith('ferrite:')));
+  return included && !excluded ? 'debug' : undefined;
 }
 
 const fromEnvironment = diagnosticsFromEnvironment();

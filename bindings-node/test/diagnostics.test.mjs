@@ -65,3 +65,14 @@ test('FERRITE_DIAGNOSTICS at load writes records on stderr, never stdout', () =>
   assert.equal(off.status, 0, off.stderr);
   assert.equal(off.stderr, '');
 });
+
+test('DEBUG turns diagnostics on with the debug package\'s patterns', async () => {
+  const { diagnosticsFromEnvironment: chosen } = await import('../lib/diagnostics.js');
+  for (const debug of ['ferrite*', 'ferrite', 'ferrite:*', '*', 'express,ferrite*', 'fer*te']) {
+    assert.equal(chosen({ DEBUG: debug }), 'debug', debug);
+  }
+  for (const debug of ['', 'express', '*,-ferrite', 'ferrite*,-ferrite', 'ferritex']) {
+    assert.equal(chosen({ DEBUG: debug }), undefined, debug);
+  }
+  assert.equal(chosen({ FERRITE_DIAGNOSTICS: 'warn', DEBUG: '-ferrite' }), 'warn');
+});

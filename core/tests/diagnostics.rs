@@ -52,6 +52,10 @@ async fn the_sink_gets_the_cores_events_at_its_level_and_never_a_session_id() {
         Err(HandlerError::failed("it broke"))
     })
     .unwrap();
+    s.add_tool_fn(Tool::new("forges", json!({"type":"object"})).with_description("fails on two lines"), |_| {
+        Err(HandlerError::failed("it broke\nERROR ferrite::auth forged record"))
+    })
+    .unwrap();
     let opts = HttpOptions::default();
     let shutdown = opts.shutdown.clone();
     let bound = http::bind(&s, "127.0.0.1:0".parse().unwrap(), opts).await.unwrap();
@@ -111,6 +115,14 @@ async fn the_sink_gets_the_cores_events_at_its_level_and_never_a_session_id() {
             && m == "the tool failed: it broke tool=fails"),
         "{got:?}"
     );
+    // A line break in what a handler said cannot forge a record of its own.
+    request(addr, "POST", &headers, &call_body("forges")).await;
+    let got = take(&seen);
+    assert!(
+        got.iter().any(|(_, _, m)| m == "the tool failed: it broke\\nERROR ferrite::auth forged record tool=forges"),
+        "{got:?}"
+    );
+    assert!(got.iter().all(|(_, _, m)| !m.contains('\n')), "{got:?}");
 
     // At warn, neither a session's creation nor a refused 4xx; the session's DELETE neither.
     diagnostics::set_level(Level::Warn);

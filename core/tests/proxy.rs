@@ -729,3 +729,12 @@ async fn replacing_the_upstream_listen_stream_leaves_one_open_and_a_refused_repl
     assert_eq!(up.notify_tools_list_changed(), 0, "closing the proxy closes its stream upstream");
     task.abort();
 }
+
+#[tokio::test]
+async fn an_unreachable_upstreams_error_does_not_carry_its_url() {
+    let target = UpstreamTarget::Http { url: "http://127.0.0.1:9/mcp?api_key=sekrit".to_owned(), headers: vec![] };
+    let e = Upstream::connect(&target, UpstreamEra::Handshake).await.unwrap_err();
+    let text = e.to_string();
+    assert!(text.contains("upstream"), "{text}");
+    assert!(!text.contains("sekrit"), "the URL (and the key in it) stays out of errors and logs: {text}");
+}

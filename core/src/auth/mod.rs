@@ -16,6 +16,7 @@ mod fronted;
 mod identity;
 mod introspection;
 mod jwt;
+pub(crate) use jwt::without_url;
 
 use std::sync::Arc;
 

@@ -165,20 +165,36 @@ struct Fields {
     rest: String,
 }
 
+/// `text` appended to `out` with control characters escaped (`\n`, `\u{7}`): values come from
+/// clients (a method, a tool name, a handler's message), and a line break in one must not
+/// forge another record in a line-oriented log.
+fn push_escaped(out: &mut String, text: &str) {
+    for c in text.chars() {
+        if c.is_control() {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+}
+
 impl Visit for Fields {
     fn record_str(&mut self, field: &Field, value: &str) {
         if field.name() == "message" {
-            self.message.push_str(value);
+            push_escaped(&mut self.message, value);
         } else {
-            let _ = write!(self.rest, " {}={value}", field.name());
+            let _ = write!(self.rest, " {}=", field.name());
+            push_escaped(&mut self.rest, value);
         }
     }
 
     fn record_debug(&mut self, field: &Field, value: &dyn std::fmt::Debug) {
+        let text = format!("{value:?}");
         if field.name() == "message" {
-            let _ = write!(self.message, "{value:?}");
+            push_escaped(&mut self.message, &text);
         } else {
-            let _ = write!(self.rest, " {}={value:?}", field.name());
+            let _ = write!(self.rest, " {}=", field.name());
+            push_escaped(&mut self.rest, &text);
         }
     }
 }

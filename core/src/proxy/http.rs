@@ -10,6 +10,7 @@ use std::sync::{Arc, Mutex};
 use serde_json::Value;
 
 use super::link::{upstream_error, Link, Wire, SESSION_GONE};
+use crate::auth::without_url;
 use crate::server::BoxFuture;
 use crate::sync::lock;
 
@@ -100,7 +101,8 @@ impl Wire for HttpWire {
             lock(&self.streams).insert(id, closed.clone());
         }
         Box::pin(async move {
-            let response = request.send().await.map_err(|e| e.to_string())?;
+            // Never the URL in an error (it may carry a key): these reach logs and clients.
+            let response = request.send().await.map_err(|e| without_url(&e))?;
             let status = response.status();
             if status == reqwest::StatusCode::NOT_FOUND && !is_initialize {
                 if let Some(gone) = on_session {
@@ -133,7 +135,7 @@ impl Wire for HttpWire {
                 tokio::spawn(read_sse(link, response, id, closed));
                 return Ok(());
             }
-            let body = response.bytes().await.map_err(|e| e.to_string())?;
+            let body = response.bytes().await.map_err(|e| without_url(&e))?;
             match serde_json::from_slice::<Value>(&body) {
                 Ok(mut msg) if msg.get("jsonrpc").is_some() => {
                     // A POST's JSON answer is its request's, whatever id it names: an error
@@ -260,7 +262,7 @@ pub(crate) fn initialized(link: &Arc<Link>, version: &str) {
             Ok(r) if r.status().is_success() => read_sse(link, r, None, closed).await,
             Ok(_) => {}
             Err(e) => {
-                tracing::warn!(target: crate::diagnostics::target::HANDLER, "upstream GET stream: {}", upstream_error(e.to_string()))
+                tracing::warn!(target: crate::diagnostics::target::HANDLER, "upstream GET stream: {}", upstream_error(without_url(&e)))
             }
         }
     });

@@ -351,7 +351,11 @@ impl Server {
         };
         let outcome = match AssertUnwindSafe(self.route_through_chain(method, params, ctx)).catch_unwind().await {
             Ok(o) => o,
-            Err(p) => Err(ErrorObject::internal(format!("handler for {method} panicked: {}", panic_message(&*p)))),
+            Err(p) => {
+                let message = panic_message(&*p);
+                tracing::error!(target: crate::diagnostics::target::HANDLER, method = ?method, "a handler panicked: {message}");
+                Err(ErrorObject::internal(format!("handler for {method} panicked: {message}")))
+            }
         };
         conn.end_request(&id);
         if cancel.is_cancelled() {

@@ -42,7 +42,7 @@ use std::sync::{Arc, Mutex, RwLock};
 
 pub use connection::{ConnectionState, Era};
 pub use context::{NullPeer, Peer, PeerError, RequestContext};
-pub(crate) use dispatch::missing_capability;
+pub(crate) use dispatch::{missing_capability, panic_message};
 pub use handler::{
     BoxFuture, CompletionHandler, HandlerError, HandlerResult, MethodHandler, NotificationObserver, PromptHandler,
     ResourceHandler, TemplateVariables, ToolHandler,

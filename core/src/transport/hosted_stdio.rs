@@ -197,6 +197,10 @@ impl Shared {
         // A panic must not unwind into the host: the loop is dropped, and its outcome is an
         // error.
         let polled = catch_unwind(AssertUnwindSafe(|| fut.as_mut().poll(&mut Context::from_waker(&waker))));
+        if let Err(p) = &polled {
+            let message = crate::server::panic_message(&**p);
+            tracing::error!(target: crate::diagnostics::target::HANDLER, "the stdio loop panicked and stopped: {message}");
+        }
         if !matches!(polled, Ok(Poll::Pending)) {
             *serving = None;
         }
@@ -215,6 +219,10 @@ impl Shared {
                 lock(&self.waiting).insert(id, waiting);
             }
             Ok(Poll::Ready(())) | Err(_) => {
+                if let Err(p) = &polled {
+                    let message = crate::server::panic_message(&**p);
+                    tracing::error!(target: crate::diagnostics::target::HANDLER, "a request panicked and was dropped: {message}");
+                }
                 if let Some(done) = waiting.done.take() {
                     let _ = done.send(());
                 }

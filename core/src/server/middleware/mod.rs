@@ -263,7 +263,9 @@ impl Next {
 
 /// The answer to a request whose middleware or handler panicked (the panic is caught here).
 fn panicked(method: &str, panic: &(dyn std::any::Any + Send)) -> ErrorObject {
-    ErrorObject::internal(format!("handler for {method} panicked: {}", super::dispatch::panic_message(panic)))
+    let message = super::dispatch::panic_message(panic);
+    tracing::error!(target: crate::diagnostics::target::HANDLER, method = ?method, "a middleware or handler panicked: {message}");
+    ErrorObject::internal(format!("handler for {method} panicked: {message}"))
 }
 
 /// A middleware: `call(request, next)` answers the request, usually through `next`;
