@@ -85,6 +85,21 @@ async fn the_sink_gets_the_cores_events_at_its_level_and_never_a_session_id() {
         "{got:?}"
     );
 
+    // A 2026-07-28 request the classifier refuses with an HTTP status: its status and reason.
+    let modern = json!({"jsonrpc":"2.0","id":3,"method":"tools/list","params":{"_meta":{
+        "io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}});
+    let mismatched = [JSON, ACCEPT, ("mcp-protocol-version", "2025-11-25")];
+    let status = request(addr, "POST", &mismatched, &modern.to_string()).await.status;
+    assert_eq!(status, 400);
+    let got = take(&seen);
+    assert!(
+        got.iter().any(|(l, t, m)| *l == Level::Info
+            && t == "ferrite::http"
+            && m.starts_with("request refused: ")
+            && m.contains("status=400 code=")),
+        "{got:?}"
+    );
+
     // A panicking handler (error) and an invalid result (error); a failing tool is debug, so
     // not seen at info.
     let headers = [JSON, ACCEPT, ("mcp-session-id", id.as_str()), ("mcp-protocol-version", "2025-06-18")];

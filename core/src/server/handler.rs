@@ -91,7 +91,11 @@ impl HandlerError {
     /// plain failure).
     pub fn into_rpc(self) -> ErrorObject {
         match self {
-            HandlerError::Failed(m) => ErrorObject::internal(m),
+            HandlerError::Failed(m) => {
+                // As a tool's failure is (at debug: the text is the handler's own).
+                tracing::debug!(target: crate::diagnostics::target::HANDLER, "a handler failed: {m}");
+                ErrorObject::internal(m)
+            }
             HandlerError::Rpc(e) => e,
         }
     }

@@ -176,6 +176,8 @@ fn into_host_response(response: axum::response::Response) -> HostResponse {
 }
 
 fn bad_head(why: String) -> HostResponse {
+    // Not `why`: it quotes the request target, whose query may carry a secret.
+    tracing::info!(target: crate::diagnostics::target::HTTP, status = 400, "request refused: a head that is not valid HTTP");
     let body = Body::from(format!("Bad Request: {why}"));
     HostResponse {
         status: StatusCode::BAD_REQUEST.as_u16(),

@@ -260,6 +260,7 @@ async fn post_handshake(st: &Arc<HttpState>, parts: Parts, payload: Payload, acc
         // batch on a revision without batches, a batch of invalid elements): the same
         // JSON-RPC errors stdio writes, with 400.
         if let Some(body) = refused {
+            tracing::info!(target: crate::diagnostics::target::HTTP, status = 400, "request refused: a batch of no valid request");
             let mut r = json_response(body, None);
             *r.status_mut() = StatusCode::BAD_REQUEST;
             return r;
@@ -467,6 +468,13 @@ where
 fn finish_json(st: &HttpState, out: Option<Answer>, session: Option<&Arc<Session>>, new_session: bool) -> Response {
     let Some(out) = out else { return accepted() };
     let status = out.status();
+    // A 2026-07-28 error the revision answers with an HTTP status (the classifier's: a bad
+    // header, an unsupported version): reported as `error_response`'s are.
+    if let (Answer::Modern(r), true) = (&out, status.is_client_error()) {
+        if let Some(e) = r.error_object() {
+            tracing::info!(target: crate::diagnostics::target::HTTP, status = status.as_u16(), code = e.code, "request refused: {}", e.message);
+        }
+    }
     let kept = !matches!(out, Answer::Unavailable(..));
     let mut r = match session {
         // A session is established only by an initialize that succeeded (and, in a fleet,
