@@ -19,12 +19,33 @@ pub(super) async fn listen<O>(
     upgrade: impl Fn() -> Option<O>,
     deliver: impl Fn(&O, String),
 ) {
+    // Reported once per outage (a warning when it starts, info when it ends), not at every
+    // retry.
+    let mut down = false;
     loop {
         if upgrade().is_none() {
             return;
         }
-        if let Ok(mut pubsub) = client.get_async_pubsub().await {
-            if pubsub.subscribe(&channels[..]).await.is_ok() {
+        let subscribed = match client.get_async_pubsub().await {
+            Ok(mut pubsub) => match pubsub.subscribe(&channels[..]).await {
+                Ok(()) => Ok(pubsub),
+                Err(e) => Err(e),
+            },
+            Err(e) => Err(e),
+        };
+        match &subscribed {
+            Err(e) if !down => {
+                down = true;
+                tracing::warn!(target: crate::diagnostics::target::STORE, "fleet pub/sub lost; subscribing again every {} ms: {e}", RESUBSCRIBE_AFTER.as_millis());
+            }
+            Ok(_) if down => {
+                down = false;
+                tracing::info!(target: crate::diagnostics::target::STORE, "fleet pub/sub subscribed again");
+            }
+            _ => {}
+        }
+        if let Ok(mut pubsub) = subscribed {
+            {
                 let mut messages = pubsub.on_message();
                 loop {
                     let msg = match tokio::time::timeout(LIVENESS_CHECK, messages.next()).await {
