@@ -44,7 +44,8 @@ type NextFunc func(params json.RawMessage) (json.RawMessage, error)
 
 // MiddlewareRequest is one request as a middleware sees it.
 type MiddlewareRequest struct {
-	// Method is the JSON-RPC method ("tools/call", ...).
+	// Method is the JSON-RPC method ("tools/call", ...), to read: next takes params only,
+	// so a middleware changes what is asked, not which route answers.
 	Method string
 	// Params are the request's params without _meta (Request.Meta has it, the 2026-07-28
 	// envelope included); nil when it had none.

@@ -200,7 +200,12 @@ export function use(host: Host, middleware: Middleware): void {
         name: typeof name === 'string' ? name : undefined,
         ctx,
       };
+      // A middleware changes what is asked (the params), not which route answers.
+      Object.defineProperty(context, 'method', { value: p.method, writable: false, enumerable: true });
       const next: Next = (c?: MiddlewareContext) => {
+        if (c !== undefined && c.method !== context.method) {
+          return Promise.reject(new TypeError(`next: a middleware cannot change the method (${context.method} to ${String(c.method)})`));
+        }
         const params = (c ?? context).params;
         const answered = (async () => {
           const answer = JSON.parse(await native.middlewareNext(slot, params === undefined ? null : JSON.stringify(params))) as AnswerEnvelope;

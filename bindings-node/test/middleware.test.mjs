@@ -93,6 +93,21 @@ test('a next kept past the answer rejects when awaited, and left unawaited ends 
   assert.equal(textOf(await modernOk(s, 'tools/call', add(3, 4))), '7');
 });
 
+test('the method is read-only: changing it is an error, not silently ignored', async () => {
+  const s = server();
+  s.use((c, next) => {
+    if (c.name === 'hidden') return next({ ...c, method: 'tools/list' });
+    if (c.name === 'add' && c.params.arguments.a === 5) c.method = 'tools/list';
+    return next();
+  });
+  const rerouted = await modern(s, 'tools/call', { name: 'hidden', arguments: {} });
+  assert.equal(rerouted.error?.code, -32603, JSON.stringify(rerouted));
+  assert.match(rerouted.error.message, /cannot change the method/);
+  const assigned = await modern(s, 'tools/call', add(5, 0));
+  assert.equal(assigned.error?.code, -32603, JSON.stringify(assigned));
+  assert.equal(textOf(await modernOk(s, 'tools/call', add(3, 4))), '7');
+});
+
 test('an error from the chain rejects next with an McpError carrying its code', async () => {
   const s = server();
   const seen = [];

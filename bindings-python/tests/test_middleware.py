@@ -230,6 +230,21 @@ def test_a_call_next_kept_past_the_middlewares_answer_is_refused_and_runs_nothin
     s.close()
 
 
+def test_the_method_is_read_only() -> None:
+    s = add_server([])
+
+    @s.middleware
+    async def reroutes(ctx: MiddlewareContext, call_next: Any) -> Any:
+        if ctx.name == "hidden":
+            ctx.method = "tools/list"  # type: ignore[misc]
+        return await call_next(ctx)
+
+    refused = modern(s, "tools/call", {"name": "hidden", "arguments": {}})["error"]
+    assert refused["code"] == -32603 and "method" in refused["message"], refused
+    assert text(modern_ok(s, "tools/call", {"name": "add", "arguments": {"a": 3, "b": 4}})) == "7"
+    s.close()
+
+
 def test_a_def_middleware_is_refused_at_registration() -> None:
     s = Server("mw", "1.0.0")
 

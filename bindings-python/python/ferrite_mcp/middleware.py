@@ -56,13 +56,12 @@ NOTIFICATION_HOOK = "notification"
 class MiddlewareContext:
     """One request (or client notification) as a middleware sees it."""
 
-    __slots__ = ("method", "params", "hook", "context")
+    __slots__ = ("_method", "params", "hook", "context")
 
     def __init__(
         self, method: str, params: Optional[Dict[str, Any]], hook: Optional[str], context: Optional[Context]
     ) -> None:
-        #: The JSON-RPC method (``tools/call``, ...).
-        self.method = method
+        self._method = method
         #: Its params as the client sent them (a dict to change in place, or ``None``); what
         #: the middleware leaves here is what the rest of the chain gets.
         self.params = params
@@ -71,6 +70,12 @@ class MiddlewareContext:
         #: The request's :class:`~ferrite_mcp.Context` (identity, request info, logging);
         #: ``None`` for a notification.
         self.context = context
+
+    @property
+    def method(self) -> str:
+        """The JSON-RPC method (``tools/call``, ...). Read-only: a middleware changes what is
+        asked (the params), not which route answers."""
+        return self._method
 
     @property
     def name(self) -> Optional[str]:
@@ -96,7 +101,7 @@ class MiddlewareContext:
         if unknown:
             raise TypeError(f"MiddlewareContext.copy() takes params and context, not {sorted(unknown)}")
         return MiddlewareContext(
-            self.method, changes.get("params", self.params), self.hook, changes.get("context", self.context)
+            self._method, changes.get("params", self.params), self.hook, changes.get("context", self.context)
         )
 
     def __repr__(self) -> str:
