@@ -32,3 +32,62 @@ pub mod target {
     /// middleware, and rate-limited requests (info): method, name, outcome, microseconds.
     pub const REQUEST: &str = "ferrite::request";
 }
+
+/// Lets one event a second through, of a kind that can repeat on every request while its cause
+/// lasts (a store that went away), and counts the ones it held back: a flood of identical
+/// warnings, each costing a formatted record and the host's logging call, says no more than
+/// one a second with a count.
+pub(crate) struct Throttle {
+    /// Milliseconds since [`EPOCH`] of the last event let through, plus one (0: none yet).
+    last: std::sync::atomic::AtomicU64,
+    held: std::sync::atomic::AtomicU64,
+}
+
+static EPOCH: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+
+impl Throttle {
+    pub(crate) const fn new() -> Self {
+        Throttle { last: std::sync::atomic::AtomicU64::new(0), held: std::sync::atomic::AtomicU64::new(0) }
+    }
+
+    /// Whether this event goes through, with how many were held back since the last one.
+    pub(crate) fn pass(&self) -> Option<u64> {
+        use std::sync::atomic::Ordering;
+        let now = EPOCH.get_or_init(std::time::Instant::now).elapsed().as_millis() as u64 + 1;
+        let last = self.last.load(Ordering::Relaxed);
+        if last != 0 && now < last + 1000 {
+            self.held.fetch_add(1, Ordering::Relaxed);
+            return None;
+        }
+        if self.last.compare_exchange(last, now, Ordering::Relaxed, Ordering::Relaxed).is_err() {
+            self.held.fetch_add(1, Ordering::Relaxed);
+            return None;
+        }
+        Some(self.held.swap(0, Ordering::Relaxed))
+    }
+}
+
+/// ` (N more like it held back)`, or nothing.
+pub(crate) fn held_back(n: u64) -> String {
+    if n == 0 {
+        String::new()
+    } else {
+        format!(" ({n} more like it held back)")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Throttle;
+
+    #[test]
+    fn a_throttle_lets_one_event_a_second_through_and_counts_the_rest() {
+        let t = Throttle::new();
+        assert_eq!(t.pass(), Some(0));
+        assert_eq!(t.pass(), None);
+        assert_eq!(t.pass(), None);
+        std::thread::sleep(std::time::Duration::from_millis(1050));
+        assert_eq!(t.pass(), Some(2));
+        assert_eq!(t.pass(), None);
+    }
+}

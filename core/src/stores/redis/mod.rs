@@ -109,7 +109,11 @@ impl RedisStore {
 
 /// A Redis failure as the store error requests see.
 pub(crate) fn unavailable(e: redis::RedisError) -> StoreError {
-    tracing::warn!(target: crate::diagnostics::target::STORE, "redis: {e}");
+    // Every request fails so while Redis is away: a warning a second, with a count.
+    static REPORTED: crate::diagnostics::Throttle = crate::diagnostics::Throttle::new();
+    if let Some(held) = REPORTED.pass() {
+        tracing::warn!(target: crate::diagnostics::target::STORE, "redis: {e}{}", crate::diagnostics::held_back(held));
+    }
     StoreError::Unavailable(format!("redis: {e}"))
 }
 

@@ -13,7 +13,12 @@ use crate::protocol::{ErrorObject, OutboundResponse, RequestId};
 
 pub(super) fn error_response(status: StatusCode, id: Option<RequestId>, error: ErrorObject) -> Response {
     if status.is_server_error() {
-        tracing::warn!(target: target::HTTP, status = status.as_u16(), code = error.code, "request refused: {}", error.message);
+        // A store or capacity outage refuses every request: a warning a second, with a count.
+        static REPORTED: crate::diagnostics::Throttle = crate::diagnostics::Throttle::new();
+        if let Some(held) = REPORTED.pass() {
+            let held = crate::diagnostics::held_back(held);
+            tracing::warn!(target: target::HTTP, status = status.as_u16(), code = error.code, "request refused: {}{held}", error.message);
+        }
     } else if status.is_client_error() {
         tracing::info!(target: target::HTTP, status = status.as_u16(), code = error.code, "request refused: {}", error.message);
     }
