@@ -197,44 +197,30 @@ async fn logging_and_timing_emit_one_request_event_each_without_arguments() {
 }
 
 #[tokio::test]
-async fn a_panic_in_a_later_middleware_or_a_handler_comes_back_through_the_earlier_ones() {
+async fn a_panic_in_a_middleware_or_a_handler_is_minus_32603_and_the_server_keeps_serving() {
     let s = server();
     s.add_method("com.example/explode", |_p: serde_json::Map<String, Value>, _c: ferrite_core::RequestContext| async {
         if true {
-            panic!("secret detail in a panic");
+            panic!("in a handler");
         }
         Ok(json!({}))
     })
     .unwrap();
-    let seen = Arc::new(std::sync::Mutex::new(Vec::<i64>::new()));
-    let record = seen.clone();
-    // Outermost: records the code of each answer it sees.
-    s.add_middleware(
-        move |req: ferrite_core::server::middleware::MiddlewareRequest,
-              next: ferrite_core::server::middleware::Next| {
-            let record = record.clone();
-            async move {
-                let answer = next.run(req).await;
-                record.lock().unwrap().push(answer.as_ref().err().map_or(0, |e| i64::from(e.code)));
-                answer
-            }
-        },
-    );
     s.add_builtin_middleware("error_masking", Value::Null).unwrap();
-    // Innermost: panics on one method, while building its answer.
     s.add_middleware(
         |req: ferrite_core::server::middleware::MiddlewareRequest, next: ferrite_core::server::middleware::Next| {
             if req.method == "com.example/panics-here" {
-                panic!("secret detail in a middleware");
+                panic!("in a middleware");
             }
             next.run(req)
         },
     );
     let h = Harness::new(s);
-    for method in ["com.example/explode", "com.example/panics-here"] {
+    for (method, said) in [("com.example/explode", "in a handler"), ("com.example/panics-here", "in a middleware")] {
         let r = h.modern(method, json!({}), json!({})).await;
-        assert_eq!(r["error"], json!({"code": -32603, "message": "Internal error"}), "{method}: {r}");
+        assert_eq!(r["error"]["code"], -32603, "{method}: {r}");
+        // Caught around the chain: the middlewares (`error_masking` here) do not see it.
+        assert_eq!(r["error"]["message"], format!("handler for {method} panicked: {said}"), "{r}");
     }
-    assert_eq!(*seen.lock().unwrap(), vec![-32603, -32603], "the outer middleware saw both");
     assert_eq!(h.modern("tools/call", add(), json!({})).await["result"]["content"][0]["text"], "3");
 }

@@ -230,42 +230,23 @@ pub struct Next {
 }
 
 impl Next {
-    /// Run the rest of the chain, then the core's routing, on `request`. A panic in a later
-    /// middleware or in the handler comes back as a `-32603` answer, through the middlewares
-    /// before it (so `error_masking`, `logging` and the caller's own see it).
+    /// Run the rest of the chain, then the core's routing, on `request`. A panic in a
+    /// middleware or a handler (other than a tool's, which is its `isError` result) is caught
+    /// around the whole chain, answered `-32603` and reported; the middlewares do not see it.
+    /// (Catching it at every layer, or around the routing, cost 185 to 900 instructions of a
+    /// 19,000-instruction stdio call with one middleware.)
     pub fn run(self, request: MiddlewareRequest) -> BoxFuture<'static, Answer> {
         match self.chain.get(self.at).cloned() {
             Some(m) => {
                 let next = Next { server: self.server, chain: self.chain, at: self.at + 1 };
-                let method = request.method.clone();
-                let called = std::panic::catch_unwind(AssertUnwindSafe(|| m.call(request, next)));
-                Box::pin(async move {
-                    let outcome = match called {
-                        Ok(answer) => AssertUnwindSafe(answer).catch_unwind().await,
-                        Err(p) => Err(p),
-                    };
-                    outcome.unwrap_or_else(|p| Err(panicked(&method, &*p)))
-                })
+                m.call(request, next)
             }
             None => {
                 let server = self.server;
-                Box::pin(async move {
-                    let MiddlewareRequest { method, params, ctx } = request;
-                    match AssertUnwindSafe(server.route(&method, params, ctx)).catch_unwind().await {
-                        Ok(answer) => answer,
-                        Err(p) => Err(panicked(&method, &*p)),
-                    }
-                })
+                Box::pin(async move { server.route(&request.method, request.params, request.ctx).await })
             }
         }
     }
-}
-
-/// The answer to a request whose middleware or handler panicked (the panic is caught here).
-fn panicked(method: &str, panic: &(dyn std::any::Any + Send)) -> ErrorObject {
-    let message = super::dispatch::panic_message(panic);
-    tracing::error!(target: crate::diagnostics::target::HANDLER, method = ?method, "a middleware or handler panicked: {message}");
-    ErrorObject::internal(format!("handler for {method} panicked: {message}"))
 }
 
 /// A middleware: `call(request, next)` answers the request, usually through `next`;
